@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# The whole test suite: unit and integration tests, end-to-end tests with the real kubectl and
+# python3-kubernetes, and a short fuzz run of the decoders. Exits non-zero on any failure.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+./scripts/install-deps.sh
+./scripts/build.sh
+if ! command -v kubectl >/dev/null; then
+  echo "kubectl is required for the end-to-end tests (expected at /usr/bin/kubectl)" >&2
+  exit 1
+fi
+ctest --test-dir build --output-on-failure -j 2 --timeout 900
+# Fuzz the JSON/YAML decoders briefly (libFuzzer, clang).
+if [ "${ALLOT_SKIP_FUZZ:-0}" != 1 ]; then
+  if [ ! -f build-fuzz/build.ninja ]; then
+    cmake -S . -B build-fuzz -G Ninja -DCMAKE_CXX_COMPILER=clang++ -DALLOT_FUZZ=ON \
+      -DALLOT_BENCH=OFF -DALLOT_WERROR=OFF -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+  fi
+  ninja -C build-fuzz -j "$(nproc)" decode_fuzz
+  mkdir -p build-fuzz/corpus
+  ./build-fuzz/decode_fuzz -max_total_time="${ALLOT_FUZZ_SECONDS:-30}" -rss_limit_mb=2048 \
+    build-fuzz/corpus tests/fuzz/corpus/decode 2>&1 | tail -n 3
+  echo "fuzz: decode_fuzz ran ${ALLOT_FUZZ_SECONDS:-30}s without a crash"
+fi

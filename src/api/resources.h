@@ -1,0 +1,98 @@
+// The REST resources Allot serves and their per-resource behaviour ("strategy"): scope, names
+// for discovery, defaulting, validation, field selectors and `kubectl get` table columns.
+//
+// The store and API server are generic; everything kind-specific that they need is here, as
+// plain function pointers filled in by the type's own file (core_resources.cc, ...). A null
+// hook means "nothing to do".
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <variant>
+#include <vector>
+
+#include "api/object.h"
+#include "api/validation.h"
+#include "common/time.h"
+
+namespace allot::api {
+
+struct TableColumn {
+  std::string name;
+  std::string type;    // string | integer | number | boolean | date
+  std::string format;  // "name" for the name column, else ""
+  std::string description;
+  int priority = 0;    // > 0: only with -o wide
+};
+
+using TableCell = std::variant<std::string, int64_t>;
+
+struct ResourceInfo {
+  std::string group;     // "" for core
+  std::string version;   // "v1"
+  std::string resource;  // plural: "pods"
+  std::string singular;  // "pod"
+  const TypeInfo* type = nullptr;
+  bool namespaced = true;
+  std::vector<std::string> short_names;  // "po"
+  std::vector<std::string> categories;   // "all"
+  bool status_subresource = false;
+  // With a status subresource, create normally resets status (it is the controllers' to
+  // write). Kinds whose creator owns the status too (Node) keep it.
+  bool create_keeps_status = false;
+  // Extra subresources advertised in discovery (e.g. "binding", "eviction" for pods); the
+  // server implements each one explicitly.
+  std::vector<std::string> extra_subresources;
+
+  // Sets defaults on a decoded object before validation (create and update).
+  void (*default_fn)(Object& obj) = nullptr;
+  // Validates a new object.
+  void (*validate)(const Object& obj, FieldErrors& errs) = nullptr;
+  // Validates an update (spec immutability, ...); `validate` runs too.
+  void (*validate_update)(const Object& obj, const Object& old, FieldErrors& errs) = nullptr;
+  // Validates a status update.
+  void (*validate_status)(const Object& obj, const Object& old, FieldErrors& errs) = nullptr;
+
+  // Field selector support beyond metadata.name / metadata.namespace (which every resource has).
+  std::vector<std::string> field_labels;
+  std::optional<std::string> (*field_value)(const Object& obj, std::string_view field) = nullptr;
+
+  // Table columns after NAME (the server adds NAME first and fills it with metadata.name);
+  // empty means the default NAME + "Created At".
+  std::vector<TableColumn> columns;
+  std::vector<TableCell> (*row)(const Object& obj, Time now) = nullptr;
+
+  // "pods", or "resourceclaims.resource.k8s.io": how errors name the resource.
+  std::string QualifiedResource() const {
+    return group.empty() ? resource : resource + "." + group;
+  }
+  std::string GroupVersion() const { return group.empty() ? version : group + "/" + version; }
+};
+
+class ResourceRegistry {
+ public:
+  // All built-in resources. Built once, immutable, thread-safe.
+  static const ResourceRegistry& Default();
+
+  void Add(ResourceInfo info);
+  const ResourceInfo* Find(std::string_view group, std::string_view version,
+                           std::string_view resource) const;
+  const ResourceInfo* FindByKind(std::string_view api_version, std::string_view kind) const;
+  const std::vector<ResourceInfo>& All() const { return resources_; }
+
+ private:
+  std::vector<ResourceInfo> resources_;
+};
+
+// Human age as kubectl prints it ("5s", "3m12s", "2d4h"): duration.HumanDuration.
+std::string HumanDuration(int64_t seconds);
+// The AGE cell for an object.
+std::string AgeCell(const Object& obj, Time now);
+
+// Each group's file registers its resources.
+void RegisterCoreResources(ResourceRegistry& registry);         // core_resources.cc
+void RegisterDraResources(ResourceRegistry& registry);          // dra_resources.cc
+void RegisterSchedulingResources(ResourceRegistry& registry);   // scheduling_resources.cc
+
+}  // namespace allot::api

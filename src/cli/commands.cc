@@ -1,0 +1,37 @@
+#include "cli/commands.h"
+
+#include <cstdio>
+#include <cstring>
+
+namespace allot::cli {
+
+int Serve(int argc, char** argv);
+
+namespace {
+constexpr char kUsage[] =
+    "usage: allot <command> [flags]\n\n"
+    "commands:\n"
+    "  serve     run the embedded control plane (API server + store)\n"
+    "  version   print the version\n\n"
+    "Run `allot <command> --help` for a command's flags.\n";
+}  // namespace
+
+int Main(int argc, char** argv) {
+  if (argc < 2) {
+    std::fputs(kUsage, stderr);
+    return 2;
+  }
+  if (std::strcmp(argv[1], "serve") == 0) return Serve(argc, argv);
+  if (std::strcmp(argv[1], "version") == 0) {
+    std::printf("allot v0.1.0 (Kubernetes API v1.34)\n");
+    return 0;
+  }
+  if (std::strcmp(argv[1], "--help") == 0 || std::strcmp(argv[1], "help") == 0) {
+    std::fputs(kUsage, stdout);
+    return 0;
+  }
+  std::fprintf(stderr, "allot: unknown command \"%s\"\n\n%s", argv[1], kUsage);
+  return 2;
+}
+
+}  // namespace allot::cli

@@ -1,0 +1,100 @@
+// `allot serve`: the embedded control plane — store, garbage collector and API server in one
+// process.
+#include <csignal>
+#include <cstdio>
+#include <filesystem>
+#include <memory>
+#include <string>
+
+#include "apiserver/server.h"
+#include "cli/commands.h"
+#include "common/flags.h"
+#include "common/time.h"
+#include "store/garbage_collector.h"
+#include "store/store.h"
+
+namespace allot::cli {
+
+namespace {
+
+volatile std::sig_atomic_t g_stop = 0;
+void OnSignal(int) { g_stop = 1; }
+
+Result<std::unique_ptr<store::Backend>> OpenBackend(const std::string& kind,
+                                                   const std::string& data_dir) {
+  if (kind == "memory") return store::NewMemoryBackend();
+  if (kind != "sqlite") {
+    return BadRequestError("unknown --store \"" + kind + "\": want sqlite or memory");
+  }
+  std::error_code ec;
+  std::filesystem::create_directories(data_dir, ec);
+  if (ec) return BadRequestError("cannot create --data-dir " + data_dir + ": " + ec.message());
+  return store::NewSqliteBackend((std::filesystem::path(data_dir) / "allot.db").string());
+}
+
+}  // namespace
+
+int Serve(int argc, char** argv) {
+  std::string listen = "127.0.0.1:6443";
+  std::string data_dir = "./data";
+  std::string store_kind = "sqlite";
+  int64_t threads = 2;
+  Flags flags("allot serve", "Runs the embedded control plane: API server, store, garbage "
+                             "collector.");
+  flags.String("listen", &listen, "address:port to listen on; port 0 picks a free port");
+  flags.String("data-dir", &data_dir, "directory for the sqlite database");
+  flags.String("store", &store_kind, "storage backend: sqlite (durable) or memory");
+  flags.Int("threads", &threads, "HTTP worker threads");
+  if (Status s = flags.Parse(argc, argv); !s.ok() || flags.help_requested()) {
+    std::fprintf(stderr, "%s\n", s.ok() ? flags.Usage().c_str() : s.message().c_str());
+    return s.ok() ? 0 : 2;
+  }
+
+  auto backend = OpenBackend(store_kind, data_dir);
+  if (!backend.ok()) {
+    std::fprintf(stderr, "allot serve: %s\n", backend.status().message().c_str());
+    return 1;
+  }
+  Clock& clock = RealClock::Instance();
+  store::Store store(std::move(backend).value(), clock);
+  if (Status s = store.Open(); !s.ok()) {
+    std::fprintf(stderr, "allot serve: opening the store: %s\n", s.message().c_str());
+    return 1;
+  }
+  store::GarbageCollector gc(store);
+  if (Status s = gc.Start(); !s.ok()) {
+    std::fprintf(stderr, "allot serve: garbage collector: %s\n", s.message().c_str());
+    return 1;
+  }
+  apiserver::ApiServerOptions opts;
+  opts.listen = listen;
+  opts.threads = static_cast<int>(threads);
+  apiserver::ApiServer server(store, clock, opts);
+  if (Status s = server.Start(); !s.ok()) {
+    std::fprintf(stderr, "allot serve: %s\n", s.message().c_str());
+    return 1;
+  }
+  std::string host = listen.substr(0, listen.rfind(':'));
+  std::printf("allot: serving on http://%s:%u (store: %s%s)\n", host.c_str(), server.port(),
+              store_kind.c_str(), store_kind == "sqlite" ? (", " + data_dir).c_str() : "");
+  std::printf("allot: point kubectl at it with:\n"
+              "  kubectl --server http://%s:%u get namespaces\n"
+              "or: kubectl config set-cluster allot --server=http://%s:%u && "
+              "kubectl config set-context allot --cluster=allot && kubectl config use-context allot\n",
+              host.c_str(), server.port(), host.c_str(), server.port());
+  std::fflush(stdout);
+
+  std::signal(SIGINT, OnSignal);
+  std::signal(SIGTERM, OnSignal);
+  while (!g_stop) {
+    struct timespec ts{0, 100 * 1000 * 1000};
+    nanosleep(&ts, nullptr);
+  }
+  std::printf("allot: shutting down\n");
+  server.Stop();
+  gc.Stop();
+  store.Close();
+  return 0;
+}
+
+}  // namespace allot::cli

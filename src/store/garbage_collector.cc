@@ -1,0 +1,163 @@
+#include "store/garbage_collector.h"
+
+#include <algorithm>
+
+namespace allot::store {
+
+namespace {
+
+bool HasFinalizer(const Object& obj, std::string_view f) {
+  const auto& fs = obj.metadata.finalizers;
+  return std::find(fs.begin(), fs.end(), f) != fs.end();
+}
+
+}  // namespace
+
+Status GarbageCollector::Start() {
+  WatchOptions opts;
+  opts.resource_version = 0;
+  opts.send_initial_events = true;
+  opts.max_queue = SIZE_MAX;
+  auto w = store_.Watch(nullptr, opts);
+  if (!w.ok()) return w.status();
+  watcher_ = std::move(w).value();
+  thread_ = std::thread([this] { Run(); });
+  return Status::Ok();
+}
+
+void GarbageCollector::Stop() {
+  stopping_ = true;
+  if (watcher_) watcher_->Stop();
+  if (thread_.joinable()) thread_.join();
+}
+
+void GarbageCollector::Run() {
+  WatchEvent ev;
+  while (!stopping_) {
+    if (!watcher_->WaitNext(ev, std::chrono::milliseconds(200))) continue;
+    if (ev.type == EventType::kError || !ev.resource || !ev.object) continue;
+    Handle(ev);
+  }
+}
+
+void GarbageCollector::Handle(const WatchEvent& ev) {
+  const ResourceInfo& r = *ev.resource;
+  const ObjectPtr& obj = ev.object;
+  if (ev.type == EventType::kDeleted) {
+    OwnerRemoved(obj);
+    // An owner waiting in foreground deletion may now be unblocked.
+    for (const auto& ref : obj->metadata.ownerReferences) {
+      auto [owner_r, owner] = store_.FindByUid(ref.uid);
+      if (owner && owner->metadata.deletionTimestamp &&
+          HasFinalizer(*owner, "foregroundDeletion")) {
+        AdvanceForeground(*owner_r, owner);
+      }
+    }
+    if (r.resource == "namespaces" && r.group.empty()) DeleteNamespaceContents(obj->metadata.name);
+    return;
+  }
+  if (!obj->metadata.ownerReferences.empty()) CheckOwners(r, obj);
+  if (obj->metadata.deletionTimestamp) {
+    if (HasFinalizer(*obj, "orphan")) AdvanceOrphan(r, obj);
+    if (HasFinalizer(*obj, "foregroundDeletion")) AdvanceForeground(r, obj);
+  }
+}
+
+// A dependent whose owners no longer exist is deleted; dangling references next to a live
+// owner are removed.
+void GarbageCollector::CheckOwners(const ResourceInfo& r, const ObjectPtr& obj) {
+  std::vector<std::string> dangling;
+  for (const auto& ref : obj->metadata.ownerReferences) {
+    auto found = store_.FindByUid(ref.uid);
+    if (!found.second) dangling.push_back(ref.uid);
+  }
+  if (dangling.empty()) return;
+  if (dangling.size() == obj->metadata.ownerReferences.size()) {
+    if (!obj->metadata.deletionTimestamp) DeleteObject(r, obj, "Background");
+  } else {
+    RemoveOwnerRefs(r, obj, dangling);
+  }
+}
+
+void GarbageCollector::OwnerRemoved(const ObjectPtr& owner) {
+  for (const auto& [dep_r, dep] : store_.Dependents(owner->metadata.uid)) {
+    CheckOwners(*dep_r, dep);
+  }
+}
+
+void GarbageCollector::AdvanceForeground(const ResourceInfo& r, const ObjectPtr& owner) {
+  bool blocked = false;
+  for (const auto& [dep_r, dep] : store_.Dependents(owner->metadata.uid)) {
+    bool blocks = false;
+    for (const auto& ref : dep->metadata.ownerReferences) {
+      if (ref.uid == owner->metadata.uid && ref.blockOwnerDeletion.value_or(false)) blocks = true;
+    }
+    if (!dep->metadata.deletionTimestamp) DeleteObject(*dep_r, dep, "Foreground");
+    blocked = blocked || blocks;
+  }
+  if (!blocked) RemoveFinalizer(r, owner, "foregroundDeletion");
+}
+
+void GarbageCollector::AdvanceOrphan(const ResourceInfo& r, const ObjectPtr& owner) {
+  for (const auto& [dep_r, dep] : store_.Dependents(owner->metadata.uid)) {
+    RemoveOwnerRefs(*dep_r, dep, {owner->metadata.uid});
+  }
+  RemoveFinalizer(r, owner, "orphan");
+}
+
+void GarbageCollector::DeleteNamespaceContents(const std::string& ns) {
+  for (const ResourceInfo& r : api::ResourceRegistry::Default().All()) {
+    if (!r.namespaced) continue;
+    ListOptions opts;
+    opts.namespace_ = ns;
+    auto list = store_.List(r, opts);
+    if (!list.ok()) continue;
+    for (const auto& obj : list->items) DeleteObject(r, obj, "Background");
+  }
+}
+
+void GarbageCollector::RemoveFinalizer(const ResourceInfo& r, const ObjectPtr& obj,
+                                       const std::string& finalizer) {
+  std::string uid = obj->metadata.uid;
+  auto res = store_.Update(
+      r, obj->metadata.namespace_, obj->metadata.name,
+      [&](const Object& cur) -> Result<std::unique_ptr<Object>> {
+        if (cur.metadata.uid != uid) return NotFoundError(r.QualifiedResource(), cur.metadata.name);
+        auto next = cur.Clone();
+        auto& fs = next->metadata.finalizers;
+        fs.erase(std::remove(fs.begin(), fs.end(), finalizer), fs.end());
+        return next;
+      });
+  (void)res;
+}
+
+void GarbageCollector::RemoveOwnerRefs(const ResourceInfo& r, const ObjectPtr& obj,
+                                       const std::vector<std::string>& owner_uids) {
+  std::string uid = obj->metadata.uid;
+  auto res = store_.Update(
+      r, obj->metadata.namespace_, obj->metadata.name,
+      [&](const Object& cur) -> Result<std::unique_ptr<Object>> {
+        if (cur.metadata.uid != uid) return NotFoundError(r.QualifiedResource(), cur.metadata.name);
+        auto next = cur.Clone();
+        auto& refs = next->metadata.ownerReferences;
+        refs.erase(std::remove_if(refs.begin(), refs.end(),
+                                  [&](const api::OwnerReference& ref) {
+                                    return std::find(owner_uids.begin(), owner_uids.end(),
+                                                     ref.uid) != owner_uids.end();
+                                  }),
+                   refs.end());
+        return next;
+      });
+  (void)res;
+}
+
+void GarbageCollector::DeleteObject(const ResourceInfo& r, const ObjectPtr& obj,
+                                    const std::string& policy) {
+  DeleteOptions opts;
+  opts.precondition_uid = obj->metadata.uid;
+  opts.propagation_policy = policy;
+  auto res = store_.Delete(r, obj->metadata.namespace_, obj->metadata.name, opts);
+  if (res.ok()) ++collected_;
+}
+
+}  // namespace allot::store

@@ -1,0 +1,995 @@
+#include "store/store.h"
+
+#include <algorithm>
+#include <atomic>
+#include <condition_variable>
+#include <deque>
+#include <future>
+#include <map>
+#include <mutex>
+#include <random>
+#include <shared_mutex>
+#include <thread>
+#include <unordered_map>
+
+#include "api/codec.h"
+#include "store/watch_impl.h"
+
+namespace allot::store {
+
+namespace {
+
+constexpr std::string_view kGenerateNameAlphabet = "bcdfghjklmnpqrstvwxz2456789";
+constexpr size_t kMaxGenerateNamePrefix = 58;
+constexpr int kGenerateNameAttempts = 8;
+
+std::string ObjectKey(const ResourceInfo& r, std::string_view ns, std::string_view name) {
+  if (!r.namespaced) return std::string(name);
+  std::string k(ns);
+  k += '/';
+  k.append(name);
+  return k;
+}
+
+std::string BackendKey(const ResourceInfo& r, const std::string& key) {
+  return (r.group.empty() ? std::string("core") : r.group) + "/" + r.resource + "/" + key;
+}
+
+uint64_t ParseRv(const std::string& rv) {
+  uint64_t v = 0;
+  for (char c : rv) {
+    if (c < '0' || c > '9') return 0;
+    v = v * 10 + static_cast<uint64_t>(c - '0');
+  }
+  return v;
+}
+
+// Continue tokens: base64url("<rv>:<last key>").
+constexpr char kB64[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+
+std::string Base64Url(std::string_view in) {
+  std::string out;
+  uint32_t buf = 0;
+  int bits = 0;
+  for (unsigned char c : in) {
+    buf = (buf << 8) | c;
+    bits += 8;
+    while (bits >= 6) {
+      out += kB64[(buf >> (bits - 6)) & 63];
+      bits -= 6;
+    }
+  }
+  if (bits > 0) out += kB64[(buf << (6 - bits)) & 63];
+  return out;
+}
+
+bool UnBase64Url(std::string_view in, std::string& out) {
+  uint32_t buf = 0;
+  int bits = 0;
+  for (char c : in) {
+    const char* p = std::char_traits<char>::find(kB64, 64, c);
+    if (!p) return false;
+    buf = (buf << 6) | static_cast<uint32_t>(p - kB64);
+    bits += 6;
+    if (bits >= 8) {
+      out += static_cast<char>((buf >> (bits - 8)) & 0xff);
+      bits -= 8;
+    }
+  }
+  return true;
+}
+
+Status ExpiredContinue() {
+  return Status(StatusCode::kExpired,
+                "The provided continue parameter is too old to display a consistent list result. "
+                "You can start a new list without the continue parameter.");
+}
+
+bool HasFinalizer(const Object& obj, std::string_view f) {
+  const auto& fs = obj.metadata.finalizers;
+  return std::find(fs.begin(), fs.end(), f) != fs.end();
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------------------------------------
+
+struct HistoryEvent {
+  const ResourceInfo* resource;
+  EventType type;
+  std::string key;
+  ObjectPtr object;  // new state, or last state for DELETED
+  ObjectPtr prev;    // null for ADDED
+  uint64_t rv;
+};
+
+// One queued write.
+struct Op {
+  enum class Kind { kCreate, kUpdate, kDelete } kind;
+  const ResourceInfo* resource = nullptr;
+  std::unique_ptr<Object> object;  // create
+  std::string ns, name;            // update, delete
+  UpdateFn fn;
+  UpdateOptions update_opts;
+  WriteOptions create_opts;
+  DeleteOptions delete_opts;
+  std::function<void(Result<ObjectPtr>)> done;
+  std::function<void(Result<DeleteResult>)> delete_done;
+  // Outcome, filled while the batch is processed.
+  Status status;
+  ObjectPtr result;
+  bool removed = false;
+};
+
+// A staged change of the batch being committed.
+struct Change {
+  const ResourceInfo* resource;
+  std::string key;
+  ObjectPtr object;  // null: deleted
+  ObjectPtr prev;
+  uint64_t rv;
+};
+
+// The Watcher handed to callers: stops the watch when dropped.
+class WatchHandle final : public Watcher {
+ public:
+  explicit WatchHandle(std::shared_ptr<WatcherImpl> w) : w_(std::move(w)) {}
+  ~WatchHandle() override { w_->Stop(); }
+  bool Drain(std::vector<WatchEvent>& out) override { return w_->Drain(out); }
+  bool WaitNext(WatchEvent& out, std::chrono::milliseconds timeout) override {
+    return w_->WaitNext(out, timeout);
+  }
+  void SetNotify(std::function<void()> notify) override { w_->SetNotify(std::move(notify)); }
+  uint64_t Progress() const override { return w_->Progress(); }
+  void Stop() override { w_->Stop(); }
+
+ private:
+  std::shared_ptr<WatcherImpl> w_;
+};
+
+class Store::Impl {
+ public:
+  Impl(std::unique_ptr<Backend> backend, Clock& clock, StoreOptions options)
+      : backend_(std::move(backend)), clock_(clock), options_(std::move(options)),
+        rng_(std::random_device{}()) {}
+
+  Status Open();
+  void Close();
+  void Enqueue(std::unique_ptr<Op> op);
+
+  Result<ObjectPtr> Get(const ResourceInfo& r, std::string_view ns, std::string_view name) const;
+  Result<ListResult> List(const ResourceInfo& r, const ListOptions& opts) const;
+  Result<std::unique_ptr<Watcher>> Watch(const ResourceInfo* r, WatchOptions opts);
+  uint64_t CurrentRv() const { return rv_.load(); }
+  std::vector<std::pair<const ResourceInfo*, ObjectPtr>> Dependents(std::string_view uid) const;
+  std::pair<const ResourceInfo*, ObjectPtr> FindByUid(std::string_view uid) const;
+  Stats GetStats() const;
+
+ private:
+  using Table = std::map<std::string, ObjectPtr>;
+
+  // --- committer thread -------------------------------------------------------------------
+  void CommitLoop();
+  void ProcessBatch(std::vector<std::unique_ptr<Op>>& ops);
+  void RunCreate(Op& op);
+  void RunUpdate(Op& op);
+  void RunDelete(Op& op);
+  // Validates and stages a new object; `op.result` is set on success.
+  Status StageCreate(const ResourceInfo& r, std::unique_ptr<Object> obj, bool dry_run,
+                     ObjectPtr& result);
+  Status StageUpdate(const ResourceInfo& r, const ObjectPtr& current, std::unique_ptr<Object> obj,
+                     Subresource sub, bool dry_run, ObjectPtr& result, bool& removed);
+  void Stage(const ResourceInfo& r, std::string key, ObjectPtr obj, ObjectPtr prev);
+  ObjectPtr Lookup(const ResourceInfo& r, const std::string& key) const;
+  Status CheckNamespace(const std::string& ns) const;
+  std::string NewUid();
+  std::string RandomSuffix();
+  // Publishes a committed batch to the index, history and watchers.
+  void Publish(std::vector<Change>& changes);
+  void ApplyToIndex(const Change& c);
+  void RecordHistory(const Change& c, EventType type, ObjectPtr before);
+
+  std::unique_ptr<Backend> backend_;
+  Clock& clock_;
+  const StoreOptions options_;
+  const ResourceInfo* namespaces_ = nullptr;
+
+  // Index, history and watchers. Written only by the committer, under an exclusive lock.
+  mutable std::shared_mutex mu_;
+  std::unordered_map<const ResourceInfo*, Table> tables_;
+  std::unordered_map<std::string, std::pair<const ResourceInfo*, std::string>> by_uid_;
+  std::unordered_multimap<std::string, std::string> dependents_;  // owner uid -> dependent uid
+  std::deque<HistoryEvent> history_;
+  uint64_t evicted_rv_ = 0;  // highest resourceVersion no longer in history_
+  std::vector<std::shared_ptr<WatcherImpl>> watchers_;
+  std::atomic<uint64_t> rv_{0};
+
+  // Committer state (committer thread only).
+  std::map<std::pair<const ResourceInfo*, std::string>, ObjectPtr> overlay_;
+  std::vector<Change> changes_;
+  uint64_t next_rv_ = 0;
+  std::mt19937_64 rng_;
+
+  std::mutex queue_mu_;
+  std::condition_variable queue_cv_;
+  std::deque<std::unique_ptr<Op>> queue_;
+  bool closing_ = false;
+  std::thread committer_;
+  std::atomic<uint64_t> writes_{0};
+  std::atomic<uint64_t> batches_{0};
+};
+
+// --- startup and shutdown ---------------------------------------------------------------------
+
+Status Store::Impl::Open() {
+  const auto& registry = api::ResourceRegistry::Default();
+  namespaces_ = registry.Find("", "v1", "namespaces");
+  uint64_t max_rv = 0;
+  Status st = backend_->Load(
+      [&](std::string_view key, std::string_view value, uint64_t rv) -> Status {
+        // key: <group|core>/<resource>/<object key>
+        size_t a = key.find('/');
+        size_t b = a == std::string_view::npos ? a : key.find('/', a + 1);
+        if (b == std::string_view::npos) return InternalError("bad stored key " + std::string(key));
+        std::string_view group = key.substr(0, a);
+        if (group == "core") group = "";
+        std::string_view resource = key.substr(a + 1, b - a - 1);
+        const ResourceInfo* r = nullptr;
+        for (const auto& ri : registry.All()) {
+          if (ri.group == group && ri.resource == resource) r = &ri;
+        }
+        if (!r) return Status::Ok();  // a resource this build no longer serves
+        api::DecodeOptions dopts;
+        dopts.expected = r->type;
+        auto decoded = api::DecodeJson(value, dopts);
+        if (!decoded.ok()) {
+          return InternalError("corrupt stored object " + std::string(key) + ": " +
+                               decoded.status().message());
+        }
+        ObjectPtr obj(std::move(decoded->object));
+        (void)rv;
+        ApplyToIndex(Change{r, std::string(key.substr(b + 1)), std::move(obj), nullptr, rv});
+        return Status::Ok();
+      },
+      max_rv);
+  ALLOT_RETURN_IF_ERROR(st);
+  rv_ = max_rv;
+  evicted_rv_ = max_rv;  // history before a restart is gone
+  committer_ = std::thread([this] { CommitLoop(); });
+  // Well-known namespaces.
+  if (namespaces_) {
+    for (const auto& name : options_.initial_namespaces) {
+      std::unique_lock lock(mu_);
+      bool exists = tables_[namespaces_].count(name) > 0;
+      lock.unlock();
+      if (exists) continue;
+      auto ns = namespaces_->type->make();
+      ns->metadata.name = name;
+      std::promise<Result<ObjectPtr>> p;
+      auto op = std::make_unique<Op>();
+      op->kind = Op::Kind::kCreate;
+      op->resource = namespaces_;
+      op->object = std::move(ns);
+      op->done = [&p](Result<ObjectPtr> r) { p.set_value(std::move(r)); };
+      auto f = p.get_future();
+      Enqueue(std::move(op));
+      auto res = f.get();
+      if (!res.ok() && res.status().code() != StatusCode::kAlreadyExists) return res.status();
+    }
+  }
+  return Status::Ok();
+}
+
+void Store::Impl::Close() {
+  {
+    std::lock_guard<std::mutex> lock(queue_mu_);
+    if (closing_) return;
+    closing_ = true;
+  }
+  queue_cv_.notify_all();
+  if (committer_.joinable()) committer_.join();
+  std::vector<std::shared_ptr<WatcherImpl>> ws;
+  {
+    std::unique_lock lock(mu_);
+    ws.swap(watchers_);
+  }
+  for (auto& w : ws) {
+    w->Finish();
+    w->Notify();
+  }
+}
+
+void Store::Impl::Enqueue(std::unique_ptr<Op> op) {
+  {
+    std::lock_guard<std::mutex> lock(queue_mu_);
+    if (!closing_) {
+      queue_.push_back(std::move(op));
+      queue_cv_.notify_one();
+      return;
+    }
+  }
+  Status st(StatusCode::kServiceUnavailable, "the store is shutting down");
+  if (op->done) op->done(st);
+  if (op->delete_done) op->delete_done(st);
+}
+
+void Store::Impl::CommitLoop() {
+  std::vector<std::unique_ptr<Op>> batch;
+  for (;;) {
+    {
+      std::unique_lock<std::mutex> lock(queue_mu_);
+      queue_cv_.wait(lock, [&] { return closing_ || !queue_.empty(); });
+      if (queue_.empty() && closing_) return;
+      while (!queue_.empty() && batch.size() < options_.max_batch) {
+        batch.push_back(std::move(queue_.front()));
+        queue_.pop_front();
+      }
+    }
+    ProcessBatch(batch);
+    batch.clear();
+  }
+}
+
+void Store::Impl::ProcessBatch(std::vector<std::unique_ptr<Op>>& ops) {
+  overlay_.clear();
+  changes_.clear();
+  next_rv_ = rv_.load();
+  for (auto& op : ops) {
+    switch (op->kind) {
+      case Op::Kind::kCreate: RunCreate(*op); break;
+      case Op::Kind::kUpdate: RunUpdate(*op); break;
+      case Op::Kind::kDelete: RunDelete(*op); break;
+    }
+  }
+  if (!changes_.empty()) {
+    std::vector<BackendWrite> writes;
+    writes.reserve(changes_.size());
+    for (const Change& c : changes_) {
+      writes.push_back({BackendKey(*c.resource, c.key),
+                        c.object ? api::EncodeJson(*c.object) : std::string(), c.rv});
+    }
+    Status st = backend_->Commit(writes, next_rv_);
+    if (!st.ok()) {
+      Status fail(StatusCode::kInternalError, "storage write failed: " + st.message());
+      for (auto& op : ops) {
+        if (op->status.ok() && op->result) op->status = fail;
+      }
+    } else {
+      writes_ += changes_.size();
+      batches_ += 1;
+      Publish(changes_);
+    }
+  }
+  for (auto& op : ops) {
+    if (op->kind == Op::Kind::kDelete) {
+      if (!op->delete_done) continue;
+      if (op->status.ok()) {
+        op->delete_done(DeleteResult{op->result, op->removed});
+      } else {
+        op->delete_done(op->status);
+      }
+    } else if (op->done) {
+      if (op->status.ok()) {
+        op->done(op->result);
+      } else {
+        op->done(op->status);
+      }
+    }
+  }
+}
+
+// --- staging ----------------------------------------------------------------------------------
+
+ObjectPtr Store::Impl::Lookup(const ResourceInfo& r, const std::string& key) const {
+  auto it = overlay_.find({&r, key});
+  if (it != overlay_.end()) return it->second;
+  auto t = tables_.find(&r);
+  if (t == tables_.end()) return nullptr;
+  auto o = t->second.find(key);
+  return o == t->second.end() ? nullptr : o->second;
+}
+
+void Store::Impl::Stage(const ResourceInfo& r, std::string key, ObjectPtr obj, ObjectPtr prev) {
+  overlay_[{&r, key}] = obj;
+  changes_.push_back(Change{&r, std::move(key), std::move(obj), std::move(prev), next_rv_});
+}
+
+Status Store::Impl::CheckNamespace(const std::string& ns) const {
+  if (!namespaces_) return Status::Ok();
+  ObjectPtr obj = Lookup(*namespaces_, ns);
+  if (!obj) return NotFoundError("namespaces", ns);
+  if (obj->metadata.deletionTimestamp) {
+    Status s(StatusCode::kForbidden, "unable to create new content in namespace " + ns +
+                                         " because it is being terminated");
+    return s;
+  }
+  return Status::Ok();
+}
+
+std::string Store::Impl::NewUid() {
+  uint64_t a = rng_(), b = rng_();
+  a = (a & 0xffffffffffff0fffULL) | 0x0000000000004000ULL;  // version 4
+  b = (b & 0x3fffffffffffffffULL) | 0x8000000000000000ULL;  // variant 1
+  char buf[40];
+  std::snprintf(buf, sizeof buf, "%08x-%04x-%04x-%04x-%012llx", static_cast<unsigned>(a >> 32),
+                static_cast<unsigned>((a >> 16) & 0xffff), static_cast<unsigned>(a & 0xffff),
+                static_cast<unsigned>(b >> 48),
+                static_cast<unsigned long long>(b & 0xffffffffffffULL));
+  return buf;
+}
+
+std::string Store::Impl::RandomSuffix() {
+  std::string s;
+  for (int i = 0; i < 5; ++i) s += kGenerateNameAlphabet[rng_() % kGenerateNameAlphabet.size()];
+  return s;
+}
+
+Status Store::Impl::StageCreate(const ResourceInfo& r, std::unique_ptr<Object> obj, bool dry_run,
+                                ObjectPtr& result) {
+  api::ObjectMeta& meta = obj->metadata;
+  if (!r.namespaced) {
+    meta.namespace_.clear();
+  } else if (meta.namespace_.empty()) {
+    return BadRequestError("the namespace of the provided object is empty");
+  }
+  if (!meta.resourceVersion.empty()) {
+    return BadRequestError("resourceVersion should not be set on objects to be created");
+  }
+  // Status belongs to controllers: dropped on create unless the kind says otherwise.
+  if (r.status_subresource && !r.create_keeps_status && obj->type().copy_status) {
+    auto fresh = obj->type().make();
+    obj->type().copy_status(*fresh, *obj);
+  }
+  if (r.default_fn) r.default_fn(*obj);
+  bool generated = meta.name.empty() && !meta.generateName.empty();
+  if (generated) {
+    std::string prefix = meta.generateName.substr(0, kMaxGenerateNamePrefix);
+    meta.name = prefix + RandomSuffix();
+  }
+  api::FieldErrors errs;
+  if (r.validate) r.validate(*obj, errs);
+  if (meta.name.empty() && errs.empty()) {
+    errs.Required(api::Path("metadata").Child("name"), "name or generateName is required");
+  }
+  ALLOT_RETURN_IF_ERROR(errs.ToStatus(r.type->kind, r.group, meta.name));
+  if (r.namespaced) ALLOT_RETURN_IF_ERROR(CheckNamespace(meta.namespace_));
+  std::string key = ObjectKey(r, meta.namespace_, meta.name);
+  for (int attempt = 1; Lookup(r, key); ++attempt) {
+    if (!generated || attempt >= kGenerateNameAttempts) {
+      return AlreadyExistsError(r.QualifiedResource(), meta.name);
+    }
+    meta.name = meta.generateName.substr(0, kMaxGenerateNamePrefix) + RandomSuffix();
+    key = ObjectKey(r, meta.namespace_, meta.name);
+  }
+  meta.uid = NewUid();
+  meta.creationTimestamp = clock_.Now().TruncatedToSeconds();
+  meta.deletionTimestamp.reset();
+  meta.deletionGracePeriodSeconds.reset();
+  meta.generation = 1;
+  meta.selfLink.clear();
+  if (dry_run) {
+    result = ObjectPtr(std::move(obj));
+    return Status::Ok();
+  }
+  ++next_rv_;
+  meta.resourceVersion = std::to_string(next_rv_);
+  result = ObjectPtr(std::move(obj));
+  Stage(r, key, result, nullptr);
+  return Status::Ok();
+}
+
+void Store::Impl::RunCreate(Op& op) {
+  op.status = StageCreate(*op.resource, std::move(op.object), op.create_opts.dry_run, op.result);
+}
+
+Status Store::Impl::StageUpdate(const ResourceInfo& r, const ObjectPtr& current,
+                                std::unique_ptr<Object> obj, Subresource sub, bool dry_run,
+                                ObjectPtr& result, bool& removed) {
+  const api::TypeInfo& type = *r.type;
+  const api::ObjectMeta& cur = current->metadata;
+  api::ObjectMeta& meta = obj->metadata;
+  if (!meta.resourceVersion.empty() && meta.resourceVersion != cur.resourceVersion) {
+    return ConflictError(r.QualifiedResource(), cur.name,
+                         "the object has been modified; please apply your changes to the latest "
+                         "version and try again");
+  }
+  if (!meta.uid.empty() && meta.uid != cur.uid) {
+    return ConflictError(r.QualifiedResource(), cur.name,
+                         "Precondition failed: UID in precondition: " + meta.uid +
+                             ", UID in object meta: " + cur.uid);
+  }
+  if (sub == Subresource::kStatus) {
+    // A status write changes status only.
+    if (type.copy_spec) type.copy_spec(*current, *obj);
+    meta = cur;
+  } else {
+    if (r.status_subresource && type.copy_status) type.copy_status(*current, *obj);
+    if (cur.deletionTimestamp) {
+      for (const auto& f : meta.finalizers) {
+        if (!HasFinalizer(*current, f)) {
+          api::FieldErrors errs;
+          errs.Forbidden(api::Path("metadata").Child("finalizers"),
+                         "no new finalizers can be added if the object is being deleted, found "
+                         "new finalizers []string{" + api::Quote(f) + "}");
+          return errs.ToStatus(type.kind, r.group, cur.name);
+        }
+      }
+    }
+  }
+  // Fields the server owns.
+  meta.name = cur.name;
+  meta.namespace_ = cur.namespace_;
+  meta.uid = cur.uid;
+  meta.creationTimestamp = cur.creationTimestamp;
+  meta.deletionTimestamp = cur.deletionTimestamp;
+  meta.deletionGracePeriodSeconds = cur.deletionGracePeriodSeconds;
+  meta.generation = cur.generation;
+  meta.selfLink.clear();
+  if (meta.generateName.empty()) meta.generateName = cur.generateName;
+  if (r.default_fn) r.default_fn(*obj);
+  api::FieldErrors errs;
+  if (sub == Subresource::kStatus) {
+    if (r.validate_status) r.validate_status(*obj, *current, errs);
+  } else {
+    if (r.validate) r.validate(*obj, errs);
+    if (r.validate_update) r.validate_update(*obj, *current, errs);
+  }
+  ALLOT_RETURN_IF_ERROR(errs.ToStatus(type.kind, r.group, cur.name));
+  if (type.spec_equal && !type.spec_equal(*obj, *current)) meta.generation = cur.generation + 1;
+  meta.resourceVersion = cur.resourceVersion;
+  const bool finalized = cur.deletionTimestamp && meta.finalizers.empty();
+  if (!finalized && type.equal(*obj, *current)) {
+    result = current;  // nothing changed: no write, no new resourceVersion
+    return Status::Ok();
+  }
+  if (dry_run) {
+    result = ObjectPtr(std::move(obj));
+    return Status::Ok();
+  }
+  ++next_rv_;
+  meta.resourceVersion = std::to_string(next_rv_);
+  result = ObjectPtr(std::move(obj));
+  std::string key = ObjectKey(r, cur.namespace_, cur.name);
+  if (finalized) {
+    // The last finalizer is gone: deletion completes.
+    removed = true;
+    Stage(r, key, nullptr, result);
+  } else {
+    Stage(r, key, result, current);
+  }
+  return Status::Ok();
+}
+
+void Store::Impl::RunUpdate(Op& op) {
+  const ResourceInfo& r = *op.resource;
+  ObjectPtr current = Lookup(r, ObjectKey(r, op.ns, op.name));
+  if (!current) {
+    if (!op.update_opts.create_if_missing) {
+      op.status = NotFoundError(r.QualifiedResource(), op.name);
+      return;
+    }
+    auto empty = r.type->make();
+    empty->metadata.name = op.name;
+    empty->metadata.namespace_ = op.ns;
+    auto desired = op.fn(*empty);
+    if (!desired.ok()) {
+      op.status = desired.TakeStatus();
+      return;
+    }
+    std::unique_ptr<Object> obj = std::move(desired).value();
+    obj->metadata.name = op.name;
+    if (r.namespaced) obj->metadata.namespace_ = op.ns;
+    obj->metadata.resourceVersion.clear();
+    op.status = StageCreate(r, std::move(obj), op.update_opts.dry_run, op.result);
+    return;
+  }
+  auto desired = op.fn(*current);
+  if (!desired.ok()) {
+    op.status = desired.TakeStatus();
+    return;
+  }
+  bool removed = false;
+  op.status = StageUpdate(r, current, std::move(desired).value(), op.update_opts.subresource,
+                          op.update_opts.dry_run, op.result, removed);
+  op.removed = removed;
+}
+
+void Store::Impl::RunDelete(Op& op) {
+  const ResourceInfo& r = *op.resource;
+  const DeleteOptions& opts = op.delete_opts;
+  std::string key = ObjectKey(r, op.ns, op.name);
+  ObjectPtr current = Lookup(r, key);
+  if (!current) {
+    op.status = NotFoundError(r.QualifiedResource(), op.name);
+    return;
+  }
+  const api::ObjectMeta& cur = current->metadata;
+  if (opts.precondition_uid && *opts.precondition_uid != cur.uid) {
+    op.status = ConflictError(r.QualifiedResource(), op.name,
+                              "Precondition failed: UID in precondition: " + *opts.precondition_uid +
+                                  ", UID in object meta: " + cur.uid);
+    return;
+  }
+  if (opts.precondition_resource_version &&
+      *opts.precondition_resource_version != cur.resourceVersion) {
+    op.status = ConflictError(r.QualifiedResource(), op.name,
+                              "Precondition failed: ResourceVersion in precondition: " +
+                                  *opts.precondition_resource_version +
+                                  ", ResourceVersion in object meta: " + cur.resourceVersion);
+    return;
+  }
+  const std::string& policy = opts.propagation_policy;
+  if (!policy.empty() && policy != "Background" && policy != "Foreground" && policy != "Orphan") {
+    api::FieldErrors errs;
+    errs.NotSupported(api::Path("propagationPolicy"), policy,
+                      {"Foreground", "Background", "Orphan"});
+    op.status = errs.ToStatus("DeleteOptions", "", "");
+    return;
+  }
+  std::unique_ptr<Object> next = current->Clone();
+  api::ObjectMeta& meta = next->metadata;
+  // Foreground and orphan deletion are carried out by the garbage collector through these
+  // finalizers; they are added only while the object is not yet being deleted.
+  if (!cur.deletionTimestamp) {
+    if (policy == "Foreground" && !HasFinalizer(*current, "foregroundDeletion")) {
+      meta.finalizers.push_back("foregroundDeletion");
+    } else if (policy == "Orphan" && !HasFinalizer(*current, "orphan")) {
+      meta.finalizers.push_back("orphan");
+    }
+  }
+  if (meta.finalizers.empty()) {
+    op.removed = true;
+    op.result = current;
+    if (opts.dry_run) return;
+    ++next_rv_;
+    auto last = current->Clone();
+    last->metadata.resourceVersion = std::to_string(next_rv_);
+    ObjectPtr last_ptr(std::move(last));
+    op.result = last_ptr;
+    Stage(r, key, nullptr, last_ptr);
+    return;
+  }
+  if (!meta.deletionTimestamp) {
+    meta.deletionTimestamp = clock_.Now().TruncatedToSeconds();
+    meta.deletionGracePeriodSeconds = 0;
+  }
+  if (opts.dry_run || r.type->equal(*next, *current)) {
+    op.result = opts.dry_run ? ObjectPtr(std::move(next)) : current;
+    return;
+  }
+  ++next_rv_;
+  meta.resourceVersion = std::to_string(next_rv_);
+  op.result = ObjectPtr(std::move(next));
+  Stage(r, key, op.result, current);
+}
+
+// --- publishing -------------------------------------------------------------------------------
+
+void Store::Impl::ApplyToIndex(const Change& c) {
+  Table& table = tables_[c.resource];
+  auto unindex = [&](const ObjectPtr& o) {
+    if (!o) return;
+    by_uid_.erase(o->metadata.uid);
+    for (const auto& ref : o->metadata.ownerReferences) {
+      auto range = dependents_.equal_range(ref.uid);
+      for (auto it = range.first; it != range.second; ++it) {
+        if (it->second == o->metadata.uid) {
+          dependents_.erase(it);
+          break;
+        }
+      }
+    }
+  };
+  auto it = table.find(c.key);
+  if (it != table.end()) unindex(it->second);
+  if (c.object) {
+    table[c.key] = c.object;
+    by_uid_[c.object->metadata.uid] = {c.resource, c.key};
+    for (const auto& ref : c.object->metadata.ownerReferences) {
+      dependents_.emplace(ref.uid, c.object->metadata.uid);
+    }
+  } else if (it != table.end()) {
+    table.erase(it);
+  }
+}
+
+void Store::Impl::RecordHistory(const Change& c, EventType type, ObjectPtr before) {
+  // `object` is what watchers see (the last state for DELETED); `prev` is what the index held
+  // before, so exact lists can undo the event.
+  history_.push_back(HistoryEvent{c.resource, type, c.key, c.object ? c.object : c.prev,
+                                  std::move(before), c.rv});
+  while (history_.size() > options_.history_size) {
+    evicted_rv_ = history_.front().rv;
+    history_.pop_front();
+  }
+}
+
+void Store::Impl::Publish(std::vector<Change>& changes) {
+  std::vector<std::shared_ptr<WatcherImpl>> to_notify;
+  {
+    std::unique_lock lock(mu_);
+    for (const Change& c : changes) {
+      ObjectPtr before;
+      {
+        auto t = tables_.find(c.resource);
+        if (t != tables_.end()) {
+          auto o = t->second.find(c.key);
+          if (o != t->second.end()) before = o->second;
+        }
+      }
+      EventType type = !c.object ? EventType::kDeleted
+                                 : (before ? EventType::kModified : EventType::kAdded);
+      ApplyToIndex(c);
+      RecordHistory(c, type, before);
+      const ObjectPtr& obj = c.object ? c.object : c.prev;
+      for (auto& w : watchers_) {
+        if (w->Offer(*c.resource, type, obj, before, c.rv)) to_notify.push_back(w);
+      }
+    }
+    rv_ = changes.back().rv;
+    for (auto& w : watchers_) w->SetProgress(rv_);
+    watchers_.erase(std::remove_if(watchers_.begin(), watchers_.end(),
+                                   [](const auto& w) { return w->ended(); }),
+                    watchers_.end());
+  }
+  std::sort(to_notify.begin(), to_notify.end());
+  to_notify.erase(std::unique(to_notify.begin(), to_notify.end()), to_notify.end());
+  for (auto& w : to_notify) w->Notify();
+}
+
+// --- reads ------------------------------------------------------------------------------------
+
+Result<ObjectPtr> Store::Impl::Get(const ResourceInfo& r, std::string_view ns,
+                                   std::string_view name) const {
+  std::shared_lock lock(mu_);
+  auto t = tables_.find(&r);
+  if (t != tables_.end()) {
+    auto o = t->second.find(ObjectKey(r, ns, name));
+    if (o != t->second.end()) return o->second;
+  }
+  return NotFoundError(r.QualifiedResource(), name);
+}
+
+Result<ListResult> Store::Impl::List(const ResourceInfo& r, const ListOptions& opts) const {
+  uint64_t at_rv = opts.resource_version;
+  std::string start_after;
+  if (!opts.continue_token.empty()) {
+    std::string raw;
+    size_t colon;
+    if (!UnBase64Url(opts.continue_token, raw) || (colon = raw.find(':')) == std::string::npos ||
+        ParseRv(raw.substr(0, colon)) == 0) {
+      return BadRequestError("continue key is not valid: incorrect encoded start resourceVersion");
+    }
+    at_rv = ParseRv(raw.substr(0, colon));
+    start_after = raw.substr(colon + 1);
+  }
+  ObjectFilter filter{&r, opts.namespace_, opts.label_selector, opts.field_selector};
+  std::shared_lock lock(mu_);
+  const uint64_t current = rv_.load();
+  if (at_rv > current) {
+    return Status(StatusCode::kTimeout, "Too large resource version: " + std::to_string(at_rv) +
+                                            ", current: " + std::to_string(current));
+  }
+  static const Table kEmpty;
+  auto t = tables_.find(&r);
+  const Table* table = t == tables_.end() ? &kEmpty : &t->second;
+  Table snapshot;
+  if (at_rv != 0 && at_rv < current) {
+    if (at_rv < evicted_rv_) {
+      if (!opts.continue_token.empty()) return ExpiredContinue();
+      return Status(StatusCode::kExpired, "too old resource version: " + std::to_string(at_rv) +
+                                              " (" + std::to_string(evicted_rv_ + 1) + ")");
+    }
+    // Rebuild the state as of at_rv by undoing newer events of this resource.
+    snapshot = *table;
+    for (auto it = history_.rbegin(); it != history_.rend() && it->rv > at_rv; ++it) {
+      if (it->resource != &r) continue;
+      if (it->prev) {
+        snapshot[it->key] = it->prev;
+      } else {
+        snapshot.erase(it->key);
+      }
+    }
+    table = &snapshot;
+  }
+  const uint64_t list_rv = at_rv != 0 ? at_rv : current;
+  ListResult out;
+  out.resource_version = list_rv;
+  auto it = table->begin();
+  std::string prefix;
+  if (r.namespaced && !opts.namespace_.empty()) {
+    prefix = opts.namespace_ + "/";
+    it = table->lower_bound(prefix);
+  }
+  if (!start_after.empty()) it = table->upper_bound(std::max(start_after, prefix));
+  for (; it != table->end(); ++it) {
+    if (!prefix.empty() && it->first.compare(0, prefix.size(), prefix) != 0) break;
+    if (!filter.Matches(r, *it->second)) continue;
+    if (opts.limit > 0 && static_cast<int64_t>(out.items.size()) == opts.limit) {
+      out.continue_token = Base64Url(std::to_string(list_rv) + ":" + std::prev(it)->first);
+      break;
+    }
+    out.items.push_back(it->second);
+  }
+  return out;
+}
+
+Result<std::unique_ptr<Watcher>> Store::Impl::Watch(const ResourceInfo* r, WatchOptions opts) {
+  ObjectFilter filter{r, opts.namespace_, opts.label_selector, opts.field_selector};
+  auto w = std::make_shared<WatcherImpl>(filter, opts.max_queue);
+  {
+    std::unique_lock lock(mu_);
+    const uint64_t current = rv_.load();
+    if (opts.resource_version == 0) {
+      if (opts.send_initial_events) {
+        for (const auto& [res, table] : tables_) {
+          if (r && res != r) continue;
+          for (const auto& [key, obj] : table) {
+            if (!filter.Matches(*res, *obj)) continue;
+            w->Push(WatchEvent{EventType::kAdded, res, obj, ParseRv(obj->metadata.resourceVersion), {}});
+          }
+        }
+      }
+    } else if (opts.resource_version < evicted_rv_) {
+      WatchEvent ev;
+      ev.type = EventType::kError;
+      ev.error = Status(StatusCode::kExpired,
+                        "too old resource version: " + std::to_string(opts.resource_version) +
+                            " (" + std::to_string(evicted_rv_ + 1) + ")");
+      w->Push(std::move(ev));
+      w->Finish();
+      return std::unique_ptr<Watcher>(new WatchHandle(w));
+    } else {
+      for (const HistoryEvent& ev : history_) {
+        if (ev.rv <= opts.resource_version) continue;
+        w->Offer(*ev.resource, ev.type, ev.object, ev.prev, ev.rv);
+      }
+    }
+    w->SetProgress(current);
+    watchers_.push_back(w);
+  }
+  return std::unique_ptr<Watcher>(new WatchHandle(w));
+}
+
+std::vector<std::pair<const ResourceInfo*, ObjectPtr>> Store::Impl::Dependents(
+    std::string_view uid) const {
+  std::vector<std::pair<const ResourceInfo*, ObjectPtr>> out;
+  std::shared_lock lock(mu_);
+  auto range = dependents_.equal_range(std::string(uid));
+  for (auto it = range.first; it != range.second; ++it) {
+    auto u = by_uid_.find(it->second);
+    if (u == by_uid_.end()) continue;
+    auto t = tables_.find(u->second.first);
+    if (t == tables_.end()) continue;
+    auto o = t->second.find(u->second.second);
+    if (o != t->second.end()) out.emplace_back(u->second.first, o->second);
+  }
+  return out;
+}
+
+std::pair<const ResourceInfo*, ObjectPtr> Store::Impl::FindByUid(std::string_view uid) const {
+  std::shared_lock lock(mu_);
+  auto u = by_uid_.find(std::string(uid));
+  if (u == by_uid_.end()) return {nullptr, nullptr};
+  auto t = tables_.find(u->second.first);
+  if (t == tables_.end()) return {nullptr, nullptr};
+  auto o = t->second.find(u->second.second);
+  if (o == t->second.end()) return {nullptr, nullptr};
+  return {u->second.first, o->second};
+}
+
+Store::Stats Store::Impl::GetStats() const {
+  Stats s;
+  s.writes = writes_.load();
+  s.batches = batches_.load();
+  std::shared_lock lock(mu_);
+  s.watchers = watchers_.size();
+  return s;
+}
+
+// --- Store ------------------------------------------------------------------------------------
+
+Store::Store(std::unique_ptr<Backend> backend, Clock& clock, StoreOptions options)
+    : impl_(std::make_unique<Impl>(std::move(backend), clock, std::move(options))) {}
+
+Store::~Store() { impl_->Close(); }
+
+Status Store::Open() { return impl_->Open(); }
+void Store::Close() { impl_->Close(); }
+
+void Store::CreateAsync(const ResourceInfo& resource, std::unique_ptr<Object> obj,
+                        WriteOptions opts, std::function<void(Result<ObjectPtr>)> done) {
+  auto op = std::make_unique<Op>();
+  op->kind = Op::Kind::kCreate;
+  op->resource = &resource;
+  op->object = std::move(obj);
+  op->create_opts = std::move(opts);
+  op->done = std::move(done);
+  impl_->Enqueue(std::move(op));
+}
+
+void Store::UpdateAsync(const ResourceInfo& resource, std::string ns, std::string name,
+                        UpdateFn fn, UpdateOptions opts,
+                        std::function<void(Result<ObjectPtr>)> done) {
+  auto op = std::make_unique<Op>();
+  op->kind = Op::Kind::kUpdate;
+  op->resource = &resource;
+  op->ns = std::move(ns);
+  op->name = std::move(name);
+  op->fn = std::move(fn);
+  op->update_opts = std::move(opts);
+  op->done = std::move(done);
+  impl_->Enqueue(std::move(op));
+}
+
+void Store::DeleteAsync(const ResourceInfo& resource, std::string ns, std::string name,
+                        DeleteOptions opts, std::function<void(Result<DeleteResult>)> done) {
+  auto op = std::make_unique<Op>();
+  op->kind = Op::Kind::kDelete;
+  op->resource = &resource;
+  op->ns = std::move(ns);
+  op->name = std::move(name);
+  op->delete_opts = std::move(opts);
+  op->delete_done = std::move(done);
+  impl_->Enqueue(std::move(op));
+}
+
+namespace {
+template <class T, class Start>
+Result<T> Wait(Start start) {
+  std::promise<Result<T>> p;
+  auto f = p.get_future();
+  start([&p](Result<T> r) { p.set_value(std::move(r)); });
+  return f.get();
+}
+}  // namespace
+
+Result<ObjectPtr> Store::Create(const ResourceInfo& resource, std::unique_ptr<Object> obj,
+                                WriteOptions opts) {
+  return Wait<ObjectPtr>([&](auto done) {
+    CreateAsync(resource, std::move(obj), std::move(opts), std::move(done));
+  });
+}
+
+Result<ObjectPtr> Store::Update(const ResourceInfo& resource, std::string ns, std::string name,
+                                UpdateFn fn, UpdateOptions opts) {
+  return Wait<ObjectPtr>([&](auto done) {
+    UpdateAsync(resource, std::move(ns), std::move(name), std::move(fn), std::move(opts),
+                std::move(done));
+  });
+}
+
+Result<DeleteResult> Store::Delete(const ResourceInfo& resource, std::string ns, std::string name,
+                                   DeleteOptions opts) {
+  return Wait<DeleteResult>([&](auto done) {
+    DeleteAsync(resource, std::move(ns), std::move(name), std::move(opts), std::move(done));
+  });
+}
+
+Result<ObjectPtr> Store::Get(const ResourceInfo& resource, std::string_view ns,
+                             std::string_view name) const {
+  return impl_->Get(resource, ns, name);
+}
+
+Result<ListResult> Store::List(const ResourceInfo& resource, const ListOptions& opts) const {
+  return impl_->List(resource, opts);
+}
+
+Result<std::unique_ptr<Watcher>> Store::Watch(const ResourceInfo* resource, WatchOptions opts) {
+  return impl_->Watch(resource, std::move(opts));
+}
+
+uint64_t Store::CurrentResourceVersion() const { return impl_->CurrentRv(); }
+
+std::vector<std::pair<const ResourceInfo*, ObjectPtr>> Store::Dependents(
+    std::string_view owner_uid) const {
+  return impl_->Dependents(owner_uid);
+}
+
+std::pair<const ResourceInfo*, ObjectPtr> Store::FindByUid(std::string_view uid) const {
+  return impl_->FindByUid(uid);
+}
+
+Store::Stats Store::GetStats() const { return impl_->GetStats(); }
+
+}  // namespace allot::store

@@ -1,0 +1,61 @@
+// The store's side of a watch: a filtered, bounded event queue. Internal to store/.
+#pragma once
+
+#include <condition_variable>
+#include <deque>
+#include <functional>
+#include <mutex>
+
+#include "store/store.h"
+
+namespace allot::store {
+
+// Which objects a watch (or list) selects.
+struct ObjectFilter {
+  const ResourceInfo* resource = nullptr;  // null: every resource
+  std::string namespace_;
+  api::LabelSelectorExpr label_selector;
+  api::FieldSelectorExpr field_selector;
+
+  bool Matches(const ResourceInfo& r, const Object& obj) const;
+};
+
+// The value of a selectable field: metadata.name, metadata.namespace, or the resource's own.
+std::optional<std::string> FieldValue(const ResourceInfo& r, const Object& obj,
+                                      std::string_view field);
+
+class WatcherImpl final : public Watcher {
+ public:
+  WatcherImpl(ObjectFilter filter, size_t max_queue) : filter_(std::move(filter)), max_queue_(max_queue) {}
+
+  bool Drain(std::vector<WatchEvent>& out) override;
+  bool WaitNext(WatchEvent& out, std::chrono::milliseconds timeout) override;
+  void SetNotify(std::function<void()> notify) override;
+  uint64_t Progress() const override;
+  void Stop() override;
+
+  // Store side. Offers a change (prev may be null for ADDED, obj is the last state for
+  // DELETED); the watcher turns it into what its filter sees. Returns true when something was
+  // queued (the caller then notifies after releasing its locks).
+  bool Offer(const ResourceInfo& r, EventType type, const ObjectPtr& obj, const ObjectPtr& prev,
+             uint64_t rv);
+  // Queues an event unconditionally (initial state, errors).
+  void Push(WatchEvent ev);
+  void SetProgress(uint64_t rv);
+  // Ends the watch after the queued events.
+  void Finish();
+  bool ended() const;
+  void Notify();
+
+ private:
+  const ObjectFilter filter_;
+  const size_t max_queue_;
+  mutable std::mutex mu_;
+  std::condition_variable cv_;
+  std::deque<WatchEvent> queue_;
+  std::function<void()> notify_;
+  uint64_t progress_ = 0;
+  bool ended_ = false;
+};
+
+}  // namespace allot::store

@@ -1,0 +1,24 @@
+// Building and inspecting API objects in tests through JSON, so tests do not depend on the
+// C++ member names of every type.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "api/object.h"
+#include "api/resources.h"
+
+namespace allot::testing {
+
+// Decodes a manifest (apiVersion/kind required); aborts the test binary on error.
+std::unique_ptr<api::Object> ObjectFromJson(std::string_view json);
+// A pod in `ns` with one container; `extra_spec` is spliced into spec (e.g. R"("nodeName":"n1")").
+std::unique_ptr<api::Object> MakePod(std::string_view ns, std::string_view name,
+                                     std::string_view extra_spec = {});
+// The JSON value at a JSON pointer ("/spec/nodeName") of the object's encoding, as compact
+// JSON text ("\"n1\""), or "<missing>".
+std::string JsonAt(const api::Object& obj, std::string_view pointer);
+const api::ResourceInfo& Resource(std::string_view group, std::string_view resource);
+
+}  // namespace allot::testing
