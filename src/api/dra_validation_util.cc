@@ -224,14 +224,9 @@ bool IsSemver(std::string_view s) {
 }
 
 bool IsExtendedResourceName(std::string_view value) {
-  // Native resources have no domain or live under kubernetes.io; "requests." is the quota prefix.
-  size_t slash = value.find('/');
-  if (slash == std::string_view::npos) return false;
-  std::string_view domain = value.substr(0, slash);
-  if (domain == "kubernetes.io" ||
-      (domain.size() > 14 && domain.substr(domain.size() - 14) == ".kubernetes.io")) {
-    return false;
-  }
+  // Native resources have no domain or contain "kubernetes.io/"; "requests." is the quota prefix.
+  if (value.find('/') == std::string_view::npos) return false;
+  if (value.find("kubernetes.io/") != std::string_view::npos) return false;
   if (value.substr(0, 9) == "requests.") return false;
   return IsQualifiedName("requests." + std::string(value)).empty();
 }
@@ -269,20 +264,15 @@ void ValidateNodeName(std::string_view value, const Path& p, FieldErrors& errs) 
 
 void ValidateUID(std::string_view value, const Path& p, FieldErrors& errs) {
   // google/uuid.Validate accepts the 36-character form and the bare 32 hex digits.
-  bool parses = false;
   if (value.size() == 36) {
-    parses = true;
     for (size_t i = 0; i < value.size(); ++i) {
       bool hyphen_slot = i == 8 || i == 13 || i == 18 || i == 23;
-      if (hyphen_slot ? value[i] != '-' : !IsHex(value[i])) parses = false;
+      if (hyphen_slot ? value[i] != '-' : !IsHex(value[i])) {
+        errs.Invalid(p, value, "error validating uid: invalid UUID format");
+        return;
+      }
     }
-    if (!parses) {
-      errs.Invalid(p, value, "error validating uid: invalid UUID format");
-      return;
-    }
-  } else if (value.size() == 32 && std::all_of(value.begin(), value.end(), IsHex)) {
-    parses = true;
-  } else {
+  } else if (value.size() != 32 || !std::all_of(value.begin(), value.end(), IsHex)) {
     errs.Invalid(p, value,
                  "error validating uid: invalid UUID length: " + std::to_string(value.size()));
     return;

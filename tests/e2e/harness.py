@@ -1,0 +1,124 @@
+"""Starts `allot serve` on a free port in a temp dir, and runs kubectl against it."""
+import argparse
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+import unittest
+
+ALLOT = None
+
+
+def parse_args():
+    """Takes --allot PATH off argv and leaves the rest to unittest."""
+    global ALLOT
+    p = argparse.ArgumentParser(add_help=False)
+    p.add_argument("--allot", default=os.environ.get("ALLOT", "build/allot"))
+    args, rest = p.parse_known_args()
+    ALLOT = os.path.abspath(args.allot)
+    sys.argv = [sys.argv[0]] + rest
+
+
+class Server:
+    """One `allot serve` process. Use as a context manager."""
+
+    def __init__(self, data_dir=None, store="sqlite", extra=()):
+        self.owns_dir = data_dir is None
+        self.data_dir = data_dir or tempfile.mkdtemp(prefix="allot-e2e-")
+        self.store = store
+        self.extra = list(extra)
+        self.proc = None
+        self.port = None
+        self.log_path = os.path.join(self.data_dir, "serve.log")
+
+    def start(self, timeout=30):
+        self.log = open(self.log_path, "ab")
+        self.proc = subprocess.Popen(
+            [ALLOT, "serve", "--listen", "127.0.0.1:0", "--data-dir", self.data_dir,
+             "--store", self.store] + self.extra,
+            stdout=subprocess.PIPE, stderr=self.log)
+        deadline = time.time() + timeout
+        while time.time() < deadline:
+            line = self.proc.stdout.readline().decode()
+            if not line:
+                raise RuntimeError("allot serve exited: " + open(self.log_path).read())
+            m = re.search(r"serving on http://127\.0\.0\.1:(\d+)", line)
+            if m:
+                self.port = int(m.group(1))
+                return self
+        raise RuntimeError("allot serve did not report its port")
+
+    @property
+    def url(self):
+        return "http://127.0.0.1:%d" % self.port
+
+    def kill9(self):
+        self.proc.send_signal(signal.SIGKILL)
+        self.proc.wait()
+
+    def stop(self):
+        if self.proc and self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGTERM)
+            try:
+                self.proc.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+        if self.proc and self.proc.stdout:
+            self.proc.stdout.close()
+
+    def cleanup(self):
+        self.stop()
+        if self.owns_dir:
+            shutil.rmtree(self.data_dir, ignore_errors=True)
+
+    def __enter__(self):
+        return self.start()
+
+    def __exit__(self, *exc):
+        self.cleanup()
+
+
+class Kubectl:
+    """Runs /usr/bin/kubectl against a server with a private kubeconfig and cache."""
+
+    def __init__(self, server):
+        self.server = server
+        self.home = tempfile.mkdtemp(prefix="allot-kube-")
+        self.kubeconfig = os.path.join(self.home, "config")
+        with open(self.kubeconfig, "w") as f:
+            f.write("apiVersion: v1\nkind: Config\nclusters: []\ncontexts: []\nusers: []\n")
+
+    def env(self):
+        env = dict(os.environ)
+        env["KUBECONFIG"] = self.kubeconfig
+        env["HOME"] = self.home
+        return env
+
+    def base(self):
+        return ["/usr/bin/kubectl", "--server", self.server.url,
+                "--cache-dir", os.path.join(self.home, "cache"), "--request-timeout", "30s"]
+
+    def run(self, *args, stdin=None, check=True, timeout=60):
+        p = subprocess.run(self.base() + list(args), input=stdin, capture_output=True,
+                           text=True, env=self.env(), timeout=timeout)
+        if check and p.returncode != 0:
+            raise AssertionError("kubectl %s failed (%d):\nstdout: %s\nstderr: %s" %
+                                 (" ".join(args), p.returncode, p.stdout, p.stderr))
+        return p
+
+    def popen(self, *args):
+        return subprocess.Popen(self.base() + list(args), stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE, text=True, env=self.env())
+
+    def cleanup(self):
+        shutil.rmtree(self.home, ignore_errors=True)
+
+
+def main():
+    parse_args()
+    unittest.main(verbosity=2)
