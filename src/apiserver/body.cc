@@ -1,0 +1,82 @@
+#include "apiserver/body.h"
+
+#include "api/codec.h"
+#include "api/yaml.h"
+#include "apiserver/status_json.h"
+
+namespace allot::apiserver {
+
+namespace {
+
+bool IsYamlType(std::string_view t) {
+  return t == "application/yaml" || t == "application/x-yaml" || t == "text/yaml";
+}
+
+bool LooksLikeJson(std::string_view text) {
+  for (char c : text) {
+    if (c == ' ' || c == '\t' || c == '\r' || c == '\n') continue;
+    return c == '{' || c == '[';
+  }
+  return false;
+}
+
+Result<std::string> YamlDocument(std::string_view text) {
+  auto docs = api::YamlToJson(text);
+  if (!docs.ok()) {
+    Status s = docs.status();
+    return BadRequestError("error converting YAML to JSON: " + s.message());
+  }
+  if (docs->empty()) return BadRequestError("the request body is empty");
+  if (docs->size() > 1) {
+    return BadRequestError("the request body must hold exactly one YAML document, got " +
+                           std::to_string(docs->size()));
+  }
+  return std::move((*docs)[0]);
+}
+
+}  // namespace
+
+Result<std::string> BodyAsJson(const Request& req) {
+  MediaType ct = ParseMediaType(req.Header("Content-Type"));
+  if (IsYamlType(ct.type)) return YamlDocument(req.body);
+  if (!ct.type.empty() && ct.type != "application/json" && ct.type != "*/*") {
+    return UnsupportedMediaTypeError(ct.type, "application/json, application/yaml");
+  }
+  if (req.body.find_first_not_of(" \t\r\n") == std::string::npos) {
+    return BadRequestError("the request body is empty");
+  }
+  return req.body;
+}
+
+Result<std::string> JsonOrYamlToJson(std::string_view text) {
+  if (LooksLikeJson(text)) return std::string(text);
+  return YamlDocument(text);
+}
+
+Result<DecodedBody> DecodeObject(std::string_view json, const api::TypeInfo& type,
+                                 FieldValidation validation) {
+  api::DecodeOptions opts;
+  opts.strict = validation == FieldValidation::kStrict;
+  opts.expected = &type;
+  auto decoded = api::DecodeJson(json, opts);
+  if (!decoded.ok()) return decoded.TakeStatus();
+  DecodedBody out;
+  out.object = std::move(decoded->object);
+  if (validation == FieldValidation::kWarn) out.warnings = std::move(decoded->warnings);
+  return out;
+}
+
+void AddWarnings(Response& res, const std::vector<std::string>& warnings) {
+  for (const std::string& w : warnings) {
+    std::string text = "299 - \"";
+    for (char c : w) {
+      if (static_cast<unsigned char>(c) < 0x20) c = ' ';  // no header injection
+      if (c == '"' || c == '\\') text += '\\';
+      text += c;
+    }
+    text += '"';
+    res.headers.emplace_back("Warning", std::move(text));
+  }
+}
+
+}  // namespace allot::apiserver
