@@ -6,11 +6,25 @@
 namespace allot::api {
 
 ALLOT_DEFINE_TYPE(Namespace, "", "v1", "Namespace")
+ALLOT_DEFINE_TYPE(Pod, "", "v1", "Pod")
+ALLOT_DEFINE_TYPE(Binding, "", "v1", "Binding")
+ALLOT_DEFINE_TYPE(Node, "", "v1", "Node")
+ALLOT_DEFINE_TYPE(Event, "", "v1", "Event")
+ALLOT_DEFINE_TYPE(Lease, "coordination.k8s.io", "v1", "Lease")
 
-}  // namespace allot::api
+std::vector<const char*> Volume::SetSources() const {
+  struct Collector {
+    std::vector<const char*> names;
+    void operator()(const char* name, const RawJson& value, FieldTags = {}) {
+      if (!value.empty()) names.push_back(name);
+    }
+    void operator()(const char*, const std::string&, FieldTags = {}) {}
+  };
+  Collector c;
+  const_cast<Volume*>(this)->Visit(c);
+  return c.names;
+}
 
-namespace allot::api {
-
-void RegisterSubresourceKinds(Scheme&) {}
+void RegisterSubresourceKinds(Scheme& scheme) { scheme.Add(Binding::Type()); }
 
 }  // namespace allot::api

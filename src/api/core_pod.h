@@ -689,6 +689,18 @@ struct PodStatus {
   bool operator==(const PodStatus&) const = default;
 };
 
+// core/v1 PodTemplateSpec: the metadata and spec of pods to be created (workload templates,
+// Reservation.spec.template).
+struct PodTemplateSpec {
+  ObjectMeta metadata;
+  PodSpec spec;
+  template <class V> void Visit(V& v) {
+    v("metadata", metadata);
+    v("spec", spec);
+  }
+  bool operator==(const PodTemplateSpec&) const = default;
+};
+
 // --- kinds ------------------------------------------------------------------------------------
 
 struct Pod : TypedObject<Pod> {

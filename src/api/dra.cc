@@ -21,7 +21,9 @@ void DefaultTolerations(std::vector<DeviceToleration>& tolerations) {
 // ExactCount, and an ExactCount request without a count asks for one device.
 template <class R>
 void DefaultRequest(R& request) {
-  if (request.allocationMode.empty()) request.allocationMode = std::string(kAllocationModeExactCount);
+  if (request.allocationMode.empty()) {
+    request.allocationMode = std::string(kAllocationModeExactCount);
+  }
   if (request.allocationMode == kAllocationModeExactCount && request.count == 0) request.count = 1;
   DefaultTolerations(request.tolerations);
 }

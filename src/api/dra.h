@@ -35,11 +35,13 @@ namespace allot::api {
 // --- constants (resource/v1) --------------------------------------------------------------------
 
 inline constexpr std::string_view kResourceGroup = "resource.k8s.io";
-inline constexpr std::string_view kResourceClaimFinalizer = "resource.kubernetes.io/delete-protection";
+inline constexpr std::string_view kResourceClaimFinalizer =
+    "resource.kubernetes.io/delete-protection";
 inline constexpr std::string_view kDRAAdminNamespaceLabel = "resource.kubernetes.io/admin-access";
 inline constexpr std::string_view kExtendedResourceClaimAnnotation =
     "resource.kubernetes.io/extended-resource-claim";
-inline constexpr std::string_view kResourceDeviceClassPrefix = "deviceclass.resource.kubernetes.io/";
+inline constexpr std::string_view kResourceDeviceClassPrefix =
+    "deviceclass.resource.kubernetes.io/";
 
 inline constexpr std::string_view kAllocationModeExactCount = "ExactCount";
 inline constexpr std::string_view kAllocationModeAll = "All";
@@ -114,8 +116,8 @@ struct CapacityRequirements {
 // --- DeviceClass --------------------------------------------------------------------------------
 
 struct DeviceClassSpec {
-  std::vector<DeviceSelector> selectors;        // <= 32, all must match
-  std::vector<DeviceClassConfiguration> config; // <= 32
+  std::vector<DeviceSelector> selectors;         // <= 32, all must match
+  std::vector<DeviceClassConfiguration> config;  // <= 32
   // Allot extension (KEP-3063): limits the nodes considered for controller-allocated claims.
   std::optional<NodeSelector> suitableNodes;
   std::optional<std::string> extendedResourceName;  // DRAExtendedResource
@@ -142,11 +144,11 @@ struct DeviceClass : TypedObject<DeviceClass> {
 
 // A request for one or more identical devices of one class.
 struct ExactDeviceRequest {
-  std::string deviceClassName;           // required, DNS subdomain
-  std::vector<DeviceSelector> selectors; // <= 32
-  std::string allocationMode;            // ExactCount (default) | All
-  int64_t count = 0;                     // ExactCount only; > 0, defaults to 1
-  std::optional<bool> adminAccess;       // DRAAdminAccess
+  std::string deviceClassName;                // required, DNS subdomain
+  std::vector<DeviceSelector> selectors;      // <= 32
+  std::string allocationMode;                 // ExactCount (default) | All
+  int64_t count = 0;                          // ExactCount only; > 0, defaults to 1
+  std::optional<bool> adminAccess;            // DRAAdminAccess
   std::vector<DeviceToleration> tolerations;  // <= 16
   std::optional<CapacityRequirements> capacity;
   template <class V> void Visit(V& v) {
@@ -222,9 +224,9 @@ struct DeviceClaimConfiguration {
 };
 
 struct DeviceClaim {
-  std::vector<DeviceRequest> requests;               // <= 32, unique names
-  std::vector<DeviceConstraint> constraints;         // <= 32
-  std::vector<DeviceClaimConfiguration> config;      // <= 32
+  std::vector<DeviceRequest> requests;           // <= 32, unique names
+  std::vector<DeviceConstraint> constraints;     // <= 32
+  std::vector<DeviceClaimConfiguration> config;  // <= 32
   template <class V> void Visit(V& v) {
     v("requests", requests, {.atomic = true});
     v("constraints", constraints, {.atomic = true});
@@ -322,7 +324,7 @@ struct AllocationResult {
   std::optional<NodeSelector> nodeSelector;  // unset: usable everywhere
   // Allot extension (KEP-3063): the controller that must deallocate.
   std::string controllerName;
-  std::optional<Time> allocationTimestamp;   // start of the binding-condition timeout
+  std::optional<Time> allocationTimestamp;  // start of the binding-condition timeout
   template <class V> void Visit(V& v) {
     v("devices", devices);
     v("nodeSelector", nodeSelector);
@@ -333,9 +335,9 @@ struct AllocationResult {
 };
 
 struct NetworkDeviceData {
-  std::string interfaceName;    // <= 256
-  std::vector<std::string> ips; // <= 16, CIDR form
-  std::string hardwareAddress;  // <= 128
+  std::string interfaceName;     // <= 256
+  std::vector<std::string> ips;  // <= 16, CIDR form
+  std::string hardwareAddress;   // <= 128
   template <class V> void Visit(V& v) {
     v("interfaceName", interfaceName);
     v("ips", ips, {.atomic = true});
@@ -519,7 +521,7 @@ struct DeviceTaint {
 };
 
 struct Device {
-  std::string name;  // DNS label, unique in the pool
+  std::string name;                                   // DNS label, unique in the pool
   std::map<std::string, DeviceAttribute> attributes;  // attributes + capacity <= 32
   std::map<std::string, DeviceCapacity> capacity;
   std::vector<DeviceCounterConsumption> consumesCounters;

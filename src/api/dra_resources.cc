@@ -1,7 +1,132 @@
+// Strategies for the resource.k8s.io/v1 resources: deviceclasses, resourceclaims,
+// resourceclaimtemplates, resourceslices. Upstream defines no short names or categories for them.
+#include "api/dra.h"
+#include "api/dra_validation.h"
 #include "api/resources.h"
 
 namespace allot::api {
 
-void RegisterDraResources(ResourceRegistry&) {}
+namespace {
+
+const TableColumn kAgeColumn = {"Age", "string", "",
+                                "CreationTimestamp is a timestamp representing the server time "
+                                "when this object was created.",
+                                0};
+
+ResourceInfo DraResource(std::string resource, std::string singular, const TypeInfo& type,
+                         bool namespaced) {
+  ResourceInfo r;
+  r.group = std::string(kResourceGroup);
+  r.version = "v1";
+  r.resource = std::move(resource);
+  r.singular = std::move(singular);
+  r.type = &type;
+  r.namespaced = namespaced;
+  return r;
+}
+
+std::vector<TableCell> AgeOnlyRow(const Object& obj, Time now) { return {AgeCell(obj, now)}; }
+
+ResourceInfo DeviceClasses() {
+  ResourceInfo r = DraResource("deviceclasses", "deviceclass", DeviceClass::Type(), false);
+  r.validate = [](const Object& obj, FieldErrors& errs) {
+    ValidateDeviceClass(static_cast<const DeviceClass&>(obj), errs);
+  };
+  r.validate_update = [](const Object& obj, const Object& old, FieldErrors& errs) {
+    ValidateDeviceClassUpdate(static_cast<const DeviceClass&>(obj),
+                              static_cast<const DeviceClass&>(old), errs);
+  };
+  r.columns = {kAgeColumn};
+  r.row = AgeOnlyRow;
+  return r;
+}
+
+std::vector<TableCell> ResourceClaimRow(const Object& obj, Time now) {
+  return {ResourceClaimState(static_cast<const ResourceClaim&>(obj)), AgeCell(obj, now)};
+}
+
+ResourceInfo ResourceClaims() {
+  ResourceInfo r = DraResource("resourceclaims", "resourceclaim", ResourceClaim::Type(), true);
+  r.status_subresource = true;
+  r.default_fn = [](Object& obj) {
+    SetResourceClaimSpecDefaults(static_cast<ResourceClaim&>(obj).spec);
+  };
+  r.validate = [](const Object& obj, FieldErrors& errs) {
+    ValidateResourceClaim(static_cast<const ResourceClaim&>(obj), errs);
+  };
+  r.validate_update = [](const Object& obj, const Object& old, FieldErrors& errs) {
+    ValidateResourceClaimUpdate(static_cast<const ResourceClaim&>(obj),
+                                static_cast<const ResourceClaim&>(old), errs);
+  };
+  r.validate_status = [](const Object& obj, const Object& old, FieldErrors& errs) {
+    ValidateResourceClaimStatusUpdate(static_cast<const ResourceClaim&>(obj),
+                                      static_cast<const ResourceClaim&>(old), errs);
+  };
+  r.columns = {{"State", "string", "",
+                "A summary of the current state (allocated, pending, reserved, etc.).", 0},
+               kAgeColumn};
+  r.row = ResourceClaimRow;
+  return r;
+}
+
+ResourceInfo ResourceClaimTemplates() {
+  ResourceInfo r = DraResource("resourceclaimtemplates", "resourceclaimtemplate",
+                               ResourceClaimTemplate::Type(), true);
+  r.default_fn = [](Object& obj) {
+    SetResourceClaimSpecDefaults(static_cast<ResourceClaimTemplate&>(obj).spec.spec);
+  };
+  r.validate = [](const Object& obj, FieldErrors& errs) {
+    ValidateResourceClaimTemplate(static_cast<const ResourceClaimTemplate&>(obj), errs);
+  };
+  r.validate_update = [](const Object& obj, const Object& old, FieldErrors& errs) {
+    ValidateResourceClaimTemplateUpdate(static_cast<const ResourceClaimTemplate&>(obj),
+                                        static_cast<const ResourceClaimTemplate&>(old), errs);
+  };
+  r.columns = {kAgeColumn};
+  r.row = AgeOnlyRow;
+  return r;
+}
+
+std::optional<std::string> ResourceSliceField(const Object& obj, std::string_view field) {
+  const auto& slice = static_cast<const ResourceSlice&>(obj);
+  if (field == "spec.nodeName") return slice.spec.nodeName.value_or("");
+  if (field == "spec.driver") return slice.spec.driver;
+  return std::nullopt;
+}
+
+std::vector<TableCell> ResourceSliceRow(const Object& obj, Time now) {
+  const auto& slice = static_cast<const ResourceSlice&>(obj);
+  return {slice.spec.nodeName.value_or(""), slice.spec.driver, slice.spec.pool.name,
+          AgeCell(obj, now)};
+}
+
+ResourceInfo ResourceSlices() {
+  ResourceInfo r = DraResource("resourceslices", "resourceslice", ResourceSlice::Type(), false);
+  r.validate = [](const Object& obj, FieldErrors& errs) {
+    ValidateResourceSlice(static_cast<const ResourceSlice&>(obj), errs);
+  };
+  r.validate_update = [](const Object& obj, const Object& old, FieldErrors& errs) {
+    ValidateResourceSliceUpdate(static_cast<const ResourceSlice&>(obj),
+                                static_cast<const ResourceSlice&>(old), errs);
+  };
+  r.field_labels = {"spec.nodeName", "spec.driver"};
+  r.field_value = ResourceSliceField;
+  r.columns = {
+      {"Node", "string", "", "NodeName identifies the node which provides the resources.", 0},
+      {"Driver", "string", "", "Driver identifies the DRA driver providing the devices.", 0},
+      {"Pool", "string", "", "Name of the pool that the slice belongs to.", 0},
+      kAgeColumn};
+  r.row = ResourceSliceRow;
+  return r;
+}
+
+}  // namespace
+
+void RegisterDraResources(ResourceRegistry& registry) {
+  registry.Add(DeviceClasses());
+  registry.Add(ResourceClaims());
+  registry.Add(ResourceClaimTemplates());
+  registry.Add(ResourceSlices());
+}
 
 }  // namespace allot::api

@@ -4,6 +4,8 @@
 
 #include "api/dra_validation_internal.h"
 #include "api/dra_validation_util.h"
+#include "api/meta_validation.h"
+#include "api/names.h"
 
 namespace allot::api {
 
@@ -28,13 +30,14 @@ std::vector<std::string_view> Split(std::string_view s, char sep) {
 
 void ValidateCIdentifier(std::string_view id, const Path& p, FieldErrors& errs) {
   if (id.size() > kDeviceMaxIDLength) errs.TooLong(p, kDeviceMaxIDLength);
-  for (const std::string& m : dra_util::IsCIdentifier(id)) errs.Invalid(p, id, m);
+  for (const std::string& m : CIdentifierErrors(id)) errs.Invalid(p, id, m);
 }
 
 void ValidateFullyQualifiedName(std::string_view name, const Path& p, FieldErrors& errs) {
   ValidateQualifiedName(name, p, errs);
   if (name.find('/') == std::string_view::npos) {
-    errs.Invalid(p, name, "a fully qualified name must be a domain and a name separated by a slash");
+    errs.Invalid(p, name,
+                 "a fully qualified name must be a domain and a name separated by a slash");
   }
 }
 
@@ -42,7 +45,7 @@ void ValidateDeviceClassName(std::string_view name, const Path& p, FieldErrors& 
   if (name.empty()) {
     errs.Required(p);
   } else {
-    dra_util::ValidateDNS1123Subdomain(name, p, errs);
+    ValidateDnsSubdomain(name, p, errs);
   }
 }
 
@@ -50,12 +53,14 @@ void ValidateAllocationMode(std::string_view mode, int64_t count, const Path& p,
                             FieldErrors& errs) {
   if (mode == kAllocationModeAll) {
     if (count != 0) {
-      errs.InvalidInt(p.Child("count"), count, "must not be specified when allocationMode is 'All'");
+      errs.InvalidInt(p.Child("count"), count,
+                      "must not be specified when allocationMode is 'All'");
     }
   } else if (mode == kAllocationModeExactCount) {
     if (count <= 0) errs.InvalidInt(p.Child("count"), count, "must be greater than zero");
   } else {
-    errs.NotSupported(p.Child("allocationMode"), mode, {kAllocationModeAll, kAllocationModeExactCount});
+    errs.NotSupported(p.Child("allocationMode"), mode,
+                      {kAllocationModeAll, kAllocationModeExactCount});
   }
 }
 
@@ -67,7 +72,7 @@ void ValidateExactRequest(const ExactDeviceRequest& r, const Path& p, FieldError
 }
 
 void ValidateSubRequest(const DeviceSubRequest& r, const Path& p, FieldErrors& errs) {
-  dra_util::ValidateDNS1123Label(r.name, p.Child("name"), errs);
+  ValidateDnsLabel(r.name, p.Child("name"), errs);
   ValidateDeviceClassName(r.deviceClassName, p.Child("deviceClassName"), errs);
   ValidateSelectors(r.selectors, p.Child("selectors"), errs);
   ValidateAllocationMode(r.allocationMode, r.count, p, errs);
@@ -75,7 +80,7 @@ void ValidateSubRequest(const DeviceSubRequest& r, const Path& p, FieldErrors& e
 }
 
 void ValidateRequest(const DeviceRequest& r, const Path& p, FieldErrors& errs) {
-  dra_util::ValidateDNS1123Label(r.name, p.Child("name"), errs);
+  ValidateDnsLabel(r.name, p.Child("name"), errs);
   bool has_exactly = r.exactly.has_value();
   bool has_first = !r.firstAvailable.empty();
   if (!has_exactly && !has_first) {
@@ -114,11 +119,12 @@ void ValidateConstraint(const DeviceConstraint& c, const Path& p, const RequestN
 }
 
 void ValidateDeviceToleration(const DeviceToleration& t, const Path& p, FieldErrors& errs) {
-  if (!t.key.empty()) dra_util::ValidateLabelName(t.key, p.Child("key"), errs);
+  if (!t.key.empty()) ValidateLabelName(t.key, p.Child("key"), errs);
   if (t.operator_ == "Exists") {
-    if (!t.value.empty()) errs.Invalid(p.Child("value"), t.value, "must be empty for operator `Exists`");
+    if (!t.value.empty())
+      errs.Invalid(p.Child("value"), t.value, "must be empty for operator `Exists`");
   } else if (t.operator_ == "Equal") {
-    dra_util::ValidateLabelValue(t.value, p.Child("value"), errs);
+    ValidateLabelValue(t.value, p.Child("value"), errs);
   } else if (t.operator_.empty()) {
     errs.Required(p.Child("operator"));
   } else {
@@ -159,7 +165,7 @@ void ValidateRequestNameRef(std::string_view ref, const Path& p, const RequestNa
     errs.Invalid(p, ref, kRequestRefMsg);
     return;
   }
-  for (std::string_view s : segments) dra_util::ValidateDNS1123Label(s, p, errs);
+  for (std::string_view s : segments) ValidateDnsLabel(s, p, errs);
   if (!names.Has(ref)) errs.Invalid(p, ref, kRequestRefMsg);
 }
 
@@ -204,7 +210,7 @@ void ValidatePoolName(std::string_view name, const Path& p, FieldErrors& errs) {
     return;
   }
   if (name.size() > kPoolNameMaxLength) errs.TooLong(p, kPoolNameMaxLength);
-  for (std::string_view part : Split(name, '/')) dra_util::ValidateDNS1123Subdomain(part, p, errs);
+  for (std::string_view part : Split(name, '/')) ValidateDnsSubdomain(part, p, errs);
 }
 
 void ValidateQualifiedName(std::string_view name, const Path& p, FieldErrors& errs) {
@@ -229,8 +235,9 @@ void ValidateQualifiedName(std::string_view name, const Path& p, FieldErrors& er
 
 void ValidateDeviceTolerations(const std::vector<DeviceToleration>& tolerations, const Path& p,
                                FieldErrors& errs) {
-  ValidateSlice(tolerations, kDeviceTolerationsMaxLength, p, errs,
-                [&](const DeviceToleration& t, const Path& tp) { ValidateDeviceToleration(t, tp, errs); });
+  ValidateSlice(
+      tolerations, kDeviceTolerationsMaxLength, p, errs,
+      [&](const DeviceToleration& t, const Path& tp) { ValidateDeviceToleration(t, tp, errs); });
 }
 
 void ValidateBindingConditions(const std::vector<std::string>& conditions,
@@ -238,9 +245,7 @@ void ValidateBindingConditions(const std::vector<std::string>& conditions,
                                FieldErrors& errs) {
   Path cp = p.Child("bindingConditions");
   Path fp = p.Child("bindingFailureConditions");
-  auto label_name = [&](const std::string& c, const Path& ip) {
-    dra_util::ValidateLabelName(c, ip, errs);
-  };
+  auto label_name = [&](const std::string& c, const Path& ip) { ValidateLabelName(c, ip, errs); };
   ValidateSlice(conditions, kBindingConditionsMaxSize, cp, errs, label_name);
   ValidateSlice(failure_conditions, kBindingFailureConditionsMaxSize, fp, errs, label_name);
   std::set<std::string> seen;
@@ -252,15 +257,18 @@ void ValidateBindingConditions(const std::vector<std::string>& conditions,
     const std::string& c = failure_conditions[i];
     if (!seen_failure.insert(c).second) errs.Duplicate(fp.Index(i), c);
     if (seen.count(c)) {
-      errs.Invalid(fp.Index(i), c, "bindingFailureConditions must not overlap with bindingConditions");
+      errs.Invalid(fp.Index(i), c,
+                   "bindingFailureConditions must not overlap with bindingConditions");
     }
   }
-  // Go prints the nil list as "null".
+  // Go prints the missing list with %#v.
   if (conditions.empty() && !failure_conditions.empty()) {
-    errs.Invalid(cp, "null", "bindingConditions are required to use bindingFailureConditions");
+    dra_util::InvalidRaw(errs, cp, "[]string(nil)",
+                         "bindingConditions are required to use bindingFailureConditions");
   }
   if (failure_conditions.empty() && !conditions.empty()) {
-    errs.Invalid(fp, "null", "bindingFailureConditions are required to use bindingConditions");
+    dra_util::InvalidRaw(errs, fp, "[]string(nil)",
+                         "bindingFailureConditions are required to use bindingConditions");
   }
 }
 
@@ -272,8 +280,8 @@ void ValidateOpaqueConfig(const std::optional<OpaqueDeviceConfiguration>& opaque
   }
   Path op = p.Child("opaque");
   dra_util::ValidateDriverName(opaque->driver, op.Child("driver"), errs);
-  dra_util::ValidateRawObject(opaque->parameters, op.Child("parameters"), kOpaqueParametersMaxLength,
-                              errs);
+  dra_util::ValidateRawObject(opaque->parameters, op.Child("parameters"),
+                              kOpaqueParametersMaxLength, errs);
 }
 
 void ValidateResourceClaimSpec(const ResourceClaimSpec& spec, const Path& p, FieldErrors& errs) {
@@ -284,10 +292,9 @@ void ValidateResourceClaimSpec(const ResourceClaimSpec& spec, const Path& p, Fie
       claim.requests, kDeviceRequestsMaxSize, dp.Child("requests"), errs,
       [&](const DeviceRequest& r, const Path& rp) { ValidateRequest(r, rp, errs); },
       [](const DeviceRequest& r) { return r.name; });
-  ValidateSlice(claim.constraints, kDeviceConstraintsMaxSize, dp.Child("constraints"), errs,
-                [&](const DeviceConstraint& c, const Path& cp) {
-                  ValidateConstraint(c, cp, names, errs);
-                });
+  ValidateSlice(
+      claim.constraints, kDeviceConstraintsMaxSize, dp.Child("constraints"), errs,
+      [&](const DeviceConstraint& c, const Path& cp) { ValidateConstraint(c, cp, names, errs); });
   ValidateSlice(claim.config, kDeviceConfigMaxSize, dp.Child("config"), errs,
                 [&](const DeviceClaimConfiguration& c, const Path& cp) {
                   ValidateRequestNameRefs(c.requests, cp.Child("requests"), names, errs);
@@ -303,8 +310,7 @@ void ValidateResourceClaimSpec(const ResourceClaimSpec& spec, const Path& p, Fie
       errs.NotSupported(p.Child("allocationMode"), spec.allocationMode,
                         {kClaimAllocationImmediate, kClaimAllocationWaitForFirstConsumer});
     } else if (spec.allocationMode == kClaimAllocationImmediate && spec.controllerName.empty()) {
-      errs.Forbidden(p.Child("allocationMode"),
-                     "`Immediate` allocation requires `controllerName`");
+      errs.Forbidden(p.Child("allocationMode"), "`Immediate` allocation requires `controllerName`");
     }
   }
 }
@@ -314,7 +320,7 @@ void ValidateResourceClaimSpec(const ResourceClaimSpec& spec, const Path& p, Fie
 using dra_internal::ValidateSlice;
 
 void ValidateDeviceClass(const DeviceClass& obj, FieldErrors& errs) {
-  dra_util::ValidateObjectMetaBasic(obj.metadata, /*namespaced=*/false, errs);
+  ValidateObjectMeta(obj.metadata, /*namespaced=*/false, NameIsDnsSubdomain, errs);
   Path p("spec");
   const DeviceClassSpec& spec = obj.spec;
   dra_internal::ValidateSelectors(spec.selectors, p.Child("selectors"), errs);
@@ -323,31 +329,33 @@ void ValidateDeviceClass(const DeviceClass& obj, FieldErrors& errs) {
                   dra_internal::ValidateOpaqueConfig(c.opaque, cp, errs);
                 });
   if (spec.suitableNodes) {
-    dra_util::ValidateNodeSelector(*spec.suitableNodes, p.Child("suitableNodes"), errs);
+    ValidateNodeSelector(*spec.suitableNodes, /*allow_invalid_label_values=*/false,
+                         p.Child("suitableNodes"), errs);
   }
-  if (spec.extendedResourceName &&
-      !dra_util::IsExtendedResourceName(*spec.extendedResourceName)) {
+  if (spec.extendedResourceName && !dra_util::IsExtendedResourceName(*spec.extendedResourceName)) {
     errs.Invalid(p.Child("extendedResourceName"), *spec.extendedResourceName,
                  "must be a valid extended resource name");
   }
 }
 
-void ValidateDeviceClassUpdate(const DeviceClass& obj, const DeviceClass&, FieldErrors& errs) {
-  ValidateDeviceClass(obj, errs);
+void ValidateDeviceClassUpdate(const DeviceClass& obj, const DeviceClass& old, FieldErrors& errs) {
+  // The spec is mutable; only the metadata update rules apply.
+  ValidateObjectMetaUpdate(obj.metadata, old.metadata, errs);
 }
 
 void ValidateResourceClaim(const ResourceClaim& obj, FieldErrors& errs) {
-  dra_util::ValidateObjectMetaBasic(obj.metadata, /*namespaced=*/true, errs);
+  ValidateObjectMeta(obj.metadata, /*namespaced=*/true, NameIsDnsSubdomain, errs);
   dra_internal::ValidateResourceClaimSpec(obj.spec, Path("spec"), errs);
 }
 
 void ValidateResourceClaimUpdate(const ResourceClaim& obj, const ResourceClaim& old,
                                  FieldErrors& errs) {
+  ValidateObjectMetaUpdate(obj.metadata, old.metadata, errs);
   if (!(obj.spec == old.spec)) errs.Immutable(Path("spec"));
 }
 
 void ValidateResourceClaimTemplate(const ResourceClaimTemplate& obj, FieldErrors& errs) {
-  dra_util::ValidateObjectMetaBasic(obj.metadata, /*namespaced=*/true, errs);
+  ValidateObjectMeta(obj.metadata, /*namespaced=*/true, NameIsDnsSubdomain, errs);
   Path p("spec");
   dra_util::ValidateTemplateObjectMeta(obj.spec.metadata, p.Child("metadata"), errs);
   dra_internal::ValidateResourceClaimSpec(obj.spec.spec, p.Child("spec"), errs);
@@ -355,6 +363,7 @@ void ValidateResourceClaimTemplate(const ResourceClaimTemplate& obj, FieldErrors
 
 void ValidateResourceClaimTemplateUpdate(const ResourceClaimTemplate& obj,
                                          const ResourceClaimTemplate& old, FieldErrors& errs) {
+  ValidateObjectMetaUpdate(obj.metadata, old.metadata, errs);
   if (!(obj.spec == old.spec)) errs.Immutable(Path("spec"));
 }
 

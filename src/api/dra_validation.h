@@ -2,22 +2,32 @@
 // (k8s.io/kubernetes pkg/apis/resource/validation/validation.go).
 //
 // Each function appends to `errs`; an empty FieldErrors means valid. Paths are the JSON paths
-// kubectl shows ("spec.devices.requests[0].exactly.count").
+// kubectl shows ("spec.devices.requests[0].exactly.count"). The *Update functions check only
+// the rules specific to updates (ValidateObjectMetaUpdate, immutable fields); callers also run
+// the create-time validation on the new object, as the ResourceInfo hooks do. Status updates are
+// validated on their own (metadata update rules included).
 //
 // Differences from upstream, all deliberate:
-//   * CEL selectors are only checked for being non-empty and at most 10 KiB; compiling them and
-//     the cost limit come with the CEL library (a later issue).
-//   * Go prints some bad values unquoted (booleans, "null"-free structs, device IDs); FieldErrors
-//     has no raw-value entry point yet, so those values are quoted (see dra_util::InvalidRaw).
+//   * CEL selectors are only checked for being non-empty (`Required value`; upstream reports the
+//     compiler's syntax error) and at most 10 KiB; compiling them and the cost limit come with
+//     the CEL library (a later issue).
+//   * Go prints some bad values unquoted (booleans, structs, device IDs); FieldErrors has no
+//     raw-value entry point yet, so those values are quoted (see dra_util::InvalidRaw). Structs
+//     are shown as JSON rather than Go syntax.
 //   * Where 1.34 and 1.35 differ only in how an error is reported, the 1.35 form is used
 //     (duplicates are reported at the list index, a valueless attribute is
 //     `Invalid value: "": exactly one value must be specified`). Limits are 1.34's: 128 devices
 //     per slice, 4 taints per device, effects NoSchedule|NoExecute, 32 shared counters per slice,
 //     32 consumed counters per device and 1024 per slice.
 //   * A constraint with both matchAttribute and distinctAttribute is rejected (upstream 1.34
-//     silently ignores distinctAttribute).
+//     silently ignores distinctAttribute); attribute names with two slashes are rejected, as on
+//     Kubernetes master; tolerations are limited to 16 here rather than by declarative
+//     validation.
 //   * The KEP-3063 extension fields (see api/dra.h) are validated whenever they are set, as
-//     v1alpha3 validated them with the DRAControlPlaneController gate on.
+//     v1alpha3 validated them with the DRAControlPlaneController gate on: controllerName is a
+//     driver name, allocationMode Immediate | WaitForFirstConsumer (Immediate only with a
+//     controllerName), and deallocationRequested needs an allocation, cannot be requested while
+//     reservedFor is set, and cannot be cleared while the allocation stays.
 #pragma once
 
 #include "api/dra.h"
@@ -57,7 +67,7 @@ inline constexpr size_t kResourceSliceMaxDeviceCountersPerSlice = 1024;
 inline constexpr size_t kCapacityRequestPolicyDiscreteMaxOptions = 10;
 
 void ValidateDeviceClass(const DeviceClass& obj, FieldErrors& errs);
-// Spec changes are allowed; only metadata rules apply on update besides ValidateDeviceClass.
+// Spec changes are allowed: only the metadata update rules.
 void ValidateDeviceClassUpdate(const DeviceClass& obj, const DeviceClass& old, FieldErrors& errs);
 
 void ValidateResourceClaim(const ResourceClaim& obj, FieldErrors& errs);

@@ -28,8 +28,8 @@ void ValidateSlice(const std::vector<T>& items, size_t max, const Path& p, Field
 
 // validateSet: validateSlice plus `Duplicate value` at the index of each repeated key.
 template <class T, class F, class K>
-void ValidateSet(const std::vector<T>& items, size_t max, const Path& p, FieldErrors& errs,
-                 F item, K key) {
+void ValidateSet(const std::vector<T>& items, size_t max, const Path& p, FieldErrors& errs, F item,
+                 K key) {
   if (max > 0 && items.size() > max) {
     errs.TooMany(p, static_cast<int64_t>(items.size()), static_cast<int64_t>(max));
     return;

@@ -5,6 +5,8 @@
 #include "api/dra_validation.h"
 #include "api/dra_validation_internal.h"
 #include "api/dra_validation_util.h"
+#include "api/meta_validation.h"
+#include "api/names.h"
 
 namespace allot::api {
 
@@ -25,7 +27,7 @@ void ValidateResult(const DeviceRequestAllocationResult& r, const RequestNames& 
   ValidateRequestNameRef(r.request, p.Child("request"), names, errs);
   dra_util::ValidateDriverName(r.driver, p.Child("driver"), errs);
   ValidatePoolName(r.pool, p.Child("pool"), errs);
-  dra_util::ValidateDNS1123Label(r.device, p.Child("device"), errs);
+  ValidateDnsLabel(r.device, p.Child("device"), errs);
   ValidateBindingConditions(r.bindingConditions, r.bindingFailureConditions, p, errs);
   ValidateDeviceTolerations(r.tolerations, p.Child("tolerations"), errs);
   if (r.shareID) dra_util::ValidateUID(*r.shareID, p.Child("shareID"), errs);
@@ -62,7 +64,7 @@ void ValidateDeviceStatus(const AllocatedDeviceStatus& d, const std::set<std::st
                           const Path& p, FieldErrors& errs) {
   dra_util::ValidateDriverName(d.driver, p.Child("driver"), errs);
   ValidatePoolName(d.pool, p.Child("pool"), errs);
-  dra_util::ValidateDNS1123Label(d.device, p.Child("device"), errs);
+  ValidateDnsLabel(d.device, p.Child("device"), errs);
   if (d.shareID) dra_util::ValidateUID(*d.shareID, p.Child("shareID"), errs);
   std::string id = SharedDeviceID(d.driver, d.pool, d.device, d.shareID);
   if (!allocated.count(id)) {
@@ -140,7 +142,8 @@ void ValidateAllocationResult(const AllocationResult& allocation, const Resource
                   ValidateAllocationConfig(c, names, cp, errs);
                 });
   if (allocation.nodeSelector) {
-    dra_util::ValidateNodeSelector(*allocation.nodeSelector, p.Child("nodeSelector"), errs);
+    ValidateNodeSelector(*allocation.nodeSelector, /*allow_invalid_label_values=*/false,
+                         p.Child("nodeSelector"), errs);
   }
   if (!allocation.controllerName.empty()) {
     dra_util::ValidateDriverName(allocation.controllerName, p.Child("controllerName"), errs);
@@ -152,6 +155,7 @@ void ValidateAllocationResult(const AllocationResult& allocation, const Resource
 void ValidateResourceClaimStatusUpdate(const ResourceClaim& obj, const ResourceClaim& old,
                                        FieldErrors& errs) {
   using namespace dra_internal;  // NOLINT(build/namespaces): .cc file, internal helpers
+  ValidateObjectMetaUpdate(obj.metadata, old.metadata, errs);
   Path p("status");
   const ResourceClaimStatus& status = obj.status;
   bool deleted = obj.metadata.deletionTimestamp.has_value();

@@ -156,7 +156,8 @@ void ValidateOwnerReferences(const std::vector<OwnerReference>& refs, const Path
       } else {
         errs.Invalid(path, current,
                      "Only one reference can have Controller set to true. Found \"true\" in "
-                     "references for " + first_controller + " and " + current);
+                     "references for " +
+                         first_controller + " and " + current);
       }
     }
   }
@@ -190,8 +191,7 @@ void ValidateFinalizers(const std::vector<std::string>& finalizers, const Path& 
 void ValidateObjectMeta(const ObjectMeta& meta, bool namespaced, NameValidator name_fn,
                         FieldErrors& errs, const Path& path) {
   if (!meta.generateName.empty()) {
-    AddEach(name_fn(meta.generateName, true), meta.generateName, path.Child("generateName"),
-            errs);
+    AddEach(name_fn(meta.generateName, true), meta.generateName, path.Child("generateName"), errs);
   }
   if (meta.name.empty()) {
     errs.Required(path.Child("name"), "name or generateName is required");
@@ -222,7 +222,8 @@ void ValidateObjectMetaUpdate(const ObjectMeta& meta, const ObjectMeta& old, Fie
     if (!extra.empty()) {
       errs.Forbidden(path.Child("finalizers"),
                      "no new finalizers can be added if the object is being deleted, found new "
-                     "finalizers " + GoStringSlice(extra));
+                     "finalizers " +
+                         GoStringSlice(extra));
     }
   }
   if (meta.generation < old.generation) {

@@ -185,21 +185,21 @@ std::vector<std::string> QualifiedNameErrors(std::string_view value) {
 bool IsQualifiedName(std::string_view value) { return QualifiedNameErrors(value).empty(); }
 
 bool IsLabelValue(std::string_view value) {
-  return value.size() <= kLabelValueMaxLength &&
-         (value.empty() || MatchesLabelKeyNameRegex(value));
+  return value.size() <= kLabelValueMaxLength && (value.empty() || MatchesLabelKeyNameRegex(value));
 }
 
 std::vector<std::string> LabelValueErrors(std::string_view value) {
   std::vector<std::string> errs;
   if (value.size() > kLabelValueMaxLength) errs.push_back(MaxLenError(kLabelValueMaxLength));
   if (!value.empty() && !MatchesLabelKeyNameRegex(value)) {
-    errs.push_back(
-        RegexError(kLabelValueErrMsg, kLabelValueFmt, {"MyValue", "my_value", "12345"}));
+    errs.push_back(RegexError(kLabelValueErrMsg, kLabelValueFmt, {"MyValue", "my_value", "12345"}));
   }
   return errs;
 }
 
-Status ValidateLabelKey(std::string_view key) { return InvalidFromErrors(QualifiedNameErrors(key)); }
+Status ValidateLabelKey(std::string_view key) {
+  return InvalidFromErrors(QualifiedNameErrors(key));
+}
 
 Status ValidateLabelValue(std::string_view value) {
   return InvalidFromErrors(LabelValueErrors(value));

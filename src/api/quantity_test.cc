@@ -237,7 +237,7 @@ TEST(QuantityTest, CanonicalStringIgnoresEchoedText) {
 }
 
 TEST(QuantityTest, Invalid) {
-  const char* kFormatWrong[] = {"",       "1.1.M", "1+1.0M", "aoeu", " 1",    "1 ",  "--1",
+  const char* kFormatWrong[] = {"",       "1.1.M", "1+1.0M", "aoeu", " 1",    "1 ",
                                 "1..",    "1e1.5", "1ee3.",  "1Ki ", "1,5",   "1_0", "1e-3-",
                                 "0x10",   "1/2",   "Infinity", "NaN", "1 Ki", "1\n",
                                 "0.1am", "1KiB"};
@@ -250,7 +250,7 @@ TEST(QuantityTest, Invalid) {
               "'^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'")
         << text;
   }
-  const char* kBadSuffix[] = {"0.1mi", ".5i",  "1i",  "-3.01i", "-3.01e-", "1K",
+  const char* kBadSuffix[] = {"0.1mi", ".5i", "--1", "+-1",  "1i",  "-3.01i", "-3.01e-", "1K",
                               "1ki",   "1e",    "1E+",  "1Ki5", "1m3",   "1ee3",
                               "1MM",   "1e2147483648", "1e99999999999999999999", "1i1"};
   for (const char* text : kBadSuffix) {
@@ -260,7 +260,8 @@ TEST(QuantityTest, Invalid) {
     EXPECT_EQ(q.status().message(), "unable to parse quantity's suffix") << text;
   }
   // Beyond this implementation's 36 significant digits (Kubernetes would accept these).
-  for (const char* text : {"1234567890123456789012345678901234567", "1.0000000000000000000000000001E"}) {
+  for (const char* text :
+       {"1234567890123456789012345678901234567", "1000000000000000000000000000.000000001"}) {
     auto q = Quantity::Parse(text);
     ASSERT_FALSE(q.ok()) << text;
     EXPECT_EQ(q.status().message(), "unable to parse numeric part of quantity") << text;

@@ -135,9 +135,9 @@ std::string InvalidError(std::string_view path, std::string_view bad_value,
 
 std::string JoinErrors(const std::vector<std::string>& errs, std::string_view sep) {
   std::string out;
-  for (const std::string& e : errs) {
-    if (!out.empty()) out += sep;
-    out += e;
+  for (size_t i = 0; i < errs.size(); ++i) {
+    if (i > 0) out += sep;
+    out += errs[i];
   }
   return out;
 }
@@ -660,7 +660,10 @@ std::string LabelRequirement::ToString() const {
   } else {
     std::vector<std::string> sorted = values;
     std::sort(sorted.begin(), sorted.end());
-    out += JoinErrors(sorted, ",");
+    for (size_t i = 0; i < sorted.size(); ++i) {
+      if (i > 0) out += ',';
+      out += sorted[i];
+    }
   }
   if (set) out += ')';
   return out;

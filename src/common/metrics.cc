@@ -213,6 +213,15 @@ void Registry::AddGaugeFunc(std::string_view name, std::string_view help, Stabil
   AddEntry(name, help, stability, Type::kGaugeFunc).fn = std::move(fn);
 }
 
+void Registry::RemoveFunc(std::string_view name) {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = entries_.find(name);
+  if (it == entries_.end()) return;
+  if (it->second.type == Type::kCounterFunc || it->second.type == Type::kGaugeFunc) {
+    entries_.erase(it);
+  }
+}
+
 void Registry::ExposeEntry(const std::string& name, const Entry& e, std::string& out) {
   static constexpr const char* kTypeNames[] = {"counter", "gauge", "histogram", "counter",
                                                "gauge"};

@@ -135,6 +135,8 @@ class Registry {
                       std::function<double()> fn);
   void AddGaugeFunc(std::string_view name, std::string_view help, Stability stability,
                     std::function<double()> fn);
+  // Unregisters a function metric (its owner is going away). Other kinds stay registered.
+  void RemoveFunc(std::string_view name);
 
   // The whole registry in the Prometheus text format, families sorted by name.
   std::string Expose() const;

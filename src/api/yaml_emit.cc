@@ -1,0 +1,429 @@
+// JSON to block-style YAML, following go-yaml v2's Marshal of the value sigs.k8s.io/yaml's
+// JSONToYAML decodes (which is what `kubectl get -o yaml` prints).
+#include <rapidjson/error/en.h>
+#include <rapidjson/memorystream.h>
+#include <rapidjson/reader.h>
+
+#include <algorithm>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "api/codec.h"
+#include "api/go_format.h"
+#include "api/yaml.h"
+#include "api/yaml_scalar.h"
+
+namespace allot::api {
+namespace {
+
+constexpr int kMaxDepth = 1000;
+
+struct JNode {
+  enum class Kind { kNull, kTrue, kFalse, kNumber, kString, kArray, kObject };
+  Kind kind = Kind::kNull;
+  std::string text;  // number text or string value
+  std::vector<JNode> items;
+  std::vector<std::pair<std::string, JNode>> members;
+  bool Empty() const { return items.empty() && members.empty(); }
+  bool IsCollection() const { return kind == Kind::kArray || kind == Kind::kObject; }
+};
+
+// RapidJSON SAX handler building a JNode tree, numbers kept as text.
+class TreeHandler : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, TreeHandler> {
+ public:
+  JNode root;
+  bool too_deep = false;
+
+  bool Null() { return Add(JNode::Kind::kNull, {}); }
+  bool Bool(bool b) { return Add(b ? JNode::Kind::kTrue : JNode::Kind::kFalse, {}); }
+  bool RawNumber(const char* s, rapidjson::SizeType n, bool) {
+    return Add(JNode::Kind::kNumber, std::string_view(s, n));
+  }
+  bool String(const char* s, rapidjson::SizeType n, bool) {
+    return Add(JNode::Kind::kString, std::string_view(s, n));
+  }
+  bool Key(const char* s, rapidjson::SizeType n, bool) {
+    key_.assign(s, n);
+    return true;
+  }
+  bool StartObject() { return Open(JNode::Kind::kObject); }
+  bool EndObject(rapidjson::SizeType) { return Close(); }
+  bool StartArray() { return Open(JNode::Kind::kArray); }
+  bool EndArray(rapidjson::SizeType) { return Close(); }
+
+ private:
+  JNode* Place(JNode::Kind kind, std::string_view text) {
+    JNode n;
+    n.kind = kind;
+    n.text.assign(text);
+    if (stack_.empty()) {
+      root = std::move(n);
+      return &root;
+    }
+    JNode* parent = stack_.back();
+    if (parent->kind == JNode::Kind::kArray) {
+      parent->items.push_back(std::move(n));
+      return &parent->items.back();
+    }
+    parent->members.emplace_back(std::move(key_), std::move(n));
+    return &parent->members.back().second;
+  }
+  bool Add(JNode::Kind kind, std::string_view text) {
+    Place(kind, text);
+    return true;
+  }
+  bool Open(JNode::Kind kind) {
+    if (stack_.size() >= kMaxDepth) {
+      too_deep = true;
+      return false;
+    }
+    stack_.push_back(Place(kind, {}));
+    return true;
+  }
+  bool Close() {
+    stack_.pop_back();
+    return true;
+  }
+
+  std::vector<JNode*> stack_;
+  std::string key_;
+};
+
+// --- key order (go-yaml's keyList.Less for string keys) ---------------------------------------
+
+std::u32string Runes(std::string_view s) {
+  std::u32string out;
+  size_t i = 0;
+  while (i < s.size()) {
+    unsigned char c = static_cast<unsigned char>(s[i]);
+    int width = c < 0x80 ? 1 : (c & 0xE0) == 0xC0 ? 2 : (c & 0xF0) == 0xE0 ? 3
+                : (c & 0xF8) == 0xF0 ? 4 : 0;
+    char32_t r = width == 1 ? c : width == 2 ? (c & 0x1F) : width == 3 ? (c & 0x0F) : (c & 0x07);
+    bool valid = width != 0 && i + width <= s.size();
+    for (int k = 1; valid && k < width; ++k) {
+      unsigned char t = static_cast<unsigned char>(s[i + k]);
+      valid = (t & 0xC0) == 0x80;
+      r = (r << 6) | (t & 0x3F);
+    }
+    valid = valid && (width == 1 || (width == 2 && r >= 0x80) || (width == 3 && r >= 0x800) ||
+                      (width == 4 && r >= 0x10000)) &&
+            !(r >= 0xD800 && r <= 0xDFFF) && r <= 0x10FFFF;
+    out += valid ? r : U'\uFFFD';
+    i += valid ? width : 1;
+  }
+  return out;
+}
+
+// unicode.IsLetter, exact for ASCII; other code points from U+00C0 on count as letters (an
+// approximation: they sort after digits and punctuation, as most of them do in Go).
+bool IsLetter(char32_t r) {
+  return (r >= 'a' && r <= 'z') || (r >= 'A' && r <= 'Z') || r == 0xAA || r == 0xB5 ||
+         r == 0xBA || (r >= 0xC0 && r != 0xD7 && r != 0xF7 && r != 0xFFFD);
+}
+bool IsDigit(char32_t r) { return r >= '0' && r <= '9'; }
+
+bool KeyLess(std::string_view a_text, std::string_view b_text) {
+  std::u32string a = Runes(a_text), b = Runes(b_text);
+  for (size_t i = 0; i < a.size() && i < b.size(); ++i) {
+    if (a[i] == b[i]) continue;
+    bool al = IsLetter(a[i]), bl = IsLetter(b[i]);
+    if (al && bl) return a[i] < b[i];
+    if (al || bl) return bl;
+    uint64_t an = 0, bn = 0;  // Go's int64 arithmetic, wrapping alike
+    if (a[i] == '0' || b[i] == '0') {
+      for (size_t j = i; j-- > 0 && IsDigit(a[j]);) {
+        if (a[j] != '0') {
+          an = bn = 1;
+          break;
+        }
+      }
+    }
+    size_t ai = i, bi = i;
+    for (; ai < a.size() && IsDigit(a[ai]); ++ai) an = an * 10 + (a[ai] - '0');
+    for (; bi < b.size() && IsDigit(b[bi]); ++bi) bn = bn * 10 + (b[bi] - '0');
+    if (an != bn) return static_cast<int64_t>(an) < static_cast<int64_t>(bn);
+    if (ai != bi) return ai < bi;
+    return a[i] < b[i];
+  }
+  return a.size() < b.size();
+}
+
+// Drops all but the last of repeated keys and sorts, recursively.
+void Normalize(JNode& n) {
+  for (JNode& item : n.items) Normalize(item);
+  if (n.kind != JNode::Kind::kObject) return;
+  std::unordered_map<std::string, size_t> last;
+  for (size_t i = 0; i < n.members.size(); ++i) last[n.members[i].first] = i;
+  std::vector<std::pair<std::string, JNode>> kept;
+  for (size_t i = 0; i < n.members.size(); ++i) {
+    if (last[n.members[i].first] == i) kept.push_back(std::move(n.members[i]));
+  }
+  std::stable_sort(kept.begin(), kept.end(),
+                   [](const auto& x, const auto& y) { return KeyLess(x.first, y.first); });
+  n.members = std::move(kept);
+  for (auto& m : n.members) Normalize(m.second);
+}
+
+// --- scalar styles ----------------------------------------------------------------------------
+
+bool IsBreak(char32_t r) { return r == '\n' || r == '\r' || r == 0x85 || r == 0x2028 || r == 0x2029; }
+
+// go-yaml's is_printable (tab is not), excluding the BOM.
+bool IsPrintable(char32_t r) {
+  return r == 0x0A || (r >= 0x20 && r <= 0x7E) || r == 0x85 || (r >= 0xA0 && r <= 0xD7FF) ||
+         (r >= 0xE000 && r <= 0xFFFD && r != 0xFEFF) || (r >= 0x10000 && r <= 0x10FFFF);
+}
+
+bool ValidUtf8(std::string_view s) {
+  size_t i = 0;
+  while (i < s.size()) {
+    unsigned char c = static_cast<unsigned char>(s[i]);
+    int width = c < 0x80 ? 1 : (c & 0xE0) == 0xC0 ? 2 : (c & 0xF0) == 0xE0 ? 3
+                : (c & 0xF8) == 0xF0 ? 4 : 0;
+    if (width == 0 || i + width > s.size()) return false;
+    char32_t r = width == 1 ? c : width == 2 ? (c & 0x1F) : width == 3 ? (c & 0x0F) : (c & 0x07);
+    for (int k = 1; k < width; ++k) {
+      unsigned char t = static_cast<unsigned char>(s[i + k]);
+      if ((t & 0xC0) != 0x80) return false;
+      r = (r << 6) | (t & 0x3F);
+    }
+    bool shortest = width == 1 || (width == 2 && r >= 0x80) || (width == 3 && r >= 0x800) ||
+                    (width == 4 && r >= 0x10000);
+    if (!shortest || (r >= 0xD800 && r <= 0xDFFF) || r > 0x10FFFF) return false;
+    i += width;
+  }
+  return true;
+}
+
+bool HasSpecialCharacters(std::string_view s) {
+  if (!ValidUtf8(s)) return true;
+  for (char32_t r : Runes(s)) {
+    if (!IsPrintable(r) || (IsBreak(r) && r != '\n')) return true;
+  }
+  return false;
+}
+
+bool PlainAllowed(std::string_view s) {
+  if (s.empty() || HasSpecialCharacters(s) || s.find('\n') != std::string_view::npos) return false;
+  if (s.front() == ' ' || s.back() == ' ') return false;
+  if (std::string_view("#,[]{}&*!|>'\"%@`").find(s[0]) != std::string_view::npos) return false;
+  if ((s[0] == '-' || s[0] == '?' || s[0] == ':') && (s.size() == 1 || s[1] == ' ')) return false;
+  if (s.substr(0, 3) == "---" || s.substr(0, 3) == "...") return false;
+  if (s.back() == ':' || s.find(": ") != std::string_view::npos ||
+      s.find(" #") != std::string_view::npos) {
+    return false;
+  }
+  return true;
+}
+
+std::string SingleQuoted(std::string_view s) {
+  std::string out = "'";
+  for (char c : s) {
+    out += c;
+    if (c == '\'') out += '\'';
+  }
+  return out + "'";
+}
+
+std::string DoubleQuoted(std::string_view s) {
+  static constexpr char kHex[] = "0123456789ABCDEF";
+  std::string out = "\"";
+  auto hex = [&](char32_t r, int digits) {
+    for (int shift = (digits - 1) * 4; shift >= 0; shift -= 4) out += kHex[(r >> shift) & 0xF];
+  };
+  for (char32_t r : Runes(s)) {
+    switch (r) {
+      case '"': out += "\\\""; break;
+      case '\\': out += "\\\\"; break;
+      case 0: out += "\\0"; break;
+      case '\a': out += "\\a"; break;
+      case '\b': out += "\\b"; break;
+      case '\t': out += "\\t"; break;
+      case '\n': out += "\\n"; break;
+      case '\v': out += "\\v"; break;
+      case '\f': out += "\\f"; break;
+      case '\r': out += "\\r"; break;
+      case 0x1B: out += "\\e"; break;
+      case 0x85: out += "\\N"; break;
+      case 0x2028: out += "\\L"; break;
+      case 0x2029: out += "\\P"; break;
+      default:
+        if (IsPrintable(r) && r != 0xFFFD) {
+          // Re-encode from the source bytes (identical for valid UTF-8).
+          char buf[4];
+          int n = r < 0x80 ? 1 : r < 0x800 ? 2 : r < 0x10000 ? 3 : 4;
+          if (n == 1) {
+            buf[0] = static_cast<char>(r);
+          } else {
+            for (int k = n - 1; k > 0; --k) {
+              buf[k] = static_cast<char>(0x80 | (r & 0x3F));
+              r >>= 6;
+            }
+            buf[0] = static_cast<char>((n == 2 ? 0xC0 : n == 3 ? 0xE0 : 0xF0) | r);
+          }
+          out.append(buf, n);
+        } else if (r <= 0xFF) {
+          out += "\\x";
+          hex(r, 2);
+        } else if (r <= 0xFFFF) {
+          out += "\\u";
+          hex(r, 4);
+        } else {
+          out += "\\U";
+          hex(r, 8);
+        }
+    }
+  }
+  return out + "\"";
+}
+
+// The inline form of a string (not a literal block).
+std::string InlineString(std::string_view s) {
+  if (s.find('\n') == std::string_view::npos &&
+      (!yaml_internal::ResolvesToString(s) || yaml_internal::IsBase60Float(s))) {
+    return DoubleQuoted(s);
+  }
+  if (PlainAllowed(s)) return std::string(s);
+  if (!HasSpecialCharacters(s) && s.find('\n') == std::string_view::npos) return SingleQuoted(s);
+  return DoubleQuoted(s);
+}
+
+// Whether a multi-line string can be written as a literal block without changing it.
+bool LiteralAllowed(std::string_view s) {
+  if (s.find('\n') == std::string_view::npos || s.front() == ' ' || s.front() == '\n') {
+    return false;
+  }
+  if (HasSpecialCharacters(s)) return false;
+  for (size_t i = 0; i < s.size(); ++i) {
+    if (s[i] == ' ' && (i + 1 == s.size() || s[i + 1] == '\n')) return false;
+  }
+  return true;
+}
+
+// go-yaml v2 Marshal of a JSON number decoded by yaml.Unmarshal: integers stay integers, other
+// numbers are float64 printed with %g; numbers too large for a float64 stay strings.
+std::string NumberText(std::string_view text) {
+  bool integral = text.find_first_of(".eE") == std::string_view::npos;
+  if (integral) {
+    if (std::optional<int64_t> i = gofmt::ParseInt(text)) return std::to_string(*i);
+    if (std::optional<uint64_t> u = gofmt::ParseUint(text)) return std::to_string(*u);
+  }
+  if (std::optional<double> f = gofmt::ParseDecimalFloat(text)) {
+    return gofmt::FormatFloat(*f, 'g', 64);
+  }
+  return InlineString(text);
+}
+
+// --- block emitter ----------------------------------------------------------------------------
+
+class Emitter {
+ public:
+  std::string out;
+
+  void Document(const JNode& root) {
+    if (root.kind == JNode::Kind::kObject && !root.Empty()) {
+      Mapping(root, 0, false);
+    } else if (root.kind == JNode::Kind::kArray && !root.Empty()) {
+      Sequence(root, 0, false);
+    } else {
+      Scalar(root, 0, false);
+    }
+  }
+
+ private:
+  // Writes a scalar or empty collection after "key:", "-" or at the top (`space` says whether a
+  // separating space is needed), ending the line.
+  void Scalar(const JNode& n, int indent, bool space) {
+    if (space) out += ' ';
+    if (n.kind == JNode::Kind::kString && LiteralAllowed(n.text)) {
+      Literal(n.text, indent + 2);
+      return;
+    }
+    switch (n.kind) {
+      case JNode::Kind::kNull: out += "null"; break;
+      case JNode::Kind::kTrue: out += "true"; break;
+      case JNode::Kind::kFalse: out += "false"; break;
+      case JNode::Kind::kNumber: out += NumberText(n.text); break;
+      case JNode::Kind::kString: out += InlineString(n.text); break;
+      case JNode::Kind::kArray: out += "[]"; break;
+      case JNode::Kind::kObject: out += "{}"; break;
+    }
+    out += '\n';
+  }
+
+  void Literal(std::string_view s, int indent) {
+    size_t end = s.find_last_not_of('\n');
+    size_t trailing = s.size() - end - 1;
+    std::string_view body = s.substr(0, end + 1);
+    out += trailing == 0 ? "|-" : trailing == 1 ? "|" : "|+";
+    out += '\n';
+    size_t start = 0;
+    while (start <= body.size()) {
+      size_t nl = body.find('\n', start);
+      std::string_view line = body.substr(start, nl == std::string_view::npos ? nl : nl - start);
+      if (!line.empty()) out.append(static_cast<size_t>(indent), ' ').append(line);
+      out += '\n';
+      if (nl == std::string_view::npos) break;
+      start = nl + 1;
+    }
+    for (size_t i = 1; i < trailing; ++i) out += '\n';
+  }
+
+  void Mapping(const JNode& m, int indent, bool inline_first) {
+    for (size_t i = 0; i < m.members.size(); ++i) {
+      if (i > 0 || !inline_first) out.append(static_cast<size_t>(indent), ' ');
+      const auto& [key, value] = m.members[i];
+      out += InlineString(key);
+      out += ':';
+      if (!value.IsCollection() || value.Empty()) {
+        Scalar(value, indent, true);
+      } else if (value.kind == JNode::Kind::kObject) {
+        out += '\n';
+        Mapping(value, indent + 2, false);
+      } else {
+        out += '\n';
+        Sequence(value, indent, false);  // go-yaml does not indent lists under a key
+      }
+    }
+  }
+
+  void Sequence(const JNode& s, int indent, bool inline_first) {
+    for (size_t i = 0; i < s.items.size(); ++i) {
+      if (i > 0 || !inline_first) out.append(static_cast<size_t>(indent), ' ');
+      out += '-';
+      const JNode& item = s.items[i];
+      if (!item.IsCollection() || item.Empty()) {
+        Scalar(item, indent, true);
+      } else if (item.kind == JNode::Kind::kObject) {
+        out += ' ';
+        Mapping(item, indent + 2, true);
+      } else {
+        out += ' ';
+        Sequence(item, indent + 2, true);
+      }
+    }
+  }
+};
+
+}  // namespace
+
+Result<std::string> JsonToYaml(std::string_view json) {
+  TreeHandler handler;
+  rapidjson::Reader reader;
+  rapidjson::MemoryStream stream(json.data(), json.size());
+  constexpr unsigned kFlags = rapidjson::kParseIterativeFlag |
+                              rapidjson::kParseNumbersAsStringsFlag;
+  rapidjson::ParseResult ok = reader.Parse<kFlags>(stream, handler);
+  if (handler.too_deep) {
+    return BadRequestError("invalid JSON: nested deeper than " + std::to_string(kMaxDepth) +
+                           " levels");
+  }
+  if (!ok) return JsonParseError(json, ok.Offset(), rapidjson::GetParseError_En(ok.Code()));
+  Normalize(handler.root);
+  Emitter emitter;
+  emitter.Document(handler.root);
+  return std::move(emitter.out);
+}
+
+}  // namespace allot::api

@@ -1,0 +1,25 @@
+// One HTTP/1.1 connection of the API server. Internal to server.cc and connection.cc (it pulls
+// in Asio; Beast stays in connection.cc).
+#pragma once
+
+#include <boost/asio/ip/tcp.hpp>
+
+#include <chrono>
+#include <cstddef>
+
+#include "apiserver/handler.h"
+#include "common/time.h"
+
+namespace allot::apiserver {
+
+struct ConnectionOptions {
+  size_t max_body_bytes = 3 * 1024 * 1024;
+  std::chrono::seconds idle_timeout{300};
+};
+
+// Starts serving `socket` (whose executor must be a strand); the connection keeps itself
+// alive until the peer goes away or the io_context stops.
+void StartConnection(boost::asio::ip::tcp::socket socket, Handler& handler, Clock& clock,
+                     const ConnectionOptions& options);
+
+}  // namespace allot::apiserver

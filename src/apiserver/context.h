@@ -1,0 +1,119 @@
+// What the request handlers share: the store, the clock, metrics, caches and bookkeeping of
+// asynchronous work; and Call, one request on its way through the handlers.
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <string>
+
+#include "api/resources.h"
+#include "apiserver/encode_cache.h"
+#include "apiserver/http_types.h"
+#include "apiserver/router.h"
+#include "apiserver/server_metrics.h"
+#include "apiserver/status_json.h"
+#include "common/time.h"
+#include "store/store.h"
+
+namespace allot::apiserver {
+
+class StreamRegistry;
+class OpenApiDocs;
+
+struct ServerConfig {
+  std::string git_version = "v1.34.0-allot";
+  std::string major = "1";
+  std::string minor = "34";
+  std::chrono::milliseconds bookmark_interval{1000};
+};
+
+// Counts requests (Calls) still alive, so that shutdown can wait for the store to complete
+// their writes (a completion posts to a connection whose io_context must still exist, and
+// touches the server's metrics).
+class AsyncTracker {
+ public:
+  void Begin();
+  // Must be the last thing the caller does with anything the server owns.
+  void End();
+  // Blocks until every Begin() has been matched by End().
+  void WaitIdle();
+
+ private:
+  std::mutex mu_;
+  int64_t pending_ = 0;  // guarded by mu_
+  std::condition_variable cv_;
+};
+
+struct ServerContext {
+  store::Store& store;
+  Clock& clock;
+  const api::ResourceRegistry& registry;
+  ServerMetrics& metrics;
+  EncodeCache& cache;
+  StreamRegistry& streams;
+  AsyncTracker& async;
+  OpenApiDocs& openapi;
+  const ServerConfig& config;
+};
+
+// One request. Handlers keep it in a shared_ptr while store writes are in flight; Reply() may
+// be called from any thread, exactly once.
+class Call : public std::enable_shared_from_this<Call> {
+ public:
+  Call(ServerContext& ctx, Request req, Route route, ResponseCallback done);
+  ~Call();
+  Call(const Call&) = delete;
+  Call& operator=(const Call&) = delete;
+
+  ServerContext& ctx;
+  const Request req;
+  const Route route;
+
+  const api::ResourceInfo& resource() const { return *route.resource; }
+  // The metrics verb: GET, LIST, WATCH, POST, PUT, PATCH, APPLY, DELETE, DELETECOLLECTION.
+  void set_verb(std::string verb) { verb_ = std::move(verb); }
+  const std::string& verb() const { return verb_; }
+  // Long-running requests (watches) are not recorded in the latency histogram.
+  void set_long_running() { long_running_ = true; }
+  // Mutating requests count under request_kind="mutating".
+  void set_mutating();
+
+  void Reply(Response res);
+  void Fail(const Status& status) { Reply(ErrorResponse(status)); }
+
+  // Wraps a store completion callback: keeps the Call alive until it ran, records the write
+  // latency under `operation`, and turns exceptions into a 500 reply.
+  template <class T>
+  std::function<void(T)> Track(const char* operation, std::function<void(T)> fn);
+
+ private:
+  void RecordStoreLatency(const char* operation, std::chrono::steady_clock::time_point start);
+
+  ResponseCallback done_;
+  std::string verb_ = "GET";
+  bool long_running_ = false;
+  bool mutating_ = false;
+  std::atomic<bool> replied_{false};
+  const std::chrono::steady_clock::time_point start_;
+};
+using CallPtr = std::shared_ptr<Call>;
+
+template <class T>
+std::function<void(T)> Call::Track(const char* operation, std::function<void(T)> fn) {
+  auto start = std::chrono::steady_clock::now();
+  return [self = shared_from_this(), operation, start, fn = std::move(fn)](T result) {
+    self->RecordStoreLatency(operation, start);
+    try {
+      fn(std::move(result));
+    } catch (const std::exception& e) {
+      self->Fail(InternalError(std::string("internal error: ") + e.what()));
+    }
+  };
+}
+
+}  // namespace allot::apiserver

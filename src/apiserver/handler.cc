@@ -1,0 +1,181 @@
+#include "apiserver/handler.h"
+
+#include <atomic>
+#include <exception>
+
+#include "apiserver/discovery.h"
+#include "apiserver/handlers.h"
+#include "apiserver/openapi.h"
+#include "apiserver/request_params.h"
+#include "apiserver/watch_stream.h"
+
+namespace allot::apiserver {
+
+struct Handler::State {
+  State(store::Store& store, Clock& clock, metrics::Registry& registry, ServerConfig cfg)
+      : config(std::move(cfg)), metrics_registry(registry), metrics(registry, store),
+        openapi(api::ResourceRegistry::Default(), config.git_version),
+        ctx{store,   clock, api::ResourceRegistry::Default(), metrics, cache, streams, async,
+            openapi, config} {}
+
+  const ServerConfig config;
+  metrics::Registry& metrics_registry;
+  ServerMetrics metrics;
+  EncodeCache cache;
+  StreamRegistry streams;
+  AsyncTracker async;
+  OpenApiDocs openapi;
+  ServerContext ctx;
+  std::atomic<bool> stopping{false};
+};
+
+namespace {
+
+Response TextResponse(int code, std::string content_type, std::string body) {
+  Response r;
+  r.status = code;
+  r.content_type = std::move(content_type);
+  r.body = std::move(body);
+  return r;
+}
+
+bool IsRead(const Request& req) { return req.method == "GET" || req.method == "HEAD"; }
+
+void ServeDiscovery(const CallPtr& call, bool core, const std::string& server_address) {
+  const api::ResourceRegistry& registry = call->ctx.registry;
+  std::string aggregated = AggregatedDiscoveryVersion(call->req);
+  if (!aggregated.empty()) {
+    Response r = JsonResponse(200, AggregatedDiscoveryJson(registry, core, aggregated));
+    r.content_type = AggregatedDiscoveryContentType(aggregated);
+    r.headers.emplace_back("Vary", "Accept");
+    call->Reply(std::move(r));
+    return;
+  }
+  Response r = JsonResponse(200, core ? ApiVersionsJson(server_address)
+                                      : ApiGroupListJson(registry));
+  r.headers.emplace_back("Vary", "Accept");
+  call->Reply(std::move(r));
+}
+
+void ServeOpenApi(const CallPtr& call) {
+  OpenApiDocs& docs = call->ctx.openapi;
+  if (call->route.kind == RouteKind::kOpenApiV3Index) {
+    call->Reply(JsonResponse(200, docs.Index()));
+    return;
+  }
+  const std::string* doc = docs.Document(call->route.group, call->route.version);
+  if (!doc) {
+    call->Fail(NotFoundPathError());
+    return;
+  }
+  call->Reply(JsonResponse(200, *doc));
+}
+
+// Non-resource endpoints: GET only.
+void ServeNonResource(const CallPtr& call, const std::string& server_address,
+                      metrics::Registry& registry) {
+  if (!IsRead(call->req)) {
+    call->Fail(MethodNotAllowedError());
+    return;
+  }
+  const Route& route = call->route;
+  const ServerContext& ctx = call->ctx;
+  switch (route.kind) {
+    case RouteKind::kRoot:
+      return call->Reply(JsonResponse(200, RootPathsJson(ctx.registry)));
+    case RouteKind::kVersion:
+      return call->Reply(JsonResponse(200, VersionJson(ctx.config)));
+    case RouteKind::kHealth:
+      return call->Reply(TextResponse(200, "text/plain; charset=utf-8", "ok"));
+    case RouteKind::kMetrics:
+      return call->Reply(
+          TextResponse(200, std::string(metrics::Registry::kContentType), registry.Expose()));
+    case RouteKind::kApiVersions:
+      return ServeDiscovery(call, true, server_address);
+    case RouteKind::kApiGroupList:
+      return ServeDiscovery(call, false, server_address);
+    case RouteKind::kApiGroup:
+      return call->Reply(JsonResponse(200, ApiGroupJson(ctx.registry, route.group)));
+    case RouteKind::kResourceList:
+      return call->Reply(
+          JsonResponse(200, ApiResourceListJson(ctx.registry, route.group, route.version)));
+    case RouteKind::kOpenApiV3Index:
+    case RouteKind::kOpenApiV3Doc:
+      return ServeOpenApi(call);
+    case RouteKind::kOpenApiV2:
+    case RouteKind::kNotFound:
+    case RouteKind::kResource:
+      break;
+  }
+  call->Fail(NotFoundPathError());
+}
+
+void ServeCollection(const CallPtr& call) {
+  const std::string& m = call->req.method;
+  const bool all_namespaces = call->resource().namespaced && call->route.namespace_.empty();
+  if (m == "GET") return ServeList(call);
+  if (all_namespaces) return call->Fail(MethodNotAllowedError());
+  if (m == "POST") return ServeCreate(call);
+  if (m == "DELETE") return ServeDeleteCollection(call);
+  call->Fail(MethodNotAllowedError());
+}
+
+void ServeObject(const CallPtr& call) {
+  const std::string& m = call->req.method;
+  const std::string& sub = call->route.subresource;
+  if (sub == "binding" || sub == "eviction") {
+    if (m != "POST") return call->Fail(MethodNotAllowedError());
+    return sub == "binding" ? ServeBinding(call) : ServeEviction(call);
+  }
+  if (m == "GET") return ServeGet(call);
+  if (m == "PUT") return ServeUpdate(call);
+  if (m == "PATCH") return ServePatch(call);
+  if (m == "DELETE" && sub.empty()) return ServeDelete(call);
+  call->Fail(MethodNotAllowedError());
+}
+
+}  // namespace
+
+Handler::Handler(store::Store& store, Clock& clock, metrics::Registry& registry,
+                 ServerConfig config)
+    : state_(std::make_unique<State>(store, clock, registry, std::move(config))) {}
+
+Handler::~Handler() {
+  CancelStreams();
+  WaitIdle();
+}
+
+void Handler::Handle(Request req, std::string server_address, ResponseCallback done) {
+  Route route = ParseRoute(req.path, state_->ctx.registry);
+  auto call = std::make_shared<Call>(state_->ctx, std::move(req), std::move(route),
+                                     std::move(done));
+  // Checked after the Call exists (and is counted by WaitIdle): a request either sees the flag
+  // or is waited for by Shutdown().
+  if (state_->stopping.load()) {
+    return call->Fail(Status(StatusCode::kServiceUnavailable, "the server is shutting down"));
+  }
+  try {
+    if (call->route.kind != RouteKind::kResource) {
+      ServeNonResource(call, server_address, state_->metrics_registry);
+    } else if (call->route.collection()) {
+      ServeCollection(call);
+    } else {
+      ServeObject(call);
+    }
+  } catch (const std::exception& e) {
+    call->Fail(InternalError(std::string("internal error: ") + e.what()));
+  }
+}
+
+void Handler::WakeStreams() { state_->streams.WakeAll(); }
+void Handler::CancelStreams() { state_->streams.CancelAll(); }
+void Handler::WaitIdle() { state_->async.WaitIdle(); }
+
+void Handler::Shutdown() {
+  state_->stopping.store(true);
+  CancelStreams();
+  WaitIdle();
+}
+size_t Handler::open_streams() const { return state_->streams.size(); }
+
+}  // namespace allot::apiserver

@@ -1,0 +1,160 @@
+// PATCH in its four content types, on the main resource and on status; binding and eviction.
+#include "apiserver/server_test_fixture.h"
+
+namespace allot::apiserver {
+namespace {
+
+using PatchTest = ApiServerTest;
+
+std::string PodPath(std::string_view name) {
+  return "/api/v1/namespaces/default/pods/" + std::string(name);
+}
+
+TEST_F(PatchTest, MergePatch) {
+  CreatePod("p1");
+  auto res = Patch(PodPath("p1"), R"({"metadata":{"labels":{"x":"1"}}})",
+                   "application/merge-patch+json");
+  ASSERT_EQ(res.status, 200) << res.body;
+  EXPECT_EQ(J(res.body)["/metadata/labels/x"], "1");
+}
+
+TEST_F(PatchTest, StrategicMergePatchMergesContainersByName) {
+  CreatePod("p1");
+  auto res = Patch(PodPath("p1"),
+                   R"({"spec":{"containers":[{"name":"c","image":"nginx"}]}})",
+                   "application/strategic-merge-patch+json");
+  ASSERT_EQ(res.status, 200) << res.body;
+  J p(res.body);
+  EXPECT_EQ(p.Size("/spec/containers"), 1u);
+  EXPECT_EQ(p["/spec/containers/0/image"], "nginx");
+}
+
+TEST_F(PatchTest, JsonPatch) {
+  CreatePod("p1");
+  auto res = Patch(PodPath("p1"), R"([{"op":"add","path":"/metadata/labels","value":{"k":"v"}}])",
+                   "application/json-patch+json");
+  ASSERT_EQ(res.status, 200) << res.body;
+  EXPECT_EQ(J(res.body)["/metadata/labels/k"], "v");
+  auto failed = Patch(PodPath("p1"), R"([{"op":"remove","path":"/spec/nothing"}])",
+                      "application/json-patch+json");
+  EXPECT_EQ(failed.status, 422) << failed.body;
+}
+
+TEST_F(PatchTest, UnsupportedPatchTypeIs415) {
+  CreatePod("p1");
+  auto res = Patch(PodPath("p1"), "{}", "application/json");
+  EXPECT_EQ(res.status, 415);
+  EXPECT_EQ(J(res.body)["/reason"], "UnsupportedMediaType");
+}
+
+TEST_F(PatchTest, MissingObjectIs404) {
+  auto res = Patch(PodPath("nope"), "{}", "application/merge-patch+json");
+  EXPECT_EQ(res.status, 404);
+}
+
+TEST_F(PatchTest, StrictUnknownFieldInPatch) {
+  CreatePod("p1");
+  auto res = Must(client_->Patch(PodPath("p1") + "?fieldValidation=Strict",
+                                 R"({"spec":{"bogus":true}})", "application/merge-patch+json"));
+  EXPECT_EQ(res.status, 400) << res.body;
+  EXPECT_NE(res.body.find("unknown field"), std::string::npos);
+}
+
+TEST_F(PatchTest, StalePatchResourceVersionConflicts) {
+  CreatePod("p1");
+  auto res = Patch(PodPath("p1"), R"({"metadata":{"resourceVersion":"1","labels":{"a":"b"}}})",
+                   "application/merge-patch+json");
+  EXPECT_EQ(res.status, 409) << res.body;
+}
+
+TEST_F(PatchTest, StatusPatchChangesStatusOnly) {
+  CreatePod("p1");
+  auto res = Patch(PodPath("p1") + "/status",
+                   R"({"metadata":{"labels":{"ignored":"yes"}},"status":{"phase":"Running"}})",
+                   "application/merge-patch+json");
+  ASSERT_EQ(res.status, 200) << res.body;
+  J p(res.body);
+  EXPECT_EQ(p["/status/phase"], "Running");
+  EXPECT_EQ(p["/metadata/labels/ignored"], "<missing>");
+  // And a main-resource update does not touch status.
+  auto main = Patch(PodPath("p1"), R"({"status":{"phase":"Failed"}})",
+                    "application/merge-patch+json");
+  ASSERT_EQ(main.status, 200);
+  EXPECT_EQ(J(main.body)["/status/phase"], "Running");
+}
+
+TEST_F(PatchTest, ApplyCreatesThenUpdates) {
+  std::string yaml =
+      "apiVersion: v1\nkind: Pod\nmetadata:\n  name: a1\nspec:\n  containers:\n"
+      "  - name: c\n    image: busybox\n";
+  auto missing_manager = Patch(PodPath("a1"), yaml, "application/apply-patch+yaml");
+  EXPECT_EQ(missing_manager.status, 400);
+  auto created = Must(client_->Patch(PodPath("a1") + "?fieldManager=kubectl&force=false", yaml,
+                                     "application/apply-patch+yaml"));
+  ASSERT_EQ(created.status, 201) << created.body;
+  std::string relabel =
+      "apiVersion: v1\nkind: Pod\nmetadata:\n  name: a1\n  labels:\n    app: x\n";
+  auto updated = Must(client_->Patch(PodPath("a1") + "?fieldManager=kubectl", relabel,
+                                     "application/apply-patch+yaml"));
+  ASSERT_EQ(updated.status, 200) << updated.body;
+  EXPECT_EQ(J(updated.body)["/metadata/labels/app"], "x");
+}
+
+TEST_F(PatchTest, BindingThenConflict) {
+  CreatePod("p1");
+  std::string binding = R"({"apiVersion":"v1","kind":"Binding","metadata":{"name":"p1"},
+                            "target":{"apiVersion":"v1","kind":"Node","name":"n1"}})";
+  auto res = Post(PodPath("p1") + "/binding", binding);
+  ASSERT_EQ(res.status, 201) << res.body;
+  J s(res.body);
+  EXPECT_EQ(s["/kind"], "Status");
+  EXPECT_EQ(s["/status"], "Success");
+  EXPECT_EQ(s["/code"], "201");
+
+  J pod(Get(PodPath("p1")).body);
+  EXPECT_EQ(pod["/spec/nodeName"], "n1");
+  bool scheduled = false;
+  for (size_t i = 0; i < pod.Size("/status/conditions"); ++i) {
+    std::string base = "/status/conditions/" + std::to_string(i);
+    if (pod[(base + "/type").c_str()] == "PodScheduled") {
+      scheduled = pod[(base + "/status").c_str()] == "True";
+    }
+  }
+  EXPECT_TRUE(scheduled) << pod["/status"];
+
+  std::string again = R"({"apiVersion":"v1","kind":"Binding","metadata":{"name":"p1"},
+                          "target":{"name":"n2"}})";
+  auto conflict = Post(PodPath("p1") + "/binding", again);
+  ASSERT_EQ(conflict.status, 409) << conflict.body;
+  EXPECT_EQ(J(conflict.body)["/reason"], "Conflict");
+  EXPECT_NE(J(conflict.body)["/message"].find("pod p1 is already assigned to node \"n1\""),
+            std::string::npos)
+      << conflict.body;
+}
+
+TEST_F(PatchTest, BindingErrors) {
+  CreatePod("gated", R"("schedulingGates":[{"name":"example.com/wait"}])");
+  auto gated = Post(PodPath("gated") + "/binding", R"({"target":{"name":"n1"}})");
+  EXPECT_EQ(gated.status, 409) << gated.body;
+  auto missing = Post(PodPath("nope") + "/binding", R"({"target":{"name":"n1"}})");
+  EXPECT_EQ(missing.status, 404);
+  CreatePod("p1");
+  auto no_target = Post(PodPath("p1") + "/binding", R"({"target":{}})");
+  EXPECT_EQ(no_target.status, 422) << no_target.body;
+  auto wrong_name = Post(PodPath("p1") + "/binding",
+                         R"({"metadata":{"name":"p2"},"target":{"name":"n1"}})");
+  EXPECT_EQ(wrong_name.status, 400);
+  EXPECT_EQ(Get(PodPath("p1") + "/binding").status, 405);
+}
+
+TEST_F(PatchTest, Eviction) {
+  CreatePod("p1");
+  auto res = Post(PodPath("p1") + "/eviction",
+                  R"({"apiVersion":"policy/v1","kind":"Eviction","metadata":{"name":"p1"}})");
+  ASSERT_EQ(res.status, 201) << res.body;
+  EXPECT_EQ(Get(PodPath("p1")).status, 404);
+  EXPECT_EQ(Post(PodPath("p1") + "/eviction", "{}").status, 404);
+}
+
+}  // namespace
+}  // namespace allot::apiserver

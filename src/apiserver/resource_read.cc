@@ -1,0 +1,115 @@
+// GET of one object, LIST and WATCH.
+#include <string>
+
+#include "apiserver/handlers.h"
+#include "apiserver/output.h"
+#include "apiserver/request_params.h"
+#include "apiserver/watch_stream.h"
+
+namespace allot::apiserver {
+
+namespace {
+
+// The store's list resourceVersion for the request (api-reference §4.3): unset or "0" serve
+// the latest state; an RV with Exact (or, as Kubernetes does, with a limit) is served exactly;
+// NotOlderThan is satisfied by the latest state unless the RV is in the future.
+uint64_t ListResourceVersion(const ListParams& p, uint64_t current) {
+  if (!p.resource_version || *p.resource_version == 0) return 0;
+  const uint64_t rv = *p.resource_version;
+  const bool exact = p.resource_version_match == "Exact" ||
+                     (p.resource_version_match.empty() && p.limit > 0);
+  if (exact || rv > current) return rv;  // the store answers 504 for a future RV
+  return 0;
+}
+
+void ServeWatch(const CallPtr& call, ListParams params, const Output& output) {
+  call->set_verb("WATCH");
+  call->set_long_running();
+  ServerContext& ctx = call->ctx;
+  store::WatchOptions opts;
+  opts.namespace_ = call->route.namespace_;
+  opts.label_selector = std::move(params.label_selector);
+  opts.field_selector = std::move(params.field_selector);
+  opts.resource_version = params.resource_version.value_or(0);
+  if (call->req.Query("sendInitialEvents") == std::optional<std::string_view>("false")) {
+    opts.send_initial_events = false;
+  }
+  auto watcher = ctx.store.Watch(&call->resource(), std::move(opts));
+  if (!watcher.ok()) return call->Fail(watcher.status());
+  WatchSpec spec;
+  spec.resource = &call->resource();
+  spec.output = output;
+  spec.bookmarks = params.allow_bookmarks;
+  if (params.timeout_seconds && *params.timeout_seconds > 0) {
+    spec.deadline = ctx.clock.Steady() + std::chrono::seconds(*params.timeout_seconds);
+  }
+  auto stream = std::make_shared<WatchStream>(ctx, std::move(watcher).value(), std::move(spec));
+  ctx.streams.Add(stream);
+  Response res;
+  res.status = 200;
+  res.content_type = "application/json";
+  res.stream = std::move(stream);
+  call->Reply(std::move(res));
+}
+
+}  // namespace
+
+void ServeGet(const CallPtr& call) {
+  call->set_verb("GET");
+  auto output = NegotiateOutput(call->req);
+  if (!output.ok()) return call->Fail(output.status());
+  ServerContext& ctx = call->ctx;
+  auto obj = ctx.store.Get(call->resource(), call->route.namespace_, call->route.name);
+  if (!obj.ok()) return call->Fail(obj.status());
+  Response res = JsonResponse(
+      200, ObjectOutputJson(call->resource(), *obj, *output, ctx.clock.Now(), ctx.cache));
+  res.content_type = OutputContentType(*output, false);
+  call->Reply(std::move(res));
+}
+
+void ServeList(const CallPtr& call) {
+  call->set_verb("LIST");
+  auto params = ParseListParams(call->req, call->resource());
+  if (!params.ok()) return call->Fail(params.status());
+  auto output = NegotiateOutput(call->req);
+  if (!output.ok()) return call->Fail(output.status());
+  if (params->watch) return ServeWatch(call, std::move(params).value(), *output);
+
+  ServerContext& ctx = call->ctx;
+  store::ListOptions opts;
+  opts.namespace_ = call->route.namespace_;
+  opts.label_selector = std::move(params->label_selector);
+  opts.field_selector = std::move(params->field_selector);
+  opts.limit = params->limit;
+  opts.continue_token = params->continue_token;
+  opts.resource_version = ListResourceVersion(*params, ctx.store.CurrentResourceVersion());
+  auto list = ctx.store.List(call->resource(), opts);
+  if (!list.ok()) return call->Fail(list.status());
+
+  Page page;
+  page.items = &list->items;
+  page.resource_version = std::to_string(list->resource_version);
+  page.continue_token = list->continue_token;
+  page.remaining_item_count = list->remaining_item_count;
+  std::string body;
+  switch (output->kind) {
+    case OutputKind::kObject:
+      body = ListJson(call->resource(), page, ctx.cache);
+      break;
+    case OutputKind::kPartialMetadata:
+      body = PartialMetadataListJson(page);
+      break;
+    case OutputKind::kTable: {
+      TableOptions options;
+      options.include_object = output->include_object;
+      options.api_version = "meta.k8s.io/" + output->table_version;
+      body = TableJson(call->resource(), page, ctx.clock.Now(), options, ctx.cache);
+      break;
+    }
+  }
+  Response res = JsonResponse(200, std::move(body));
+  res.content_type = OutputContentType(*output, true);
+  call->Reply(std::move(res));
+}
+
+}  // namespace allot::apiserver

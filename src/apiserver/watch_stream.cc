@@ -1,0 +1,182 @@
+#include "apiserver/watch_stream.h"
+
+#include "apiserver/output.h"
+
+namespace allot::apiserver {
+
+namespace {
+
+// Upper bound on one chunk; the rest waits for the next Next() after the write completes.
+constexpr size_t kMaxChunkBytes = 256 * 1024;
+
+std::string Line(std::string_view type, std::string_view object_json) {
+  std::string out;
+  out.reserve(object_json.size() + 32);
+  out += "{\"type\":\"";
+  out.append(type);
+  out += "\",\"object\":";
+  out.append(object_json);
+  out += "}\n";
+  return out;
+}
+
+}  // namespace
+
+WatchStream::WatchStream(ServerContext& ctx, std::unique_ptr<store::Watcher> watcher,
+                         WatchSpec spec)
+    : ctx_(ctx), watcher_(std::move(watcher)), spec_(std::move(spec)),
+      events_sent_(ctx.metrics.watch_events.With(
+          {spec_.resource->group, spec_.resource->type->kind, spec_.resource->version})) {
+  const api::ResourceInfo& r = *spec_.resource;
+  ctx_.metrics.registered_watchers.With({r.group, r.type->kind, r.version}).Inc();
+  ctx_.metrics.longrunning.With({r.resource, "WATCH"}).Inc();
+  next_bookmark_ = ctx_.clock.Steady() + ctx_.config.bookmark_interval;
+}
+
+WatchStream::~WatchStream() {
+  watcher_->Stop();
+  const api::ResourceInfo& r = *spec_.resource;
+  ctx_.metrics.registered_watchers.With({r.group, r.type->kind, r.version}).Dec();
+  ctx_.metrics.longrunning.With({r.resource, "WATCH"}).Dec();
+  ctx_.streams.Remove(this);
+}
+
+void WatchStream::Start(std::function<void()> wake) {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    wake_ = wake;
+  }
+  // The store calls this from its committer thread; it only posts to the connection.
+  watcher_->SetNotify(std::move(wake));
+}
+
+void WatchStream::Wake() {
+  std::function<void()> wake;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    wake = wake_;
+  }
+  if (wake) wake();
+}
+
+void WatchStream::Cancel() {
+  watcher_->Stop();
+  Wake();
+}
+
+std::optional<std::chrono::steady_clock::time_point> WatchStream::Deadline() const {
+  std::optional<std::chrono::steady_clock::time_point> d = spec_.deadline;
+  if (spec_.bookmarks && (!d || next_bookmark_ < *d)) d = next_bookmark_;
+  return d;
+}
+
+std::string WatchStream::Next(bool* finished) {
+  std::string out;
+  if (!ended_) {
+    // Read progress before draining: every event up to it is then in `drained`, so a bookmark
+    // can never run ahead of an event the client has not been sent.
+    const uint64_t progress = watcher_->Progress();
+    std::vector<store::WatchEvent> drained;
+    bool alive = watcher_->Drain(drained);
+    for (auto& ev : drained) pending_.push_back(std::move(ev));
+    while (!pending_.empty() && out.size() < kMaxChunkBytes) {
+      store::WatchEvent ev = std::move(pending_.front());
+      pending_.pop_front();
+      out += EncodeEvent(ev);
+      if (ev.type == store::EventType::kError) {
+        pending_.clear();
+        alive = false;
+        break;
+      }
+    }
+    const auto now = ctx_.clock.Steady();
+    if (spec_.deadline && now >= *spec_.deadline) alive = false;
+    if (alive && spec_.bookmarks && now >= next_bookmark_) {
+      if (progress > last_rv_ && pending_.empty()) {
+        out += Line("BOOKMARK", BookmarkJson(progress));
+        last_rv_ = progress;
+      }
+      next_bookmark_ = now + ctx_.config.bookmark_interval;
+    }
+    // Events already drained are still delivered before the stream ends.
+    if (!alive && pending_.empty()) ended_ = true;
+  }
+  *finished = ended_;
+  return out;
+}
+
+std::string WatchStream::ObjectJson(const api::ObjectPtr& obj) {
+  const api::ResourceInfo& r = *spec_.resource;
+  switch (spec_.output.kind) {
+    case OutputKind::kObject:
+      return *ctx_.cache.Encode(obj);
+    case OutputKind::kPartialMetadata:
+      return PartialMetadataJson(*obj);
+    case OutputKind::kTable: {
+      std::vector<api::ObjectPtr> items = {obj};
+      Page page;
+      page.items = &items;
+      page.resource_version = obj->metadata.resourceVersion;
+      TableOptions options;
+      options.include_object = spec_.output.include_object;
+      options.api_version = "meta.k8s.io/" + spec_.output.table_version;
+      options.with_columns = first_table_;
+      first_table_ = false;
+      return TableJson(r, page, ctx_.clock.Now(), options, ctx_.cache);
+    }
+  }
+  return *ctx_.cache.Encode(obj);
+}
+
+std::string WatchStream::EncodeEvent(const store::WatchEvent& ev) {
+  if (ev.type == store::EventType::kError) {
+    return Line("ERROR", StatusJson(ev.error));
+  }
+  if (!ev.object) return {};
+  if (ev.resource_version > last_rv_) last_rv_ = ev.resource_version;
+  events_sent_.Inc();
+  if (ev.type == store::EventType::kBookmark) return Line("BOOKMARK", BookmarkJson(last_rv_));
+  return Line(store::EventTypeName(ev.type), ObjectJson(ev.object));
+}
+
+std::string WatchStream::BookmarkJson(uint64_t rv) const {
+  const api::TypeInfo& t = *spec_.resource->type;
+  return "{\"kind\":\"" + t.kind + "\",\"apiVersion\":\"" + t.api_version +
+         "\",\"metadata\":{\"resourceVersion\":\"" + std::to_string(rv) + "\"}}";
+}
+
+// --- StreamRegistry ---------------------------------------------------------------------------
+
+void StreamRegistry::Add(const std::shared_ptr<WatchStream>& stream) {
+  std::lock_guard<std::mutex> lock(mu_);
+  streams_[stream.get()] = stream;
+}
+
+void StreamRegistry::Remove(const WatchStream* stream) {
+  std::lock_guard<std::mutex> lock(mu_);
+  streams_.erase(stream);
+}
+
+std::vector<std::shared_ptr<WatchStream>> StreamRegistry::Snapshot() const {
+  std::vector<std::shared_ptr<WatchStream>> out;
+  std::lock_guard<std::mutex> lock(mu_);
+  for (const auto& [ptr, weak] : streams_) {
+    if (auto s = weak.lock()) out.push_back(std::move(s));
+  }
+  return out;
+}
+
+void StreamRegistry::WakeAll() {
+  for (const auto& s : Snapshot()) s->Wake();
+}
+
+void StreamRegistry::CancelAll() {
+  for (const auto& s : Snapshot()) s->Cancel();
+}
+
+size_t StreamRegistry::size() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return streams_.size();
+}
+
+}  // namespace allot::apiserver
