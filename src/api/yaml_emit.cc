@@ -374,7 +374,8 @@ class Emitter {
     for (size_t i = 0; i < m.members.size(); ++i) {
       if (i > 0 || !inline_first) out.append(static_cast<size_t>(indent), ' ');
       const auto& [key, value] = m.members[i];
-      out += InlineString(key);
+      // A plain "<<" key would read back as a merge key (go-yaml emits it plain anyway).
+      out += key == "<<" ? DoubleQuoted(key) : InlineString(key);
       out += ':';
       if (!value.IsCollection() || value.Empty()) {
         Scalar(value, indent, true);

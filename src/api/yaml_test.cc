@@ -109,7 +109,12 @@ TEST(YamlTest, KeysBecomeStrings) {
 }
 
 TEST(YamlTest, KeysAreSortedAndLaterDuplicatesWin) {
-  EXPECT_EQ(Convert("b: 1\na: 2\nc: {z: 1, y: 2}\na: 3\n"), R"({"a":3,"b":1,"c":{"y":2,"z":1}})");
+  EXPECT_EQ(Convert("b: 1\na: 2\nc: {z: 1, w: 2}\na: 3\n"), R"({"a":3,"b":1,"c":{"w":2,"z":1}})");
+}
+
+TEST(YamlTest, YesNoKeysAreBooleansToo) {
+  // The YAML 1.1 gotcha Kubernetes users meet: plain y/n/on/off keys are booleans.
+  EXPECT_EQ(Convert("y: 1\nn: 2\non: 3\n'y': 4\n"), R"({"false":2,"true":3,"y":4})");
 }
 
 TEST(YamlTest, BlockAndFlowCollections) {
@@ -141,8 +146,8 @@ TEST(YamlTest, BlockScalars) {
 TEST(YamlTest, AnchorsAliasesAndMerges) {
   EXPECT_EQ(Convert("a: &x {k: v}\nb: *x\nc: &s str\nd: *s\n"),
             R"({"a":{"k":"v"},"b":{"k":"v"},"c":"str","d":"str"})");
-  EXPECT_EQ(Convert("base: &b {x: 1, y: 2}\nd:\n  <<: *b\n  y: 3\n"),
-            R"({"base":{"x":1,"y":2},"d":{"x":1,"y":3}})");
+  EXPECT_EQ(Convert("base: &b {x: 1, w: 2}\nd:\n  <<: *b\n  w: 3\n"),
+            R"({"base":{"w":2,"x":1},"d":{"w":3,"x":1}})");
   // Earlier maps in a merge list take precedence.
   EXPECT_EQ(Convert("p: &p {a: 1}\nq: &q {a: 2, b: 2}\nr:\n  <<: [*p, *q]\n"),
             R"({"p":{"a":1},"q":{"a":2,"b":2},"r":{"a":1,"b":2}})");
@@ -258,6 +263,8 @@ TEST(JsonToYamlTest, QuotesStringsThatWouldBeMisread) {
   Result<std::string> r = JsonToYaml(R"({"a":"true","b":"123","c":"","d":"2024-01-02",
       "e":"- x","f":"a: b","g":"plain text","h":"y","i":"null","j":"1:20","k":"it's: x",
       "l":"tab\there","m":"0x1F","n":"#comment","o":" padded","p":"<<","q":"1e400"})");
+  // Keys follow the same rules ("n" would read back as false). "<<" has no resolver hint in
+  // go-yaml, so it stays plain.
   ASSERT_TRUE(r.ok()) << r.status().ToString();
   EXPECT_EQ(*r, R"(a: "true"
 b: "123"
@@ -272,9 +279,9 @@ j: "1:20"
 k: 'it''s: x'
 l: "tab\there"
 m: "0x1F"
-n: '#comment'
+"n": '#comment'
 o: ' padded'
-p: "<<"
+p: <<
 q: 1e400
 )");
 }

@@ -2,6 +2,7 @@
 
 #include "api/codec.h"
 #include "api/yaml.h"
+#include "apiserver/protobuf.h"
 #include "apiserver/status_json.h"
 
 namespace allot::apiserver {
@@ -39,6 +40,7 @@ Result<std::string> YamlDocument(std::string_view text) {
 Result<std::string> BodyAsJson(const Request& req) {
   MediaType ct = ParseMediaType(req.Header("Content-Type"));
   if (IsYamlType(ct.type)) return YamlDocument(req.body);
+  if (ct.type == kProtobufContentType) return ProtobufToJson(req.body);
   if (!ct.type.empty() && ct.type != "application/json" && ct.type != "*/*") {
     return UnsupportedMediaTypeError(ct.type, "application/json, application/yaml");
   }

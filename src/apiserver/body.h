@@ -14,8 +14,9 @@
 
 namespace allot::apiserver {
 
-// The body as JSON text: JSON as is, YAML (application/yaml) converted; a missing Content-Type
-// is read as JSON. 415 for other media types; 400 for malformed YAML or more than one document.
+// The body as JSON text: JSON as is, YAML (application/yaml) converted, the few protobuf kinds
+// kubectl sends (protobuf.h) converted; a missing Content-Type is read as JSON. 415 for other
+// media types; 400 for malformed YAML or more than one document.
 Result<std::string> BodyAsJson(const Request& req);
 
 // Parses JSON or YAML text regardless of the declared type (apply patches may be either).

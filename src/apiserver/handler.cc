@@ -74,6 +74,9 @@ void ServeOpenApi(const CallPtr& call) {
 // Non-resource endpoints: GET only.
 void ServeNonResource(const CallPtr& call, const std::string& server_address,
                       metrics::Registry& registry) {
+  if (call->route.kind == RouteKind::kNotFound || call->route.kind == RouteKind::kOpenApiV2) {
+    return call->Fail(NotFoundPathError());
+  }
   if (!IsRead(call->req)) {
     call->Fail(MethodNotAllowedError());
     return;

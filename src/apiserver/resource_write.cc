@@ -192,10 +192,11 @@ void ServeDelete(const CallPtr& call) {
   rapidjson::Document doc;
   const api::JsonValue* body = nullptr;
   if (call->req.body.find_first_not_of(" \t\r\n") != std::string::npos) {
-    doc.Parse(call->req.body.data(), call->req.body.size());
+    auto json = BodyAsJson(call->req);
+    if (!json.ok()) return call->Fail(json.status());
+    doc.Parse(json->data(), json->size());
     if (doc.HasParseError()) {
-      return call->Fail(api::JsonParseError(call->req.body, doc.GetErrorOffset(),
-                                            "malformed DeleteOptions"));
+      return call->Fail(api::JsonParseError(*json, doc.GetErrorOffset(), "malformed DeleteOptions"));
     }
     body = &doc;
   }

@@ -67,7 +67,7 @@ int Serve(int argc, char** argv) {
     return 1;
   }
   apiserver::ApiServerOptions opts;
-  opts.listen = listen;
+  opts.listen_address = listen;
   opts.threads = static_cast<int>(threads);
   apiserver::ApiServer server(store, clock, opts);
   if (Status s = server.Start(); !s.ok()) {

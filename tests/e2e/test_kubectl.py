@@ -1,7 +1,8 @@
 """End to end with the real kubectl (/usr/bin/kubectl, v1.32) against `allot serve`."""
 import json
 import os
-import select
+import queue
+import threading
 import time
 import unittest
 
@@ -43,7 +44,8 @@ class KubectlTest(unittest.TestCase):
         out = self.k.run("apply", "-f", ALL_KINDS).stdout
         self.assertIn("pod/trainer unchanged", out)
         self.assertIn("resourceclaim.resource.k8s.io/shared-gpu unchanged", out)
-        changed = open(ALL_KINDS).read().replace("team: ml", "team: research")
+        with open(ALL_KINDS) as f:
+            changed = f.read().replace("team: ml", "team: research")
         out = self.k.run("apply", "-f", "-", stdin=changed).stdout
         self.assertIn("namespace/demo configured", out)
         ns = json.loads(self.k.run("get", "ns", "demo", "-o", "json").stdout)
@@ -110,25 +112,25 @@ class KubectlTest(unittest.TestCase):
             "apiVersion: v1\nkind: Pod\nmetadata:\n  name: watched\n  namespace: demo\n"
             "spec:\n  containers:\n  - name: c\n    image: busybox\n"))
         proc = self.k.popen("get", "pods", "-n", "demo", "-w", "-o", "name")
+        lines = queue.Queue()
+        reader = threading.Thread(target=lambda: [lines.put(l.strip()) for l in proc.stdout],
+                                  daemon=True)
+        reader.start()
         try:
+            seen = []
             deadline = time.time() + 30
-            lines = []
-            labelled = False
-            while time.time() < deadline:
-                ready, _, _ = select.select([proc.stdout], [], [], 0.5)
-                if ready:
-                    line = proc.stdout.readline()
-                    if not line:
-                        break
-                    lines.append(line.strip())
-                if not labelled and "pod/watched" in lines:
+            changed = False
+            while time.time() < deadline and seen.count("pod/watched") < 3:
+                try:
+                    seen.append(lines.get(timeout=0.5))
+                except queue.Empty:
+                    continue
+                if not changed and "pod/watched" in seen:
                     self.k.run("label", "pod", "watched", "-n", "demo", "seen=yes")
                     self.k.run("delete", "pod", "watched", "-n", "demo")
-                    labelled = True
-                if labelled and lines.count("pod/watched") >= 3:
-                    break
-            # initial list, the label change, and the deletion
-            self.assertGreaterEqual(lines.count("pod/watched"), 3, lines)
+                    changed = True
+            # the initial list, the label change, and the deletion
+            self.assertGreaterEqual(seen.count("pod/watched"), 3, seen)
         finally:
             proc.kill()
             proc.wait()

@@ -18,8 +18,8 @@ class PythonClientTest(unittest.TestCase):
     def tearDownClass(cls):
         cls.server.cleanup()
 
-    def pod(self, name):
-        return client.V1Pod(metadata=client.V1ObjectMeta(name=name, labels={"app": "py"}),
+    def pod(self, name, app="py"):
+        return client.V1Pod(metadata=client.V1ObjectMeta(name=name, labels={"app": app}),
                             spec=client.V1PodSpec(containers=[
                                 client.V1Container(name="c", image="busybox")]))
 
@@ -50,9 +50,9 @@ class PythonClientTest(unittest.TestCase):
         with self.assertRaises(client.ApiException) as ctx:
             self.api.read_namespaced_pod("missing", "default")
         self.assertEqual(ctx.exception.status, 404)
-        self.api.create_namespaced_pod("default", self.pod("dup"))
+        self.api.create_namespaced_pod("default", self.pod("dup", app="dup"))
         with self.assertRaises(client.ApiException) as ctx:
-            self.api.create_namespaced_pod("default", self.pod("dup"))
+            self.api.create_namespaced_pod("default", self.pod("dup", app="dup"))
         self.assertEqual(ctx.exception.status, 409)
 
 

@@ -1,0 +1,267 @@
+#include "apiserver/protobuf.h"
+
+#include <rapidjson/stringbuffer.h>
+#include <rapidjson/writer.h>
+
+#include <cstdint>
+#include <vector>
+
+#include "apiserver/status_json.h"
+#include "common/time.h"
+
+namespace allot::apiserver {
+
+namespace {
+
+using Writer = rapidjson::Writer<rapidjson::StringBuffer>;
+
+// --- wire format ------------------------------------------------------------------------------
+
+struct WireField {
+  int number = 0;
+  int wire_type = 0;
+  uint64_t varint = 0;     // wire types 0, 1, 5
+  std::string_view bytes;  // wire type 2
+};
+
+bool ReadVarint(std::string_view& in, uint64_t& out) {
+  out = 0;
+  for (int shift = 0; shift < 64 && !in.empty(); shift += 7) {
+    uint8_t b = static_cast<uint8_t>(in.front());
+    in.remove_prefix(1);
+    out |= static_cast<uint64_t>(b & 0x7f) << shift;
+    if (!(b & 0x80)) return true;
+  }
+  return false;
+}
+
+bool ReadFixed(std::string_view& in, int bytes, uint64_t& out) {
+  if (in.size() < static_cast<size_t>(bytes)) return false;
+  out = 0;
+  for (int i = 0; i < bytes; ++i) out |= static_cast<uint64_t>(static_cast<uint8_t>(in[i])) << (8 * i);
+  in.remove_prefix(bytes);
+  return true;
+}
+
+Result<std::vector<WireField>> ParseMessage(std::string_view in) {
+  std::vector<WireField> out;
+  while (!in.empty()) {
+    uint64_t key = 0;
+    if (!ReadVarint(in, key)) return BadRequestError("malformed protobuf: bad field key");
+    WireField f;
+    f.number = static_cast<int>(key >> 3);
+    f.wire_type = static_cast<int>(key & 7);
+    bool ok = false;
+    switch (f.wire_type) {
+      case 0: ok = ReadVarint(in, f.varint); break;
+      case 1: ok = ReadFixed(in, 8, f.varint); break;
+      case 5: ok = ReadFixed(in, 4, f.varint); break;
+      case 2: {
+        uint64_t len = 0;
+        ok = ReadVarint(in, len) && len <= in.size();
+        if (ok) {
+          f.bytes = in.substr(0, len);
+          in.remove_prefix(len);
+        }
+        break;
+      }
+      default: break;
+    }
+    if (!ok) return BadRequestError("malformed protobuf: truncated field " + std::to_string(f.number));
+    out.push_back(f);
+  }
+  return out;
+}
+
+// --- schemas of the few messages we read ---------------------------------------------------
+
+enum class Type { kString, kInt, kBool, kMessage, kStringMap, kTime };
+
+struct Message;
+struct Field {
+  int number;
+  const char* name;
+  Type type;
+  const Message* message = nullptr;
+  bool repeated = false;
+};
+struct Message {
+  std::vector<Field> fields;
+};
+
+const Message kOwnerReference{{{1, "kind", Type::kString},
+                               {3, "name", Type::kString},
+                               {4, "uid", Type::kString},
+                               {5, "apiVersion", Type::kString},
+                               {6, "controller", Type::kBool},
+                               {7, "blockOwnerDeletion", Type::kBool}}};
+const Message kObjectMeta{{{1, "name", Type::kString},
+                           {2, "generateName", Type::kString},
+                           {3, "namespace", Type::kString},
+                           {5, "uid", Type::kString},
+                           {6, "resourceVersion", Type::kString},
+                           {7, "generation", Type::kInt},
+                           {8, "creationTimestamp", Type::kTime},
+                           {9, "deletionTimestamp", Type::kTime},
+                           {10, "deletionGracePeriodSeconds", Type::kInt},
+                           {11, "labels", Type::kStringMap},
+                           {12, "annotations", Type::kStringMap},
+                           {13, "ownerReferences", Type::kMessage, &kOwnerReference, true},
+                           {14, "finalizers", Type::kString, nullptr, true}}};
+const Message kNamespaceSpec{{{1, "finalizers", Type::kString, nullptr, true}}};
+const Message kNamespaceStatus{{{1, "phase", Type::kString}}};
+const Message kNamespace{{{1, "metadata", Type::kMessage, &kObjectMeta},
+                          {2, "spec", Type::kMessage, &kNamespaceSpec},
+                          {3, "status", Type::kMessage, &kNamespaceStatus}}};
+const Message kPreconditions{{{1, "uid", Type::kString}, {2, "resourceVersion", Type::kString}}};
+const Message kDeleteOptions{{{1, "gracePeriodSeconds", Type::kInt},
+                              {2, "preconditions", Type::kMessage, &kPreconditions},
+                              {3, "orphanDependents", Type::kBool},
+                              {4, "propagationPolicy", Type::kString},
+                              {5, "dryRun", Type::kString, nullptr, true}}};
+const Message kEviction{{{1, "metadata", Type::kMessage, &kObjectMeta},
+                         {2, "deleteOptions", Type::kMessage, &kDeleteOptions}}};
+const Message kObjectReference{{{1, "kind", Type::kString},
+                                {2, "namespace", Type::kString},
+                                {3, "name", Type::kString},
+                                {4, "uid", Type::kString},
+                                {5, "apiVersion", Type::kString},
+                                {6, "resourceVersion", Type::kString},
+                                {7, "fieldPath", Type::kString}}};
+const Message kBinding{{{1, "metadata", Type::kMessage, &kObjectMeta},
+                        {2, "target", Type::kMessage, &kObjectReference}}};
+
+// --- JSON output ------------------------------------------------------------------------------
+
+Status WriteMessage(Writer& w, std::string_view bytes, const Message& m, int depth);
+
+void Str(Writer& w, std::string_view s) {
+  w.String(s.data(), static_cast<rapidjson::SizeType>(s.size()));
+}
+
+Status WriteScalar(Writer& w, const WireField& f, const Field& spec, int depth) {
+  switch (spec.type) {
+    case Type::kString:
+      if (f.wire_type != 2) return BadRequestError("malformed protobuf: expected a string");
+      Str(w, f.bytes);
+      return Status::Ok();
+    case Type::kInt:
+      w.Int64(static_cast<int64_t>(f.varint));
+      return Status::Ok();
+    case Type::kBool:
+      w.Bool(f.varint != 0);
+      return Status::Ok();
+    case Type::kTime: {
+      ALLOT_ASSIGN_OR_RETURN(auto parts, ParseMessage(f.bytes));
+      int64_t seconds = 0;
+      for (const WireField& p : parts) {
+        if (p.number == 1) seconds = static_cast<int64_t>(p.varint);
+      }
+      Str(w, Time::FromUnixSeconds(seconds).ToRfc3339());
+      return Status::Ok();
+    }
+    case Type::kMessage:
+      if (f.wire_type != 2) return BadRequestError("malformed protobuf: expected a message");
+      return WriteMessage(w, f.bytes, *spec.message, depth + 1);
+    case Type::kStringMap:
+      break;
+  }
+  return Status::Ok();
+}
+
+Status WriteStringMap(Writer& w, const std::vector<WireField>& fields, int number) {
+  w.StartObject();
+  for (const WireField& f : fields) {
+    if (f.number != number || f.wire_type != 2) continue;
+    ALLOT_ASSIGN_OR_RETURN(auto entry, ParseMessage(f.bytes));
+    std::string_view key, value;
+    for (const WireField& e : entry) {
+      if (e.number == 1) key = e.bytes;
+      if (e.number == 2) value = e.bytes;
+    }
+    w.Key(key.data(), static_cast<rapidjson::SizeType>(key.size()));
+    Str(w, value);
+  }
+  w.EndObject();
+  return Status::Ok();
+}
+
+Status WriteMessage(Writer& w, std::string_view bytes, const Message& m, int depth) {
+  if (depth > 16) return BadRequestError("malformed protobuf: nested too deeply");
+  ALLOT_ASSIGN_OR_RETURN(auto fields, ParseMessage(bytes));
+  w.StartObject();
+  for (const Field& spec : m.fields) {
+    std::vector<const WireField*> values;
+    for (const WireField& f : fields) {
+      if (f.number == spec.number) values.push_back(&f);
+    }
+    if (values.empty()) continue;
+    w.Key(spec.name);
+    if (spec.type == Type::kStringMap) {
+      ALLOT_RETURN_IF_ERROR(WriteStringMap(w, fields, spec.number));
+    } else if (spec.repeated) {
+      w.StartArray();
+      for (const WireField* f : values) ALLOT_RETURN_IF_ERROR(WriteScalar(w, *f, spec, depth));
+      w.EndArray();
+    } else {
+      ALLOT_RETURN_IF_ERROR(WriteScalar(w, *values.back(), spec, depth));
+    }
+  }
+  w.EndObject();
+  return Status::Ok();
+}
+
+const Message* MessageFor(std::string_view api_version, std::string_view kind) {
+  if (api_version == "v1" && kind == "Namespace") return &kNamespace;
+  if (api_version == "v1" && kind == "Binding") return &kBinding;
+  if ((api_version == "policy/v1" || api_version == "policy/v1beta1") && kind == "Eviction") {
+    return &kEviction;
+  }
+  if (kind == "DeleteOptions") return &kDeleteOptions;
+  return nullptr;
+}
+
+}  // namespace
+
+Result<std::string> ProtobufToJson(std::string_view body) {
+  constexpr std::string_view kMagic("k8s\0", 4);
+  if (body.substr(0, 4) != kMagic) return BadRequestError("malformed protobuf: missing prefix");
+  ALLOT_ASSIGN_OR_RETURN(auto unknown, ParseMessage(body.substr(4)));
+  std::string_view api_version, kind, raw;
+  for (const WireField& f : unknown) {
+    if (f.number == 2) raw = f.bytes;
+    if (f.number != 1) continue;
+    ALLOT_ASSIGN_OR_RETURN(auto type_meta, ParseMessage(f.bytes));
+    for (const WireField& t : type_meta) {
+      if (t.number == 1) api_version = t.bytes;
+      if (t.number == 2) kind = t.bytes;
+    }
+  }
+  const Message* message = MessageFor(api_version, kind);
+  if (!message) {
+    return UnsupportedMediaTypeError(
+        std::string(kProtobufContentType) + " for " + std::string(api_version) + " " +
+            std::string(kind),
+        "application/json, application/yaml");
+  }
+  rapidjson::StringBuffer buf;
+  Writer w(buf);
+  // The typed message's fields, wrapped with apiVersion and kind.
+  rapidjson::StringBuffer inner_buf;
+  Writer inner(inner_buf);
+  ALLOT_RETURN_IF_ERROR(WriteMessage(inner, raw, *message, 0));
+  std::string inner_json(inner_buf.GetString(), inner_buf.GetSize());
+  w.StartObject();
+  w.Key("apiVersion");
+  Str(w, api_version);
+  w.Key("kind");
+  Str(w, kind);
+  w.EndObject();
+  std::string head(buf.GetString(), buf.GetSize());
+  head.pop_back();  // drop '}' and splice in the message's members
+  if (inner_json.size() > 2) head += "," + inner_json.substr(1);
+  else head += "}";
+  return head;
+}
+
+}  // namespace allot::apiserver

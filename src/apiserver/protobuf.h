@@ -1,0 +1,25 @@
+// Request bodies in Kubernetes' protobuf encoding (application/vnd.kubernetes.protobuf).
+//
+// kubectl's typed clients send protobuf whatever the server advertises: `kubectl create
+// namespace` POSTs a protobuf Namespace and `kubectl drain` a protobuf Eviction. The server
+// answers in JSON (clients accept it); only these few request kinds are decoded, into the JSON
+// the rest of the server reads. Anything else stays a 415.
+//
+// Wire format: the magic "k8s\0", then a runtime.Unknown message {typeMeta{apiVersion, kind},
+// raw (the typed message), contentEncoding, contentType}.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include "common/status.h"
+
+namespace allot::apiserver {
+
+inline constexpr std::string_view kProtobufContentType = "application/vnd.kubernetes.protobuf";
+
+// JSON for a protobuf body of a supported kind (Namespace, Eviction, DeleteOptions, Binding);
+// 415 for other kinds, 400 for malformed input.
+Result<std::string> ProtobufToJson(std::string_view body);
+
+}  // namespace allot::apiserver
