@@ -22,10 +22,10 @@ constexpr int kMaxDepth = 1000;
 struct JNode {
   enum class Kind { kNull, kTrue, kFalse, kNumber, kString, kArray, kObject };
   Kind kind = Kind::kNull;
-  std::string text;  // number text or string value
-  std::vector<JNode> items;
-  std::vector<std::pair<std::string, JNode>> members;
-  bool Empty() const { return items.empty() && members.empty(); }
+  std::string text;         // number text or string value
+  std::vector<JNode> items;  // array elements, or object member values
+  std::vector<std::string> keys;  // object member names, parallel to `items`
+  bool Empty() const { return items.empty(); }
   bool IsCollection() const { return kind == Kind::kArray || kind == Kind::kObject; }
 };
 
@@ -62,12 +62,9 @@ class TreeHandler : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, TreeH
       return &root;
     }
     JNode* parent = stack_.back();
-    if (parent->kind == JNode::Kind::kArray) {
-      parent->items.push_back(std::move(n));
-      return &parent->items.back();
-    }
-    parent->members.emplace_back(std::move(key_), std::move(n));
-    return &parent->members.back().second;
+    if (parent->kind == JNode::Kind::kObject) parent->keys.push_back(std::move(key_));
+    parent->items.push_back(std::move(n));
+    return &parent->items.back();
   }
   bool Add(JNode::Kind kind, std::string_view text) {
     Place(kind, text);
@@ -154,15 +151,21 @@ void Normalize(JNode& n) {
   for (JNode& item : n.items) Normalize(item);
   if (n.kind != JNode::Kind::kObject) return;
   std::unordered_map<std::string, size_t> last;
-  for (size_t i = 0; i < n.members.size(); ++i) last[n.members[i].first] = i;
-  std::vector<std::pair<std::string, JNode>> kept;
-  for (size_t i = 0; i < n.members.size(); ++i) {
-    if (last[n.members[i].first] == i) kept.push_back(std::move(n.members[i]));
+  for (size_t i = 0; i < n.keys.size(); ++i) last[n.keys[i]] = i;
+  std::vector<size_t> kept;
+  for (size_t i = 0; i < n.keys.size(); ++i) {
+    if (last[n.keys[i]] == i) kept.push_back(i);
   }
   std::stable_sort(kept.begin(), kept.end(),
-                   [](const auto& x, const auto& y) { return KeyLess(x.first, y.first); });
-  n.members = std::move(kept);
-  for (auto& m : n.members) Normalize(m.second);
+                   [&](size_t x, size_t y) { return KeyLess(n.keys[x], n.keys[y]); });
+  std::vector<std::string> keys;
+  std::vector<JNode> items;
+  for (size_t i : kept) {
+    keys.push_back(std::move(n.keys[i]));
+    items.push_back(std::move(n.items[i]));
+  }
+  n.keys = std::move(keys);
+  n.items = std::move(items);
 }
 
 // --- scalar styles ----------------------------------------------------------------------------
@@ -371,9 +374,10 @@ class Emitter {
   }
 
   void Mapping(const JNode& m, int indent, bool inline_first) {
-    for (size_t i = 0; i < m.members.size(); ++i) {
+    for (size_t i = 0; i < m.items.size(); ++i) {
       if (i > 0 || !inline_first) out.append(static_cast<size_t>(indent), ' ');
-      const auto& [key, value] = m.members[i];
+      const std::string& key = m.keys[i];
+      const JNode& value = m.items[i];
       // A plain "<<" key would read back as a merge key (go-yaml emits it plain anyway).
       out += key == "<<" ? DoubleQuoted(key) : InlineString(key);
       out += ':';

@@ -129,7 +129,7 @@ TEST_F(CrudTest, MalformedJsonIs400WithPosition) {
 }
 
 TEST_F(CrudTest, UnsupportedMediaTypeIs415) {
-  auto res = Post(kPods, "xx", {{"Content-Type", "application/vnd.kubernetes.protobuf"}});
+  auto res = Post(kPods, "xx", {{"Content-Type", "application/cbor"}});
   EXPECT_EQ(res.status, 415);
   EXPECT_EQ(J(res.body)["/reason"], "UnsupportedMediaType");
 }
