@@ -110,8 +110,10 @@ class TreeBuilder : public YAML::EventHandler {
  public:
   std::vector<YNode> nodes;
   std::optional<uint32_t> root;
+  YAML::Mark start;  // where the document began
 
-  void OnDocumentStart(const YAML::Mark&) override {
+  void OnDocumentStart(const YAML::Mark& mark) override {
+    start = mark;
     nodes.clear();
     root.reset();
     anchors_.clear();
@@ -524,7 +526,8 @@ class Converter {
 };
 
 // Parses `yaml` and converts up to `limit` documents (0: all). Null documents are skipped
-// unless `keep_null`.
+// unless `keep_null`. With a limit, text after the last converted document is not looked at
+// (so junk after the first document is tolerated, where go-yaml would complain).
 Result<std::vector<std::string>> Convert(std::string_view yaml, size_t limit, bool keep_null) {
   if (std::optional<std::string> problem = CheckInput(yaml)) return ConversionError(*problem);
   std::vector<std::string> docs;
@@ -532,7 +535,15 @@ Result<std::vector<std::string>> Convert(std::string_view yaml, size_t limit, bo
     std::istringstream in{std::string(yaml)};
     YAML::Parser parser(in);
     TreeBuilder builder;
+    int previous_start = -1;
     while (parser.HandleNextDocument(builder)) {
+      // yaml-cpp 0.7 leaves a stray flow token (the "," in "[a],") unconsumed and reports an
+      // empty document at the same place forever. Every real document consumes input.
+      if (builder.start.pos == previous_start) {
+        return ConversionError("yaml: line " + std::to_string(builder.start.line + 1) +
+                               ": did not find expected node content");
+      }
+      previous_start = builder.start.pos;
       std::string out = "null";
       if (builder.root) {
         out.clear();

@@ -210,6 +210,16 @@ TEST(YamlTest, ParseErrorsCarryTheLine) {
   EXPECT_NE(r.status().message().find("yaml: line 1:"), std::string::npos) << r.status().message();
 }
 
+TEST(YamlTest, StrayFlowEntryAtBlockLevelIsAnErrorNotAHang) {
+  // yaml-cpp 0.7 alone loops forever on these (found by decode_fuzz).
+  for (const char* text : {",", "[a],", "{a: b},", "'x',", "a: 1\n---\n, b\n"}) {
+    Result<std::vector<std::string>> r = YamlToJson(text);
+    ASSERT_FALSE(r.ok()) << text;
+    EXPECT_NE(r.status().message().find("did not find expected node content"), std::string::npos)
+        << r.status().message();
+  }
+}
+
 TEST(YamlTest, InputCheckedLikeGoYamlsReader) {
   EXPECT_EQ(Convert(std::string("a: \x01\n")),
             "ERROR: error converting YAML to JSON: yaml: control characters are not allowed");

@@ -6,13 +6,12 @@
 // callback and the stream's wake function, which both post to the strand.
 #include "apiserver/connection.h"
 
+#include <atomic>
 #include <boost/asio/post.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/write.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
-
-#include <atomic>
 #include <memory>
 #include <optional>
 #include <string>
@@ -39,8 +38,11 @@ constexpr size_t kMaxUnreadWhileStreaming = 64 * 1024;
 class Connection : public std::enable_shared_from_this<Connection> {
  public:
   Connection(tcp::socket socket, Handler& handler, Clock& clock, const ConnectionOptions& opts)
-      : stream_(std::move(socket)), timer_(stream_.get_executor()), handler_(handler),
-        clock_(clock), opts_(opts) {
+      : stream_(std::move(socket)),
+        timer_(stream_.get_executor()),
+        handler_(handler),
+        clock_(clock),
+        opts_(opts) {
     beast::error_code ec;
     auto local = stream_.socket().local_endpoint(ec);
     if (!ec) server_address_ = local.address().to_string() + ":" + std::to_string(local.port());
@@ -89,10 +91,9 @@ void Connection::ReadHeader() {
   parser_->header_limit(kHeaderLimit);
   parser_->body_limit(opts_.max_body_bytes);
   stream_.expires_after(opts_.idle_timeout);
-  http::async_read_header(stream_, buffer_, *parser_,
-                          [self = shared_from_this()](beast::error_code ec, size_t) {
-                            self->OnHeader(ec);
-                          });
+  http::async_read_header(
+      stream_, buffer_, *parser_,
+      [self = shared_from_this()](beast::error_code ec, size_t) { self->OnHeader(ec); });
 }
 
 void Connection::OnHeader(beast::error_code ec) {
@@ -123,10 +124,9 @@ void Connection::OnHeader(beast::error_code ec) {
 }
 
 void Connection::ReadBody() {
-  http::async_read(stream_, buffer_, *parser_,
-                   [self = shared_from_this()](beast::error_code ec, size_t) {
-                     self->OnRequest(ec);
-                   });
+  http::async_read(
+      stream_, buffer_, *parser_,
+      [self = shared_from_this()](beast::error_code ec, size_t) { self->OnRequest(ec); });
 }
 
 Request Connection::Convert() {
@@ -191,8 +191,8 @@ void Connection::Send(Response res) {
 
 void Connection::StartStream(Response res) {
   source_ = std::move(res.stream);
-  auto msg = std::make_shared<http::response<http::empty_body>>(
-      static_cast<http::status>(res.status), 11);
+  auto msg =
+      std::make_shared<http::response<http::empty_body>>(static_cast<http::status>(res.status), 11);
   msg->set(http::field::content_type, res.content_type);
   msg->set(http::field::cache_control, "no-cache, private");
   for (const auto& [name, value] : res.headers) msg->insert(name, value);
@@ -229,10 +229,14 @@ void Connection::Pump() {
   if (!data.empty()) {
     writing_ = true;
     chunk_ = std::move(data);
+    // A client that stops reading is dropped instead of holding the watch forever. (The
+    // pending disconnect read was started without a deadline and is not affected.)
+    stream_.expires_after(kWriteTimeout);
     net::async_write(stream_, http::make_chunk(net::buffer(chunk_)),
                      [self = shared_from_this()](beast::error_code ec, size_t) {
                        self->writing_ = false;
                        if (ec) return self->Close();
+                       self->stream_.expires_never();
                        self->Pump();
                      });
     return;
@@ -268,6 +272,7 @@ void Connection::WatchForDisconnect() {
 
 void Connection::FinishStream() {
   writing_ = true;  // no more Pump() writes
+  stream_.expires_after(kWriteTimeout);
   net::async_write(stream_, http::make_chunk_last(),
                    [self = shared_from_this()](beast::error_code, size_t) { self->Close(); });
 }

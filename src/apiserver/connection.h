@@ -3,7 +3,6 @@
 #pragma once
 
 #include <boost/asio/ip/tcp.hpp>
-
 #include <chrono>
 #include <cstddef>
 

@@ -20,7 +20,10 @@ void AsyncTracker::WaitIdle() {
 }
 
 Call::Call(ServerContext& c, Request r, Route rt, ResponseCallback done)
-    : ctx(c), req(std::move(r)), route(std::move(rt)), done_(std::move(done)),
+    : ctx(c),
+      req(std::move(r)),
+      route(std::move(rt)),
+      done_(std::move(done)),
       start_(std::chrono::steady_clock::now()) {
   ctx.async.Begin();
   ctx.metrics.inflight.With({"readOnly"}).Inc();
@@ -50,8 +53,7 @@ void Call::RecordStoreLatency(const char* operation, std::chrono::steady_clock::
 void Call::Reply(Response res) {
   if (replied_.exchange(true)) return;
   const std::string resource = route.resource ? route.resource->resource : "";
-  ctx.metrics.requests.With({std::to_string(res.status), resource, route.subresource, verb_})
-      .Inc();
+  ctx.metrics.requests.With({std::to_string(res.status), resource, route.subresource, verb_}).Inc();
   if (!long_running_) {
     std::chrono::duration<double> d = std::chrono::steady_clock::now() - start_;
     ctx.metrics.request_duration.With({resource, route.subresource, verb_}).Observe(d.count());

@@ -25,11 +25,17 @@ namespace allot::apiserver {
 class StreamRegistry;
 class OpenApiDocs;
 
+// Runs a task on some io thread. Store completions are handed over with it so that encoding
+// responses never happens on the store's committer thread.
+using Executor = std::function<void(std::function<void()>)>;
+
 struct ServerConfig {
   std::string git_version = "v1.34.0-allot";
   std::string major = "1";
   std::string minor = "34";
   std::chrono::milliseconds bookmark_interval{1000};
+  // Null: completions run where the store calls them (tests of the handler alone).
+  Executor executor;
 };
 
 // Counts requests (Calls) still alive, so that shutdown can wait for the store to complete
@@ -86,8 +92,9 @@ class Call : public std::enable_shared_from_this<Call> {
   void Reply(Response res);
   void Fail(const Status& status) { Reply(ErrorResponse(status)); }
 
-  // Wraps a store completion callback: keeps the Call alive until it ran, records the write
-  // latency under `operation`, and turns exceptions into a 500 reply.
+  // Wraps a store completion callback: records the write latency under `operation`, then runs
+  // `fn` on an io thread (config.executor), keeping the Call alive until it ran; exceptions
+  // become a 500 reply.
   template <class T>
   std::function<void(T)> Track(const char* operation, std::function<void(T)> fn);
 
@@ -108,10 +115,19 @@ std::function<void(T)> Call::Track(const char* operation, std::function<void(T)>
   auto start = std::chrono::steady_clock::now();
   return [self = shared_from_this(), operation, start, fn = std::move(fn)](T result) {
     self->RecordStoreLatency(operation, start);
-    try {
-      fn(std::move(result));
-    } catch (const std::exception& e) {
-      self->Fail(InternalError(std::string("internal error: ") + e.what()));
+    auto shared = std::make_shared<T>(std::move(result));
+    auto run = [self, fn, shared] {
+      try {
+        fn(std::move(*shared));
+      } catch (const std::exception& e) {
+        self->Fail(InternalError(std::string("internal error: ") + e.what()));
+      }
+    };
+    const Executor& executor = self->ctx.config.executor;
+    if (executor) {
+      executor(std::move(run));
+    } else {
+      run();
     }
   };
 }

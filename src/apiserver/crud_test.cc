@@ -156,8 +156,7 @@ TEST_F(CrudTest, StrictFieldValidation) {
   EXPECT_EQ(warn.Header("Warning"), "299 - \"unknown field \\\"spec.bogus\\\"\"");
   EXPECT_EQ(J(warn.body)["/spec/bogus"], "<missing>");
 
-  auto ignore = Post(std::string(kPods) + "?fieldValidation=Ignore",
-                     PodJson("p2", R"("bogus":1)"));
+  auto ignore = Post(std::string(kPods) + "?fieldValidation=Ignore", PodJson("p2", R"("bogus":1)"));
   ASSERT_EQ(ignore.status, 201);
   EXPECT_TRUE(ignore.Headers("Warning").empty());
 
@@ -241,8 +240,8 @@ TEST_F(CrudTest, DeleteWithFinalizerReturnsObject) {
   J obj(res.body);
   EXPECT_EQ(obj["/kind"], "Pod");
   EXPECT_NE(obj["/metadata/deletionTimestamp"], "<missing>");
-  auto precondition = Delete(std::string(kPods) + "/f1",
-                             R"({"preconditions":{"uid":"not-the-uid"}})");
+  auto precondition =
+      Delete(std::string(kPods) + "/f1", R"({"preconditions":{"uid":"not-the-uid"}})");
   EXPECT_EQ(precondition.status, 409);
 }
 

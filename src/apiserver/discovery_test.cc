@@ -158,8 +158,8 @@ TEST_F(DiscoveryTest, DefaultTableColumns) {
   // Kinds without printer columns get NAME and "Created At".
   for (const auto& r : api::ResourceRegistry::Default().All()) {
     if (!r.columns.empty() || r.namespaced) continue;
-    std::string path = (r.group.empty() ? "/api/" : "/apis/" + r.group + "/") + r.version + "/" +
-                       r.resource;
+    std::string path =
+        (r.group.empty() ? "/api/" : "/apis/" + r.group + "/") + r.version + "/" + r.resource;
     J t(Get(path, {{"Accept", kTableAccept}}).body);
     EXPECT_EQ(t["/columnDefinitions/1/name"], "Created At") << path;
     return;

@@ -13,7 +13,9 @@ namespace allot::apiserver {
 
 struct Handler::State {
   State(store::Store& store, Clock& clock, metrics::Registry& registry, ServerConfig cfg)
-      : config(std::move(cfg)), metrics_registry(registry), metrics(registry, store),
+      : config(std::move(cfg)),
+        metrics_registry(registry),
+        metrics(registry, store),
         openapi(api::ResourceRegistry::Default(), config.git_version),
         ctx{store,   clock, api::ResourceRegistry::Default(), metrics, cache, streams, async,
             openapi, config} {}
@@ -51,8 +53,8 @@ void ServeDiscovery(const CallPtr& call, bool core, const std::string& server_ad
     call->Reply(std::move(r));
     return;
   }
-  Response r = JsonResponse(200, core ? ApiVersionsJson(server_address)
-                                      : ApiGroupListJson(registry));
+  Response r =
+      JsonResponse(200, core ? ApiVersionsJson(server_address) : ApiGroupListJson(registry));
   r.headers.emplace_back("Vary", "Accept");
   call->Reply(std::move(r));
 }
@@ -150,8 +152,8 @@ Handler::~Handler() {
 
 void Handler::Handle(Request req, std::string server_address, ResponseCallback done) {
   Route route = ParseRoute(req.path, state_->ctx.registry);
-  auto call = std::make_shared<Call>(state_->ctx, std::move(req), std::move(route),
-                                     std::move(done));
+  auto call =
+      std::make_shared<Call>(state_->ctx, std::move(req), std::move(route), std::move(done));
   // Checked after the Call exists (and is counted by WaitIdle): a request either sees the flag
   // or is waited for by Shutdown().
   if (state_->stopping.load()) {

@@ -44,7 +44,7 @@ using Transform = std::function<Result<std::unique_ptr<api::Object>>(const api::
 // `first` is transform(*current), computed by the caller on the io thread so that the store's
 // committer thread does no JSON work in the common case. The UpdateFn hands `first` to the
 // store when the object is still at current's resourceVersion, and recomputes otherwise.
-store::UpdateFn PrecomputedUpdate(const api::ObjectPtr& current,
-                                  std::unique_ptr<api::Object> first, Transform transform);
+store::UpdateFn PrecomputedUpdate(const api::ObjectPtr& current, std::unique_ptr<api::Object> first,
+                                  Transform transform);
 
 }  // namespace allot::apiserver

@@ -135,8 +135,8 @@ struct OpSpec {
   std::string description;
   Gvk gvk;
   std::string response_ref;
-  std::string body_ref;                    // "" for none
-  std::vector<std::string> body_types;     // request body media types
+  std::string body_ref;                 // "" for none
+  std::vector<std::string> body_types;  // request body media types
   enum { kNone, kList, kWrite, kPatch, kDelete, kDeleteCollection } params = kNone;
 };
 
@@ -232,8 +232,11 @@ struct PathSpec {
 class DocBuilder {
  public:
   DocBuilder(const api::ResourceRegistry& registry, std::string group, std::string version)
-      : registry_(registry), group_(std::move(group)), version_(std::move(version)),
-        schemas_(SchemaPrefix(group_, version_)), infix_(OperationInfix(group_, version_)),
+      : registry_(registry),
+        group_(std::move(group)),
+        version_(std::move(version)),
+        schemas_(SchemaPrefix(group_, version_)),
+        infix_(OperationInfix(group_, version_)),
         tag_(infix_) {}
 
   std::string Build(const std::string& server_version);
@@ -272,9 +275,9 @@ void DocBuilder::AddResource(const api::ResourceInfo& r) {
   const Gvk list_gvk{r.group, r.version, r.type->kind + "List"};
   schemas_.AddKind(r.type->schema(), gvk);
   schemas_.AddList(gvk, list_gvk);
-  const std::string prefix = group_.empty() ? "/api/" + version_ : "/apis/" + group_ + "/" + version_;
-  const std::string base =
-      prefix + (r.namespaced ? "/namespaces/{namespace}/" : "/") + r.resource;
+  const std::string prefix =
+      group_.empty() ? "/api/" + version_ : "/apis/" + group_ + "/" + version_;
+  const std::string base = prefix + (r.namespaced ? "/namespaces/{namespace}/" : "/") + r.resource;
   std::vector<std::string> patch_types = {"application/apply-patch+yaml",
                                           "application/json-patch+json",
                                           "application/merge-patch+json"};

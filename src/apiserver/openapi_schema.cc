@@ -229,14 +229,16 @@ void SchemaSet::WriteObject(JsonWriter& w, const SchemaNode& node, const Compone
   if (!c.gvks.empty()) {
     w.Key("apiVersion");
     w.StartObject();
-    KV(w, "description", "APIVersion defines the versioned schema of this representation of an "
-                         "object.");
+    KV(w, "description",
+       "APIVersion defines the versioned schema of this representation of an "
+       "object.");
     TypeOnly(w, "string");
     w.EndObject();
     w.Key("kind");
     w.StartObject();
-    KV(w, "description", "Kind is a string value representing the REST resource this object "
-                         "represents.");
+    KV(w, "description",
+       "Kind is a string value representing the REST resource this object "
+       "represents.");
     TypeOnly(w, "string");
     w.EndObject();
   }
@@ -321,12 +323,21 @@ void WriteMetaComponents(JsonWriter& w) {
     w.EndObject();
   };
   simple(kStatusRef, "Status is a return value for calls that don't return other objects.",
-         {{"apiVersion", "string"}, {"code", "integer"}, {"details", "object"},
-          {"kind", "string"}, {"message", "string"}, {"metadata", "object"},
-          {"reason", "string"}, {"status", "string"}});
+         {{"apiVersion", "string"},
+          {"code", "integer"},
+          {"details", "object"},
+          {"kind", "string"},
+          {"message", "string"},
+          {"metadata", "object"},
+          {"reason", "string"},
+          {"status", "string"}});
   simple(kDeleteOptionsRef, "DeleteOptions may be provided when deleting an API object.",
-         {{"apiVersion", "string"}, {"dryRun", "array"}, {"gracePeriodSeconds", "integer"},
-          {"kind", "string"}, {"orphanDependents", "boolean"}, {"preconditions", "object"},
+         {{"apiVersion", "string"},
+          {"dryRun", "array"},
+          {"gracePeriodSeconds", "integer"},
+          {"kind", "string"},
+          {"orphanDependents", "boolean"},
+          {"preconditions", "object"},
           {"propagationPolicy", "string"}});
   simple(kPatchRef,
          "Patch is provided to give a concrete name and type to the Kubernetes PATCH request "

@@ -12,16 +12,15 @@ std::string PodPath(std::string_view name) {
 
 TEST_F(PatchTest, MergePatch) {
   CreatePod("p1");
-  auto res = Patch(PodPath("p1"), R"({"metadata":{"labels":{"x":"1"}}})",
-                   "application/merge-patch+json");
+  auto res =
+      Patch(PodPath("p1"), R"({"metadata":{"labels":{"x":"1"}}})", "application/merge-patch+json");
   ASSERT_EQ(res.status, 200) << res.body;
   EXPECT_EQ(J(res.body)["/metadata/labels/x"], "1");
 }
 
 TEST_F(PatchTest, StrategicMergePatchMergesContainersByName) {
   CreatePod("p1");
-  auto res = Patch(PodPath("p1"),
-                   R"({"spec":{"containers":[{"name":"c","image":"nginx"}]}})",
+  auto res = Patch(PodPath("p1"), R"({"spec":{"containers":[{"name":"c","image":"nginx"}]}})",
                    "application/strategic-merge-patch+json");
   ASSERT_EQ(res.status, 200) << res.body;
   J p(res.body);
@@ -77,8 +76,8 @@ TEST_F(PatchTest, StatusPatchChangesStatusOnly) {
   EXPECT_EQ(p["/status/phase"], "Running");
   EXPECT_EQ(p["/metadata/labels/ignored"], "<missing>");
   // And a main-resource update does not touch status.
-  auto main = Patch(PodPath("p1"), R"({"status":{"phase":"Failed"}})",
-                    "application/merge-patch+json");
+  auto main =
+      Patch(PodPath("p1"), R"({"status":{"phase":"Failed"}})", "application/merge-patch+json");
   ASSERT_EQ(main.status, 200);
   EXPECT_EQ(J(main.body)["/status/phase"], "Running");
 }
@@ -92,8 +91,7 @@ TEST_F(PatchTest, ApplyCreatesThenUpdates) {
   auto created = Must(client_->Patch(PodPath("a1") + "?fieldManager=kubectl&force=false", yaml,
                                      "application/apply-patch+yaml"));
   ASSERT_EQ(created.status, 201) << created.body;
-  std::string relabel =
-      "apiVersion: v1\nkind: Pod\nmetadata:\n  name: a1\n  labels:\n    app: x\n";
+  std::string relabel = "apiVersion: v1\nkind: Pod\nmetadata:\n  name: a1\n  labels:\n    app: x\n";
   auto updated = Must(client_->Patch(PodPath("a1") + "?fieldManager=kubectl", relabel,
                                      "application/apply-patch+yaml"));
   ASSERT_EQ(updated.status, 200) << updated.body;
@@ -146,8 +144,8 @@ TEST_F(PatchTest, BindingErrors) {
   CreatePod("p1");
   auto no_target = Post(PodPath("p1") + "/binding", R"({"target":{}})");
   EXPECT_EQ(no_target.status, 422) << no_target.body;
-  auto wrong_name = Post(PodPath("p1") + "/binding",
-                         R"({"metadata":{"name":"p2"},"target":{"name":"n1"}})");
+  auto wrong_name =
+      Post(PodPath("p1") + "/binding", R"({"metadata":{"name":"p2"},"target":{"name":"n1"}})");
   EXPECT_EQ(wrong_name.status, 400);
   EXPECT_EQ(Get(PodPath("p1") + "/binding").status, 405);
 }

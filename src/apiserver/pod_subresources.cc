@@ -27,7 +27,7 @@ using rapidjson::Value;
 struct BindSpec {
   std::string pod;
   std::string node;
-  std::string uid;                                           // precondition when set
+  std::string uid;  // precondition when set
   std::vector<std::pair<std::string, std::string>> annotations;
 };
 
@@ -99,8 +99,9 @@ Result<std::unique_ptr<api::Object>> FromDocument(const Document& doc, const api
   rapidjson::StringBuffer buf;
   rapidjson::Writer<rapidjson::StringBuffer> w(buf);
   doc.Accept(w);
-  ALLOT_ASSIGN_OR_RETURN(DecodedBody d, DecodeObject(std::string_view(buf.GetString(), buf.GetSize()),
-                                                      type, FieldValidation::kIgnore));
+  ALLOT_ASSIGN_OR_RETURN(DecodedBody d,
+                         DecodeObject(std::string_view(buf.GetString(), buf.GetSize()), type,
+                                      FieldValidation::kIgnore));
   return std::move(d.object);
 }
 

@@ -38,7 +38,8 @@ bool ReadVarint(std::string_view& in, uint64_t& out) {
 bool ReadFixed(std::string_view& in, int bytes, uint64_t& out) {
   if (in.size() < static_cast<size_t>(bytes)) return false;
   out = 0;
-  for (int i = 0; i < bytes; ++i) out |= static_cast<uint64_t>(static_cast<uint8_t>(in[i])) << (8 * i);
+  for (int i = 0; i < bytes; ++i)
+    out |= static_cast<uint64_t>(static_cast<uint8_t>(in[i])) << (8 * i);
   in.remove_prefix(bytes);
   return true;
 }
@@ -53,9 +54,15 @@ Result<std::vector<WireField>> ParseMessage(std::string_view in) {
     f.wire_type = static_cast<int>(key & 7);
     bool ok = false;
     switch (f.wire_type) {
-      case 0: ok = ReadVarint(in, f.varint); break;
-      case 1: ok = ReadFixed(in, 8, f.varint); break;
-      case 5: ok = ReadFixed(in, 4, f.varint); break;
+      case 0:
+        ok = ReadVarint(in, f.varint);
+        break;
+      case 1:
+        ok = ReadFixed(in, 8, f.varint);
+        break;
+      case 5:
+        ok = ReadFixed(in, 4, f.varint);
+        break;
       case 2: {
         uint64_t len = 0;
         ok = ReadVarint(in, len) && len <= in.size();
@@ -65,9 +72,11 @@ Result<std::vector<WireField>> ParseMessage(std::string_view in) {
         }
         break;
       }
-      default: break;
+      default:
+        break;
     }
-    if (!ok) return BadRequestError("malformed protobuf: truncated field " + std::to_string(f.number));
+    if (!ok)
+      return BadRequestError("malformed protobuf: truncated field " + std::to_string(f.number));
     out.push_back(f);
   }
   return out;
@@ -239,10 +248,9 @@ Result<std::string> ProtobufToJson(std::string_view body) {
   }
   const Message* message = MessageFor(api_version, kind);
   if (!message) {
-    return UnsupportedMediaTypeError(
-        std::string(kProtobufContentType) + " for " + std::string(api_version) + " " +
-            std::string(kind),
-        "application/json, application/yaml");
+    return UnsupportedMediaTypeError(std::string(kProtobufContentType) + " for " +
+                                         std::string(api_version) + " " + std::string(kind),
+                                     "application/json, application/yaml");
   }
   rapidjson::StringBuffer buf;
   Writer w(buf);
@@ -259,8 +267,10 @@ Result<std::string> ProtobufToJson(std::string_view body) {
   w.EndObject();
   std::string head(buf.GetString(), buf.GetSize());
   head.pop_back();  // drop '}' and splice in the message's members
-  if (inner_json.size() > 2) head += "," + inner_json.substr(1);
-  else head += "}";
+  if (inner_json.size() > 2)
+    head += "," + inner_json.substr(1);
+  else
+    head += "}";
   return head;
 }
 

@@ -19,7 +19,9 @@ std::string Varint(uint64_t v) {
 std::string Bytes(int field, std::string_view data) {
   return Varint(static_cast<uint64_t>(field) << 3 | 2) + Varint(data.size()) + std::string(data);
 }
-std::string Int(int field, uint64_t v) { return Varint(static_cast<uint64_t>(field) << 3) + Varint(v); }
+std::string Int(int field, uint64_t v) {
+  return Varint(static_cast<uint64_t>(field) << 3) + Varint(v);
+}
 
 std::string Envelope(std::string_view api_version, std::string_view kind, std::string_view raw) {
   std::string type_meta = Bytes(1, api_version) + Bytes(2, kind);
@@ -41,10 +43,10 @@ TEST(ProtobufTest, Namespace) {
 }
 
 TEST(ProtobufTest, EvictionWithDeleteOptions) {
-  std::string opts = Int(1, 30) + Bytes(2, Bytes(1, "uid-1")) + Bytes(4, "Foreground") +
-                     Bytes(5, "All");
-  auto json = ProtobufToJson(
-      Envelope("policy/v1", "Eviction", Bytes(1, Bytes(1, "p1")) + Bytes(2, opts)));
+  std::string opts =
+      Int(1, 30) + Bytes(2, Bytes(1, "uid-1")) + Bytes(4, "Foreground") + Bytes(5, "All");
+  auto json =
+      ProtobufToJson(Envelope("policy/v1", "Eviction", Bytes(1, Bytes(1, "p1")) + Bytes(2, opts)));
   ASSERT_TRUE(json.ok()) << json.status().ToString();
   J j(*json);
   EXPECT_EQ(j["/deleteOptions/gracePeriodSeconds"], "30");

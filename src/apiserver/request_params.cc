@@ -109,8 +109,7 @@ std::string OutputContentType(const Output& out, bool list) {
       return "application/json;as=Table;v=" + out.table_version + ";g=meta.k8s.io";
     case OutputKind::kPartialMetadata:
       return std::string("application/json;as=") +
-             (list ? "PartialObjectMetadataList" : "PartialObjectMetadata") +
-             ";v=v1;g=meta.k8s.io";
+             (list ? "PartialObjectMetadataList" : "PartialObjectMetadata") + ";v=v1;g=meta.k8s.io";
     case OutputKind::kObject:
       break;
   }

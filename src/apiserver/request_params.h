@@ -17,7 +17,7 @@ namespace allot::apiserver {
 
 // One entry of an Accept or Content-Type header: "application/json;as=Table;v=v1".
 struct MediaType {
-  std::string type;                          // lower-case "application/json"
+  std::string type;                           // lower-case "application/json"
   std::map<std::string, std::string> params;  // lower-case keys
   std::string Param(const std::string& key) const {
     auto it = params.find(key);

@@ -72,24 +72,22 @@ void ApplyCreate(const CallPtr& call, const PatchRequest& p) {
   store::WriteOptions opts;
   opts.dry_run = p.dry_run;
   opts.field_manager = p.field_manager;
-  call->ctx.store.CreateAsync(
-      call->resource(), std::move(decoded->object), std::move(opts),
-      call->Track<Result<api::ObjectPtr>>("create",
-                                          ReplyPatched(call, 201, std::move(decoded->warnings))));
+  call->ctx.store.CreateAsync(call->resource(), std::move(decoded->object), std::move(opts),
+                              call->Track<Result<api::ObjectPtr>>(
+                                  "create", ReplyPatched(call, 201, std::move(decoded->warnings))));
 }
 
 }  // namespace
 
-store::UpdateFn PrecomputedUpdate(const api::ObjectPtr& current,
-                                  std::unique_ptr<api::Object> first, Transform transform) {
+store::UpdateFn PrecomputedUpdate(const api::ObjectPtr& current, std::unique_ptr<api::Object> first,
+                                  Transform transform) {
   std::shared_ptr<const api::Object> precomputed = std::move(first);
   std::string base_rv = current->metadata.resourceVersion;
-  return store::UpdateFn(
-      [precomputed, base_rv, transform](const api::Object& cur)
-          -> Result<std::unique_ptr<api::Object>> {
-        if (cur.metadata.resourceVersion == base_rv) return precomputed->Clone();
-        return transform(cur);  // changed in between: patch the newer object
-      });
+  return store::UpdateFn([precomputed, base_rv, transform](
+                             const api::Object& cur) -> Result<std::unique_ptr<api::Object>> {
+    if (cur.metadata.resourceVersion == base_rv) return precomputed->Clone();
+    return transform(cur);  // changed in between: patch the newer object
+  });
 }
 
 void ServePatch(const CallPtr& call) {
@@ -101,8 +99,8 @@ void ServePatch(const CallPtr& call) {
   ServerContext& ctx = call->ctx;
   auto current = ctx.store.Get(call->resource(), call->route.namespace_, call->route.name);
   if (!current.ok()) {
-    if (p->type == api::PatchType::kApplyPatch && current.status().code() == StatusCode::kNotFound &&
-        call->route.subresource.empty()) {
+    if (p->type == api::PatchType::kApplyPatch &&
+        current.status().code() == StatusCode::kNotFound && call->route.subresource.empty()) {
       return ApplyCreate(call, *p);
     }
     return call->Fail(current.status());
@@ -120,12 +118,12 @@ void ServePatch(const CallPtr& call) {
   store::UpdateOptions opts;
   opts.dry_run = request->dry_run;
   opts.field_manager = request->field_manager;
-  opts.subresource = call->route.subresource == "status" ? store::Subresource::kStatus
-                                                         : store::Subresource::kMain;
-  ctx.store.UpdateAsync(
-      call->resource(), call->route.namespace_, call->route.name, std::move(fn), std::move(opts),
-      call->Track<Result<api::ObjectPtr>>("update",
-                                          ReplyPatched(call, 200, std::move(first->warnings))));
+  opts.subresource =
+      call->route.subresource == "status" ? store::Subresource::kStatus : store::Subresource::kMain;
+  ctx.store.UpdateAsync(call->resource(), call->route.namespace_, call->route.name, std::move(fn),
+                        std::move(opts),
+                        call->Track<Result<api::ObjectPtr>>(
+                            "update", ReplyPatched(call, 200, std::move(first->warnings))));
 }
 
 }  // namespace allot::apiserver

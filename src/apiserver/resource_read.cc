@@ -16,8 +16,8 @@ namespace {
 uint64_t ListResourceVersion(const ListParams& p, uint64_t current) {
   if (!p.resource_version || *p.resource_version == 0) return 0;
   const uint64_t rv = *p.resource_version;
-  const bool exact = p.resource_version_match == "Exact" ||
-                     (p.resource_version_match.empty() && p.limit > 0);
+  const bool exact =
+      p.resource_version_match == "Exact" || (p.resource_version_match.empty() && p.limit > 0);
   if (exact || rv > current) return rv;  // the store answers 504 for a future RV
   return 0;
 }

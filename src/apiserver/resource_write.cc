@@ -105,7 +105,8 @@ Result<store::DeleteOptions> ParseDeleteOptions(const Request& req, const api::J
   if (auto p = req.Query("propagationPolicy")) o.propagation_policy = std::string(*p);
   if (auto g = req.Query("gracePeriodSeconds"); g && !g->empty()) {
     int64_t v = 0;
-    if (!ParseInt64(*g, v)) return BadRequestError("invalid gracePeriodSeconds \"" + std::string(*g) + "\"");
+    if (!ParseInt64(*g, v))
+      return BadRequestError("invalid gracePeriodSeconds \"" + std::string(*g) + "\"");
     o.grace_period_seconds = v;
   }
   if (auto orphan = req.Query("orphanDependents")) {
@@ -196,7 +197,8 @@ void ServeDelete(const CallPtr& call) {
     if (!json.ok()) return call->Fail(json.status());
     doc.Parse(json->data(), json->size());
     if (doc.HasParseError()) {
-      return call->Fail(api::JsonParseError(*json, doc.GetErrorOffset(), "malformed DeleteOptions"));
+      return call->Fail(
+          api::JsonParseError(*json, doc.GetErrorOffset(), "malformed DeleteOptions"));
     }
     body = &doc;
   }

@@ -1,9 +1,10 @@
 // URL routing, query parsing and content negotiation, without a server.
+#include "apiserver/router.h"
+
 #include <gtest/gtest.h>
 
 #include "apiserver/http_types.h"
 #include "apiserver/request_params.h"
-#include "apiserver/router.h"
 
 namespace allot::apiserver {
 namespace {
@@ -40,8 +41,8 @@ TEST(RouterTest, NamespacesThemselves) {
 }
 
 TEST(RouterTest, GroupsAndDiscovery) {
-  Route claim = ParseRoute("/apis/resource.k8s.io/v1/namespaces/ns/resourceclaims/c/status",
-                           Registry());
+  Route claim =
+      ParseRoute("/apis/resource.k8s.io/v1/namespaces/ns/resourceclaims/c/status", Registry());
   ASSERT_EQ(claim.kind, RouteKind::kResource);
   EXPECT_EQ(claim.resource->group, "resource.k8s.io");
   EXPECT_EQ(ParseRoute("/apis/resource.k8s.io/v1", Registry()).kind, RouteKind::kResourceList);
@@ -78,7 +79,8 @@ TEST(RequestParamsTest, Negotiation) {
   EXPECT_EQ(NegotiateOutput(req)->kind, OutputKind::kPartialMetadata);
   req.headers = {{"Accept", "*/*"}};
   EXPECT_EQ(NegotiateOutput(req)->kind, OutputKind::kObject);
-  req.headers = {{"Accept", "application/json;g=apidiscovery.k8s.io;v=v2beta1;as=APIGroupDiscoveryList"}};
+  req.headers = {
+      {"Accept", "application/json;g=apidiscovery.k8s.io;v=v2beta1;as=APIGroupDiscoveryList"}};
   EXPECT_EQ(AggregatedDiscoveryVersion(req), "v2beta1");
   req.headers = {{"Accept", "application/json"}};
   EXPECT_EQ(AggregatedDiscoveryVersion(req), "");
@@ -87,8 +89,11 @@ TEST(RequestParamsTest, Negotiation) {
 TEST(RequestParamsTest, ListParams) {
   const api::ResourceInfo& pods = *Registry().Find("", "v1", "pods");
   Request req;
-  req.query = {{"resourceVersion", "12"}, {"resourceVersionMatch", "NotOlderThan"},
-               {"timeoutSeconds", "5"}, {"watch", "true"}, {"fieldSelector", "spec.nodeName=n1"}};
+  req.query = {{"resourceVersion", "12"},
+               {"resourceVersionMatch", "NotOlderThan"},
+               {"timeoutSeconds", "5"},
+               {"watch", "true"},
+               {"fieldSelector", "spec.nodeName=n1"}};
   auto p = ParseListParams(req, pods);
   ASSERT_TRUE(p.ok()) << p.status().ToString();
   EXPECT_EQ(*p->resource_version, 12u);

@@ -4,7 +4,6 @@
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/post.hpp>
 #include <boost/asio/strand.hpp>
-
 #include <charconv>
 #include <mutex>
 #include <optional>
@@ -21,8 +20,9 @@ using tcp = net::ip::tcp;
 
 namespace {
 
-ServerConfig MakeConfig(const ApiServerOptions& o) {
+ServerConfig MakeConfig(const ApiServerOptions& o, Executor executor) {
   ServerConfig c;
+  c.executor = std::move(executor);
   c.git_version = o.git_version;
   c.bookmark_interval = o.bookmark_interval;
   // "v1.34.0-allot" -> major 1, minor 34
@@ -69,7 +69,9 @@ class ApiServer::Impl {
         owned_registry_(options_.metrics ? nullptr : std::make_unique<metrics::Registry>()),
         registry_(options_.metrics ? *options_.metrics : *owned_registry_),
         clock_(clock),
-        handler_(store, clock, registry_, MakeConfig(options_)),
+        handler_(store, clock, registry_,
+                 MakeConfig(options_,
+                            [this](std::function<void()> f) { net::post(ioc_, std::move(f)); })),
         ioc_(std::max(1, options_.threads)),
         acceptor_(net::make_strand(ioc_)) {
     conn_options_.max_body_bytes = options_.max_body_bytes;

@@ -44,8 +44,7 @@ ServerMetrics::ServerMetrics(metrics::Registry& r, store::Store& store)
           "Latency of store writes issued by the API server, from submission until the write "
           "is durable.",
           Stability::kAlpha, {"operation"}, metrics::ExponentialBuckets(0.0001, 2, 16))) {
-  r.AddCounterFunc("allot_store_writes_total", "Writes committed by the store.",
-                   Stability::kAlpha,
+  r.AddCounterFunc("allot_store_writes_total", "Writes committed by the store.", Stability::kAlpha,
                    [&store] { return static_cast<double>(store.GetStats().writes); });
   r.AddCounterFunc("allot_store_batches_total",
                    "Backend transactions (group commits) made by the store.", Stability::kAlpha,

@@ -105,8 +105,7 @@ class ApiServerTest : public ::testing::Test {
     if (!extra_spec.empty()) spec += "," + std::string(extra_spec);
     std::string meta = "\"name\":\"" + std::string(name) + "\"";
     if (!extra_meta.empty()) meta += "," + std::string(extra_meta);
-    return R"({"apiVersion":"v1","kind":"Pod","metadata":{)" + meta + R"(},"spec":{)" + spec +
-           "}}";
+    return R"({"apiVersion":"v1","kind":"Pod","metadata":{)" + meta + R"(},"spec":{)" + spec + "}}";
   }
 
   // Creates pod `name` in "default"; returns its JSON.

@@ -126,9 +126,8 @@ Status MethodNotAllowedError() {
 }
 
 Status RequestTooLargeError(size_t limit_bytes) {
-  return Status(StatusCode::kRequestEntityTooLarge,
-                "the request body is too large: limit is " + std::to_string(limit_bytes) +
-                    " bytes");
+  return Status(StatusCode::kRequestEntityTooLarge, "the request body is too large: limit is " +
+                                                        std::to_string(limit_bytes) + " bytes");
 }
 
 Status UnsupportedMediaTypeError(std::string_view content_type, std::string_view accepted) {

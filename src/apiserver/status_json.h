@@ -29,7 +29,7 @@ Status MethodNotAllowedError();                   // 405
 Status RequestTooLargeError(size_t limit_bytes);  // 413
 Status UnsupportedMediaTypeError(std::string_view content_type,
                                  std::string_view accepted);  // 415
-Status NotAcceptableError(std::string_view accept);             // 406
+Status NotAcceptableError(std::string_view accept);           // 406
 
 // Re-indents a JSON document for ?pretty=true; returns the input unchanged when it does not
 // parse.

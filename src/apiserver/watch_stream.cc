@@ -24,7 +24,9 @@ std::string Line(std::string_view type, std::string_view object_json) {
 
 WatchStream::WatchStream(ServerContext& ctx, std::unique_ptr<store::Watcher> watcher,
                          WatchSpec spec)
-    : ctx_(ctx), watcher_(std::move(watcher)), spec_(std::move(spec)),
+    : ctx_(ctx),
+      watcher_(std::move(watcher)),
+      spec_(std::move(spec)),
       events_sent_(ctx.metrics.watch_events.With(
           {spec_.resource->group, spec_.resource->type->kind, spec_.resource->version})) {
   const api::ResourceInfo& r = *spec_.resource;

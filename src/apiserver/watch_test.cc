@@ -7,9 +7,9 @@
 namespace allot::apiserver {
 namespace {
 
+using allot::testing::HttpStream;
 using std::chrono::milliseconds;
 using std::chrono::seconds;
-using allot::testing::HttpStream;
 
 class WatchTest : public ApiServerTest {
  protected:

@@ -105,17 +105,21 @@ std::string EscapeHelp(std::string_view v) {
 
 std::string_view StabilityPrefix(Stability s) {
   switch (s) {
-    case Stability::kAlpha: return "[ALPHA] ";
-    case Stability::kBeta: return "[BETA] ";
-    case Stability::kStable: return "[STABLE] ";
+    case Stability::kAlpha:
+      return "[ALPHA] ";
+    case Stability::kBeta:
+      return "[BETA] ";
+    case Stability::kStable:
+      return "[STABLE] ";
   }
   return "";
 }
 
 // `{a="x",b="y"}` with an optional extra trailing pair (le for histogram buckets); "" when
 // there are no labels at all.
-std::string LabelBlock(const std::vector<std::string>& names, const std::vector<std::string>& values,
-                       std::string_view extra_name = {}, std::string_view extra_value = {}) {
+std::string LabelBlock(const std::vector<std::string>& names,
+                       const std::vector<std::string>& values, std::string_view extra_name = {},
+                       std::string_view extra_value = {}) {
   std::string out;
   for (size_t i = 0; i < names.size(); ++i) {
     out += out.empty() ? "{" : ",";
@@ -223,8 +227,7 @@ void Registry::RemoveFunc(std::string_view name) {
 }
 
 void Registry::ExposeEntry(const std::string& name, const Entry& e, std::string& out) {
-  static constexpr const char* kTypeNames[] = {"counter", "gauge", "histogram", "counter",
-                                               "gauge"};
+  static constexpr const char* kTypeNames[] = {"counter", "gauge", "histogram", "counter", "gauge"};
   out += "# HELP " + name + " " + EscapeHelp(e.help) + "\n";
   out += "# TYPE " + name + " " + kTypeNames[static_cast<int>(e.type)] + "\n";
   switch (e.type) {

@@ -126,9 +126,8 @@ class Registry {
                             std::vector<std::string> label_names = {});
   GaugeFamily& AddGauge(std::string_view name, std::string_view help, Stability stability,
                         std::vector<std::string> label_names = {});
-  HistogramFamily& AddHistogram(std::string_view name, std::string_view help,
-                                Stability stability, std::vector<std::string> label_names,
-                                std::vector<double> buckets);
+  HistogramFamily& AddHistogram(std::string_view name, std::string_view help, Stability stability,
+                                std::vector<std::string> label_names, std::vector<double> buckets);
   // Unlabelled values read at scrape time (e.g. a queue length owned by someone else). `fn` is
   // called from Expose() on the scraping thread and must be thread-safe.
   void AddCounterFunc(std::string_view name, std::string_view help, Stability stability,

@@ -9,7 +9,6 @@
 #include <boost/asio/write.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
-
 #include <functional>
 #include <optional>
 
@@ -57,7 +56,8 @@ Status RunOp(net::io_context& ioc, beast::tcp_stream& stream, std::chrono::milli
 
 HttpHeaders CopyHeaders(const http::fields& fields) {
   HttpHeaders out;
-  for (const auto& f : fields) out.emplace_back(std::string(f.name_string()), std::string(f.value()));
+  for (const auto& f : fields)
+    out.emplace_back(std::string(f.name_string()), std::string(f.value()));
   return out;
 }
 
@@ -72,9 +72,12 @@ struct Connection {
     auto address = net::ip::make_address(host, ec);
     if (ec) return TransportError("bad host " + host, ec);
     tcp::endpoint endpoint(address, port);
-    ALLOT_RETURN_IF_ERROR(RunOp(ioc, stream, timeout, [&](Done done) {
-      stream.async_connect(endpoint, [done](beast::error_code e) { done(e); });
-    }, "connect"));
+    ALLOT_RETURN_IF_ERROR(RunOp(
+        ioc, stream, timeout,
+        [&](Done done) {
+          stream.async_connect(endpoint, [done](beast::error_code e) { done(e); });
+        },
+        "connect"));
     connected = true;
     return Status::Ok();
   }
@@ -114,10 +117,13 @@ class StreamImpl final : public HttpStream {
   }
 
   Status ReadHeader(std::chrono::milliseconds timeout) {
-    ALLOT_RETURN_IF_ERROR(RunOp(conn_->ioc, conn_->stream, timeout, [&](Done done) {
-      http::async_read_header(conn_->stream, conn_->buffer, parser_,
-                              [done](beast::error_code e, size_t) { done(e); });
-    }, "read header"));
+    ALLOT_RETURN_IF_ERROR(RunOp(
+        conn_->ioc, conn_->stream, timeout,
+        [&](Done done) {
+          http::async_read_header(conn_->stream, conn_->buffer, parser_,
+                                  [done](beast::error_code e, size_t) { done(e); });
+        },
+        "read header"));
     status_ = static_cast<int>(parser_.get().result_int());
     headers_ = CopyHeaders(parser_.get().base());
     return Status::Ok();
@@ -143,10 +149,13 @@ class StreamImpl final : public HttpStream {
       auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
           deadline - std::chrono::steady_clock::now());
       if (left <= std::chrono::milliseconds(0)) return Status(StatusCode::kTimeout, "no line");
-      Status s = RunOp(conn_->ioc, conn_->stream, left, [&](Done done) {
-        http::async_read_some(conn_->stream, conn_->buffer, parser_,
-                              [done](beast::error_code e, size_t) { done(e); });
-      }, "read body");
+      Status s = RunOp(
+          conn_->ioc, conn_->stream, left,
+          [&](Done done) {
+            http::async_read_some(conn_->stream, conn_->buffer, parser_,
+                                  [done](beast::error_code e, size_t) { done(e); });
+          },
+          "read body");
       if (s.code() == StatusCode::kTimeout) return s;
       if (!s.ok() || parser_.is_done()) ended_ = true;
     }
@@ -202,9 +211,12 @@ class HttpClient::Impl {
     auto conn = std::make_unique<Connection>();
     ALLOT_RETURN_IF_ERROR(conn->Connect(host_, port_, timeout));
     auto req = conn->MakeRequest("GET", target, {}, headers, host_header_);
-    ALLOT_RETURN_IF_ERROR(RunOp(conn->ioc, conn->stream, timeout, [&](Done done) {
-      http::async_write(conn->stream, req, [done](beast::error_code e, size_t) { done(e); });
-    }, "write"));
+    ALLOT_RETURN_IF_ERROR(RunOp(
+        conn->ioc, conn->stream, timeout,
+        [&](Done done) {
+          http::async_write(conn->stream, req, [done](beast::error_code e, size_t) { done(e); });
+        },
+        "write"));
     auto stream = std::make_unique<StreamImpl>(std::move(conn));
     ALLOT_RETURN_IF_ERROR(stream->ReadHeader(timeout));
     return std::unique_ptr<HttpStream>(std::move(stream));
@@ -214,20 +226,27 @@ class HttpClient::Impl {
     Connection conn;
     ALLOT_RETURN_IF_ERROR(conn.Connect(host_, port_, timeout));
     std::string data(bytes);
-    ALLOT_RETURN_IF_ERROR(RunOp(conn.ioc, conn.stream, timeout, [&](Done done) {
-      net::async_write(conn.stream, net::buffer(data),
-                       [done](beast::error_code e, size_t) { done(e); });
-    }, "write"));
+    ALLOT_RETURN_IF_ERROR(RunOp(
+        conn.ioc, conn.stream, timeout,
+        [&](Done done) {
+          net::async_write(conn.stream, net::buffer(data),
+                           [done](beast::error_code e, size_t) { done(e); });
+        },
+        "write"));
     std::string out;
     char chunk[4096];
     while (true) {
       size_t n = 0;
-      Status s = RunOp(conn.ioc, conn.stream, timeout, [&](Done done) {
-        conn.stream.async_read_some(net::buffer(chunk), [&n, done](beast::error_code e, size_t k) {
-          n = k;
-          done(e);
-        });
-      }, "read");
+      Status s = RunOp(
+          conn.ioc, conn.stream, timeout,
+          [&](Done done) {
+            conn.stream.async_read_some(net::buffer(chunk),
+                                        [&n, done](beast::error_code e, size_t k) {
+                                          n = k;
+                                          done(e);
+                                        });
+          },
+          "read");
       out.append(chunk, n);
       if (!s.ok()) break;
     }
@@ -235,14 +254,16 @@ class HttpClient::Impl {
   }
 
  private:
-  Result<HttpResponse> Once(std::string_view method, std::string_view target,
-                            std::string_view body, const HttpHeaders& headers,
-                            std::chrono::milliseconds timeout) {
+  Result<HttpResponse> Once(std::string_view method, std::string_view target, std::string_view body,
+                            const HttpHeaders& headers, std::chrono::milliseconds timeout) {
     if (!conn_.connected) ALLOT_RETURN_IF_ERROR(conn_.Connect(host_, port_, timeout));
     auto req = conn_.MakeRequest(method, target, body, headers, host_header_);
-    Status w = RunOp(conn_.ioc, conn_.stream, timeout, [&](Done done) {
-      http::async_write(conn_.stream, req, [done](beast::error_code e, size_t) { done(e); });
-    }, "write");
+    Status w = RunOp(
+        conn_.ioc, conn_.stream, timeout,
+        [&](Done done) {
+          http::async_write(conn_.stream, req, [done](beast::error_code e, size_t) { done(e); });
+        },
+        "write");
     if (!w.ok()) {
       conn_.Reset();
       return w;
@@ -250,10 +271,13 @@ class HttpClient::Impl {
     http::response_parser<http::string_body> parser;
     parser.body_limit(boost::none);
     if (method == "HEAD") parser.skip(true);
-    Status r = RunOp(conn_.ioc, conn_.stream, timeout, [&](Done done) {
-      http::async_read(conn_.stream, conn_.buffer, parser,
-                       [done](beast::error_code e, size_t) { done(e); });
-    }, "read");
+    Status r = RunOp(
+        conn_.ioc, conn_.stream, timeout,
+        [&](Done done) {
+          http::async_read(conn_.stream, conn_.buffer, parser,
+                           [done](beast::error_code e, size_t) { done(e); });
+        },
+        "read");
     if (!r.ok()) {
       conn_.Reset();
       return r;
@@ -297,8 +321,7 @@ Result<HttpResponse> HttpClient::Put(std::string_view target, std::string_view b
 }
 
 Result<HttpResponse> HttpClient::Patch(std::string_view target, std::string_view body,
-                                       std::string_view content_type,
-                                       const HttpHeaders& headers) {
+                                       std::string_view content_type, const HttpHeaders& headers) {
   HttpHeaders all = headers;
   all.emplace_back("Content-Type", std::string(content_type));
   return Do("PATCH", target, body, all);
