@@ -13,11 +13,14 @@ ctest --test-dir build --output-on-failure -j 2 --timeout 900
 # Fuzz the JSON/YAML decoders briefly (libFuzzer, clang).
 if [ "${ALLOT_SKIP_FUZZ:-0}" != 1 ]; then
   if [ ! -f build-fuzz/build.ninja ]; then
+    # Libraries are instrumented too (fuzzer-no-link) so libFuzzer gets coverage feedback.
     cmake -S . -B build-fuzz -G Ninja -DCMAKE_CXX_COMPILER=clang++ -DALLOT_FUZZ=ON \
-      -DALLOT_BENCH=OFF -DALLOT_WERROR=OFF -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+      -DALLOT_BENCH=OFF -DALLOT_WERROR=OFF -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+      -DCMAKE_CXX_FLAGS="-fsanitize=fuzzer-no-link,address,undefined" >/dev/null
   fi
   ninja -C build-fuzz -j "$(nproc)" decode_fuzz
   mkdir -p build-fuzz/corpus
+  UBSAN_OPTIONS=suppressions=tests/fuzz/ubsan.supp:halt_on_error=1:print_stacktrace=1 \
   ./build-fuzz/decode_fuzz -max_total_time="${ALLOT_FUZZ_SECONDS:-30}" -rss_limit_mb=2048 \
     build-fuzz/corpus tests/fuzz/corpus/decode 2>&1 | tail -n 3
   echo "fuzz: decode_fuzz ran ${ALLOT_FUZZ_SECONDS:-30}s without a crash"

@@ -207,7 +207,34 @@ Status JsonParseError(std::string_view text, size_t offset, const char* what) {
                          "): " + what);
 }
 
+// Rejects JSON nested deeper than max_depth before any recursive code sees it.
+Status CheckJsonDepth(std::string_view json, int max_depth) {
+  int depth = 0;
+  bool in_string = false;
+  for (size_t i = 0; i < json.size(); ++i) {
+    char c = json[i];
+    if (in_string) {
+      if (c == '\\') {
+        ++i;
+      } else if (c == '"') {
+        in_string = false;
+      }
+    } else if (c == '"') {
+      in_string = true;
+    } else if (c == '{' || c == '[') {
+      if (++depth > max_depth) {
+        return BadRequestError("the request body is nested too deeply: exceeded max depth of " +
+                               std::to_string(max_depth));
+      }
+    } else if (c == '}' || c == ']') {
+      --depth;
+    }
+  }
+  return Status::Ok();
+}
+
 Result<Decoded> DecodeJson(std::string_view json, const DecodeOptions& options) {
+  ALLOT_RETURN_IF_ERROR(CheckJsonDepth(json));
   rapidjson::Document doc;
   doc.Parse(json.data(), json.size());
   if (doc.HasParseError()) {

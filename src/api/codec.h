@@ -38,6 +38,10 @@ Result<Decoded> DecodeJson(std::string_view json, const DecodeOptions& options);
 // Same, from a parsed document.
 Result<Decoded> DecodeJsonValue(const JsonValue& value, const DecodeOptions& options);
 
+// 400 when `json` nests objects/arrays deeper than `max_depth` (a guard for the recursive
+// decoders and DOM walkers; DecodeJson applies it).
+Status CheckJsonDepth(std::string_view json, int max_depth = 1000);
+
 // "invalid JSON at line 3, column 7 (offset 42): Missing a colon after a name of object member."
 Status JsonParseError(std::string_view text, size_t offset, const char* what);
 

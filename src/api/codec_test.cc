@@ -66,3 +66,18 @@ TEST(CodecTest, UnknownKind) {
 
 }  // namespace
 }  // namespace allot::api
+
+namespace allot::api {
+namespace {
+
+TEST(CodecTest, DeepNestingIsRejectedNotACrash) {
+  std::string deep = R"({"apiVersion":"v1","kind":"Namespace","metadata":{"annotations":)";
+  deep += std::string(200000, '[');
+  auto r = DecodeJson(deep, {});
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), StatusCode::kBadRequest);
+  EXPECT_NE(r.status().message().find("nested too deeply"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace allot::api

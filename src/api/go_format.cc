@@ -4,6 +4,7 @@
 #include <charconv>
 #include <cmath>
 #include <cstdlib>
+#include <limits>
 
 namespace allot::api::gofmt {
 namespace {
@@ -18,9 +19,10 @@ struct Digits {
 
 Digits ShortestDigits(double v, int bits) {
   char buf[64];
-  std::to_chars_result r = bits == 32
-      ? std::to_chars(buf, buf + sizeof(buf), static_cast<float>(v), std::chars_format::scientific)
-      : std::to_chars(buf, buf + sizeof(buf), v, std::chars_format::scientific);
+  std::to_chars_result r =
+      bits == 32 ? std::to_chars(buf, buf + sizeof(buf), static_cast<float>(v),
+                                 std::chars_format::scientific)
+                 : std::to_chars(buf, buf + sizeof(buf), v, std::chars_format::scientific);
   std::string_view text(buf, r.ptr - buf);  // "-d.dddde+XX"
   Digits d;
   if (!text.empty() && text[0] == '-') {
@@ -28,6 +30,7 @@ Digits ShortestDigits(double v, int bits) {
     text.remove_prefix(1);
   }
   size_t e = text.find('e');
+  if (e == std::string_view::npos || e + 1 >= text.size()) return d;  // not finite: not reached
   for (char c : text.substr(0, e)) {
     if (c != '.') d.digits += c;
   }
@@ -70,9 +73,22 @@ std::string FormatF(const Digits& d) {
   return out;
 }
 
+// Go's float32(v): round to nearest float, overflowing to ±Inf. (A plain static_cast of an
+// out-of-range double is undefined behaviour in C++.)
+double ToFloat32(double v) {
+  constexpr double kMax = std::numeric_limits<float>::max();
+  constexpr double kHalfUlpAtMax = 0x1p103;  // ties round to even, i.e. up to Inf
+  if (!std::isfinite(v)) return v;
+  if (std::fabs(v) <= kMax) return static_cast<float>(v);
+  double inf = std::numeric_limits<double>::infinity();
+  if (std::fabs(v) >= kMax + kHalfUlpAtMax) return v > 0 ? inf : -inf;
+  return v > 0 ? kMax : -kMax;
+}
+
 }  // namespace
 
 std::string FormatFloat(double v, char fmt, int bits) {
+  if (bits == 32) v = ToFloat32(v);
   if (std::isnan(v)) return "NaN";
   if (std::isinf(v)) return v > 0 ? "+Inf" : "-Inf";
   Digits d = ShortestDigits(v, bits);

@@ -152,8 +152,8 @@ class JsonPatcher {
   // Removes the value at `t`; moves it into `out` when given.
   Status Remove(const Tokens& t, const std::string& path, Json* out) {
     Json* parent = t.empty() ? nullptr : Walk(doc_, t, t.size() - 1);
-    const std::string missing = "remove operation does not apply: doc is missing path: " +
-                                Quote(path) + ": missing value";
+    const std::string missing =
+        "remove operation does not apply: doc is missing path: " + Quote(path) + ": missing value";
     if (!parent) return OpError(t.empty() ? "cannot remove the document root" : missing);
     if (parent->IsObject()) {
       auto it = parent->MemberBegin();
@@ -197,8 +197,8 @@ class JsonPatcher {
     }
     if (from == t) return Status::Ok();
     if (IsProperPrefix(from, t)) {
-      return OpError("move operation does not apply: " + Quote(from_path) +
-                     " is a prefix of " + Quote(path));
+      return OpError("move operation does not apply: " + Quote(from_path) + " is a prefix of " +
+                     Quote(path));
     }
     Json value;
     ALLOT_RETURN_IF_ERROR(Remove(from, from_path, &value));
@@ -241,15 +241,19 @@ Status ApplyJsonPatch(Json& doc, Json& ops, Alloc& a) {
   if (ops.IsNull()) return Status::Ok();  // Go decodes null into an empty patch
   if (!ops.IsArray()) {
     return BadRequestError(std::string("json: cannot unmarshal ") +
-                           (ops.IsObject() ? "object" : ops.IsString() ? "string"
-                                                      : ops.IsNumber() ? "number" : "bool") +
+                           (ops.IsObject()   ? "object"
+                            : ops.IsString() ? "string"
+                            : ops.IsNumber() ? "number"
+                                             : "bool") +
                            " into Go value of type jsonpatch.Patch");
   }
   for (Json& op : ops.GetArray()) {
     if (!op.IsObject() && !op.IsNull()) {
       return BadRequestError(std::string("json: cannot unmarshal ") +
-                             (op.IsArray() ? "array" : op.IsString() ? "string"
-                                                     : op.IsNumber() ? "number" : "bool") +
+                             (op.IsArray()    ? "array"
+                              : op.IsString() ? "string"
+                              : op.IsNumber() ? "number"
+                                              : "bool") +
                              " into Go value of type jsonpatch.Operation");
     }
   }

@@ -66,7 +66,8 @@ Status ParseJson(std::string_view text, JsonDoc& doc) {
   doc.Parse<rapidjson::kParseIterativeFlag | rapidjson::kParseFullPrecisionFlag>(text.data(),
                                                                                  text.size());
   if (doc.HasParseError()) {
-    return JsonParseError(text, doc.GetErrorOffset(), rapidjson::GetParseError_En(doc.GetParseError()));
+    return JsonParseError(text, doc.GetErrorOffset(),
+                          rapidjson::GetParseError_En(doc.GetParseError()));
   }
   if (MaxDepth(doc) > kMaxDepth) {
     return BadRequestError("invalid JSON: nested deeper than " + std::to_string(kMaxDepth) +
@@ -268,8 +269,8 @@ Status ApplyStrategicBody(Json& original, std::string_view body, const SchemaNod
   return StrategicMergeValue(original, patch, schema, alloc, detailed);
 }
 
-Status ApplyApplyBody(Json& original, std::string_view body, const SchemaNode& schema,
-                      Alloc& alloc, bool detailed) {
+Status ApplyApplyBody(Json& original, std::string_view body, const SchemaNode& schema, Alloc& alloc,
+                      bool detailed) {
   Result<std::string> json = YamlDocumentToJson(body);
   if (!json.ok()) return BadRequestError("error decoding YAML: " + json.status().message());
   JsonDoc patch(&alloc);
@@ -279,7 +280,8 @@ Status ApplyApplyBody(Json& original, std::string_view body, const SchemaNode& s
   if (!patch.IsObject()) {
     return BadRequestError(
         "error decoding YAML: error unmarshaling JSON: while decoding JSON: json: cannot "
-        "unmarshal " + GoJsonKind(patch) + " into Go value of type map[string]interface {}");
+        "unmarshal " +
+        GoJsonKind(patch) + " into Go value of type map[string]interface {}");
   }
   return StrategicMergeValue(original, patch, schema, alloc, detailed);
 }
@@ -323,10 +325,14 @@ std::optional<PatchType> PatchTypeFromContentType(std::string_view content_type)
 
 std::string_view ContentTypeOf(PatchType type) {
   switch (type) {
-    case PatchType::kJsonPatch: return "application/json-patch+json";
-    case PatchType::kMergePatch: return "application/merge-patch+json";
-    case PatchType::kStrategicMergePatch: return "application/strategic-merge-patch+json";
-    case PatchType::kApplyPatch: return "application/apply-patch+yaml";
+    case PatchType::kJsonPatch:
+      return "application/json-patch+json";
+    case PatchType::kMergePatch:
+      return "application/merge-patch+json";
+    case PatchType::kStrategicMergePatch:
+      return "application/strategic-merge-patch+json";
+    case PatchType::kApplyPatch:
+      return "application/apply-patch+yaml";
   }
   return "";
 }

@@ -64,8 +64,10 @@ std::string_view ContentTypeOf(PatchType type);
 //     a key; maps tagged atomic are replaced;
 //   * fields the schema does not describe (RawJson subtrees, unknown fields) are handled like
 //     untagged ones: objects merge recursively, lists are replaced.
-// JSON patch follows RFC 6902 strictly (root pointer "" allowed, no negative indices, "value"
-// required); merge patch follows RFC 7386.
+// JSON patch follows RFC 6902 strictly where evanphx/json-patch v4 (the apiserver's) is lax or
+// differs: the root pointer "" is allowed, negative indices are not, "value" is required, and
+// testing a missing path for null fails. Merge patch follows RFC 7386 (evanphx additionally drops
+// null members of objects inside arrays; decoding into the typed object hides the difference).
 //
 // kApplyPatch (server-side apply) is SIMPLIFIED: the body (YAML or JSON; the first YAML document)
 // must be an object and is merged into the current object with the strategic-merge rules above.

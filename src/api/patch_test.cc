@@ -21,7 +21,8 @@ namespace {
   if (a.HasParseError()) return ::testing::AssertionFailure() << "unparsable: " << actual;
   if (e.HasParseError()) return ::testing::AssertionFailure() << "bad expectation: " << expected;
   if (a == e) return ::testing::AssertionSuccess();
-  return ::testing::AssertionFailure() << "\n  actual:   " << actual << "\n  expected: " << expected;
+  return ::testing::AssertionFailure()
+         << "\n  actual:   " << actual << "\n  expected: " << expected;
 }
 
 const SchemaNode& AnySchema() { return reflect::SchemaOf<ObjectMeta>(); }
@@ -174,7 +175,8 @@ TEST(JsonPatchTest, DetailedMessages) {
            Case{R"([{"path":"/a"}])", "Unexpected kind: unknown"},
            Case{R"([null])", "Unexpected kind: unknown"},
            Case{R"([{"op":"add","value":1}])", "operation missing path field: missing value"},
-           Case{R"([{"op":"add","path":"/x"}])", "add operation missing value field: missing value"},
+           Case{R"([{"op":"add","path":"/x"}])",
+                "add operation missing value field: missing value"},
            Case{R"([{"op":"add","path":"a","value":1}])", "invalid JSON pointer \"a\""},
            Case{R"([{"op":"add","path":"/a~2","value":1}])", "invalid JSON pointer \"/a~2\""},
        }) {
@@ -187,10 +189,10 @@ TEST(JsonPatchTest, DetailedMessages) {
 
 TEST(JsonPatchTest, ArrayIndexRules) {
   const std::string doc = R"({"l":[0,1,2]})";
-  EXPECT_TRUE(JsonEq(*JsonPatch(doc, R"([{"op":"add","path":"/l/3","value":3}])"),
-                     R"({"l":[0,1,2,3]})"));
-  EXPECT_TRUE(JsonEq(*JsonPatch(doc, R"([{"op":"add","path":"/l/0","value":9}])"),
-                     R"({"l":[9,0,1,2]})"));
+  EXPECT_TRUE(
+      JsonEq(*JsonPatch(doc, R"([{"op":"add","path":"/l/3","value":3}])"), R"({"l":[0,1,2,3]})"));
+  EXPECT_TRUE(
+      JsonEq(*JsonPatch(doc, R"([{"op":"add","path":"/l/0","value":9}])"), R"({"l":[9,0,1,2]})"));
   EXPECT_FALSE(JsonPatch(doc, R"([{"op":"add","path":"/l/4","value":3}])").ok());
   EXPECT_FALSE(JsonPatch(doc, R"([{"op":"add","path":"/l/01","value":3}])").ok());
   EXPECT_FALSE(JsonPatch(doc, R"([{"op":"remove","path":"/l/-"}])").ok());
@@ -249,7 +251,8 @@ TEST(JsonPatchTest, BodyShapeErrorsAre400) {
   Result<std::string> r = JsonPatch("{}", R"({"op":"add"})");
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.status().code(), StatusCode::kBadRequest);
-  EXPECT_EQ(r.status().message(), "json: cannot unmarshal object into Go value of type jsonpatch.Patch");
+  EXPECT_EQ(r.status().message(),
+            "json: cannot unmarshal object into Go value of type jsonpatch.Patch");
 
   r = JsonPatch("{}", R"(["add"])");
   ASSERT_FALSE(r.ok());
@@ -273,7 +276,8 @@ TEST(JsonPatchTest, NullBodyIsAnEmptyPatch) {
 
 TEST(JsonPatchTest, TooManyOperationsIs413) {
   std::string patch = "[";
-  for (int i = 0; i < 10001; ++i) patch += std::string(i ? "," : "") + R"({"op":"test","path":"","value":{}})";
+  for (int i = 0; i < 10001; ++i)
+    patch += std::string(i ? "," : "") + R"({"op":"test","path":"","value":{}})";
   patch += "]";
   Result<std::string> r = JsonPatch("{}", patch);
   ASSERT_FALSE(r.ok());
@@ -325,8 +329,7 @@ INSTANTIATE_TEST_SUITE_P(
                       Rfc7386Case{R"({"a":"foo"})", R"("bar")", R"("bar")"},
                       Rfc7386Case{R"({"e":null})", R"({"a":1})", R"({"e":null,"a":1})"},
                       Rfc7386Case{R"([1,2])", R"({"a":"b","c":null})", R"({"a":"b"})"},
-                      Rfc7386Case{R"({})", R"({"a":{"bb":{"ccc":null}}})",
-                                  R"({"a":{"bb":{}}})"}));
+                      Rfc7386Case{R"({})", R"({"a":{"bb":{"ccc":null}}})", R"({"a":{"bb":{}}})"}));
 
 // --- merge patch as the apiserver applies it --------------------------------------------------
 

@@ -32,20 +32,19 @@ Status Internal(std::string message) {
 Status BadPatchFormatForPrimitiveList() {
   return BadRequestError("invalid patch format of primitive list");
 }
-Status BadPatchFormatForRetainKeys() { return BadRequestError("invalid patch format of retainKeys"); }
+Status BadPatchFormatForRetainKeys() {
+  return BadRequestError("invalid patch format of retainKeys");
+}
 Status BadPatchFormatForSetElementOrderList() {
   return BadRequestError("invalid patch format of setElementOrder list");
 }
-Status NoListOfLists() {
-  return Status(StatusCode::kInvalid, "lists of lists are not supported");
-}
+Status NoListOfLists() { return Status(StatusCode::kInvalid, "lists of lists are not supported"); }
 Status NoMergeKey(const Json& m, std::string_view key) {
-  return Internal("map: " + GoFormat(m) + " does not contain declared merge key: " +
-                  std::string(key));
+  return Internal("map: " + GoFormat(m) +
+                  " does not contain declared merge key: " + std::string(key));
 }
 Status BadArgType(std::string_view expected, const Json& actual) {
-  return Internal("expected a " + std::string(expected) + ", but received a " +
-                  GoTypeName(actual));
+  return Internal("expected a " + std::string(expected) + ", but received a " + GoTypeName(actual));
 }
 constexpr std::string_view kMapType = "map[string]interface {}";
 constexpr std::string_view kSliceType = "[]interface {}";
@@ -103,13 +102,20 @@ const SchemaNode* ElemOf(const SchemaNode* n) {
 std::string KindName(const SchemaNode* n) {
   if (!n) return "interface";
   switch (n->kind) {
-    case SchemaNode::Kind::kObject: return "struct";
-    case SchemaNode::Kind::kMap: return "map";
-    case SchemaNode::Kind::kArray: return "slice";
-    case SchemaNode::Kind::kBoolean: return "bool";
-    case SchemaNode::Kind::kInteger: return "int64";
-    case SchemaNode::Kind::kNumber: return "float64";
-    default: return "string";
+    case SchemaNode::Kind::kObject:
+      return "struct";
+    case SchemaNode::Kind::kMap:
+      return "map";
+    case SchemaNode::Kind::kArray:
+      return "slice";
+    case SchemaNode::Kind::kBoolean:
+      return "bool";
+    case SchemaNode::Kind::kInteger:
+      return "int64";
+    case SchemaNode::Kind::kNumber:
+      return "float64";
+    default:
+      return "string";
   }
 }
 
@@ -407,8 +413,7 @@ class Merger {
       original.SetObject();
       return Status::Ok();
     }
-    return Internal("unknown patch type: " + GoFormat(directive) + " in map: " +
-                    GoFormat(patch));
+    return Internal("unknown patch type: " + GoFormat(directive) + " in map: " + GoFormat(patch));
   }
 
   // Go: applyRetainKeysDirective.
@@ -446,7 +451,9 @@ class Merger {
       if (StartsWith(Str(m.name), kSetElementOrderPrefix)) directives.emplace_back(Str(m.name));
     }
     for (const std::string& directive : directives) {
-      Json order_value = std::move(*Member(patch, directive));
+      Json* found = Member(patch, directive);
+      if (!found) continue;  // "$setElementOrder/$setElementOrder/x" consumed it already
+      Json order_value = std::move(*found);
       RemoveMember(patch, directive);
       if (!order_value.IsArray()) return BadArgType(kSliceType, order_value);
       ALLOT_ASSIGN_OR_RETURN(std::string_view key_view,
@@ -485,10 +492,9 @@ class Merger {
     List in_order, server_only;
     ALLOT_RETURN_IF_ERROR(Partition(merged, order, merge_key, in_order, server_only));
     ALLOT_ASSIGN_OR_RETURN(GoKind kind, SliceElementKind(server_order, patch_copy, a_));
-    ALLOT_ASSIGN_OR_RETURN(List both, NormalizeElementOrder(std::move(in_order),
-                                                            std::move(server_only), order,
-                                                            server_order, merge_key,
-                                                            kind == GoKind::kMap));
+    ALLOT_ASSIGN_OR_RETURN(List both,
+                           NormalizeElementOrder(std::move(in_order), std::move(server_only), order,
+                                                 server_order, merge_key, kind == GoKind::kMap));
     Json result = MakeArray(both, a_);
     SetMember(original, key, result, a_);
     RemoveMember(patch, key);
@@ -614,8 +620,7 @@ class Merger {
       } else if (IsDirective(*directive, kMergeDirective)) {
         return Internal("merging lists cannot yet be specified in the patch");
       } else {
-        return Internal("unknown patch type: " + GoFormat(*directive) + " in map: " +
-                        GoFormat(v));
+        return Internal("unknown patch type: " + GoFormat(*directive) + " in map: " + GoFormat(v));
       }
     }
     if (replace) {

@@ -20,7 +20,8 @@ namespace {
 
 struct Leaf {
   std::string name, value, other;
-  template <class V> void Visit(V& v) {
+  template <class V>
+  void Visit(V& v) {
     v("name", name);
     v("value", value);
     v("other", other);
@@ -32,7 +33,8 @@ struct ListItem {
   std::vector<Leaf> mergingList;
   std::vector<Leaf> nonMergingList;
   std::vector<int64_t> mergingIntList;
-  template <class V> void Visit(V& v) {
+  template <class V>
+  void Visit(V& v) {
     v("name", name);
     v("value", value);
     v("other", other);
@@ -48,7 +50,8 @@ struct RetainKeysItem {
   std::vector<int64_t> mergingIntList;
   std::vector<Leaf> mergingList;
   std::vector<Leaf> nonMergingList;
-  template <class V> void Visit(V& v) {
+  template <class V>
+  void Visit(V& v) {
     v("name", name);
     v("value", value);
     v("other", other);
@@ -69,7 +72,8 @@ struct MergeItem {
   RawJson replacingItem;
   RetainKeysItem retainKeysMap;
   std::vector<ListItem> retainKeysMergingList;
-  template <class V> void Visit(V& v) {
+  template <class V>
+  void Visit(V& v) {
     v("name", name);
     v("value", value);
     v("other", other);
@@ -88,7 +92,8 @@ struct MergeItem {
 struct PodPort {
   int32_t containerPort = 0;
   std::string name, protocol;
-  template <class V> void Visit(V& v) {
+  template <class V>
+  void Visit(V& v) {
     v("containerPort", containerPort);
     v("name", name);
     v("protocol", protocol);
@@ -96,7 +101,8 @@ struct PodPort {
 };
 struct PodEnv {
   std::string name, value;
-  template <class V> void Visit(V& v) {
+  template <class V>
+  void Visit(V& v) {
     v("name", name);
     v("value", value);
   }
@@ -106,7 +112,8 @@ struct PodContainer {
   std::vector<std::string> args;  // no patch strategy: replaced
   std::vector<PodPort> ports;     // patchMergeKey containerPort
   std::vector<PodEnv> env;        // patchMergeKey name
-  template <class V> void Visit(V& v) {
+  template <class V>
+  void Visit(V& v) {
     v("name", name);
     v("image", image);
     v("args", args, {.atomic = true});
@@ -117,7 +124,8 @@ struct PodContainer {
 struct PodVolume {  // patchStrategy merge,retainKeys; the volume source kept raw
   std::string name;
   RawJson configMap, emptyDir, hostPath;
-  template <class V> void Visit(V& v) {
+  template <class V>
+  void Visit(V& v) {
     v("name", name);
     v("configMap", configMap);
     v("emptyDir", emptyDir);
@@ -130,7 +138,8 @@ struct PodSpecLike {
   StringMap nodeSelector;
   std::vector<PodVolume> volumes;  // patchMergeKey name
   std::string nodeName;
-  template <class V> void Visit(V& v) {
+  template <class V>
+  void Visit(V& v) {
     v("containers", containers, {.merge_key = "name"});
     v("tolerations", tolerations);
     v("nodeSelector", nodeSelector);
@@ -140,7 +149,8 @@ struct PodSpecLike {
 };
 struct PodConditionLike {
   std::string type, status, reason, message;
-  template <class V> void Visit(V& v) {
+  template <class V>
+  void Visit(V& v) {
     v("type", type);
     v("status", status);
     v("reason", reason);
@@ -150,7 +160,8 @@ struct PodConditionLike {
 struct PodStatusLike {
   std::string phase;
   std::vector<PodConditionLike> conditions;  // patchMergeKey type
-  template <class V> void Visit(V& v) {
+  template <class V>
+  void Visit(V& v) {
     v("phase", phase);
     v("conditions", conditions, {.merge_key = "type"});
   }
@@ -159,7 +170,8 @@ struct PodLike {
   ObjectMeta metadata;  // finalizers: set; ownerReferences: merge by uid
   PodSpecLike spec;
   PodStatusLike status;
-  template <class V> void Visit(V& v) {
+  template <class V>
+  void Visit(V& v) {
     v("metadata", metadata);
     v("spec", spec);
     v("status", status);
@@ -175,7 +187,8 @@ struct PodLike {
   if (a.HasParseError()) return ::testing::AssertionFailure() << "unparsable: " << actual;
   if (e.HasParseError()) return ::testing::AssertionFailure() << "bad expectation: " << expected;
   if (a == e) return ::testing::AssertionSuccess();
-  return ::testing::AssertionFailure() << "\n  actual:   " << actual << "\n  expected: " << expected;
+  return ::testing::AssertionFailure()
+         << "\n  actual:   " << actual << "\n  expected: " << expected;
 }
 
 Result<std::string> Smp(const std::string& original, const std::string& patch) {
@@ -184,15 +197,14 @@ Result<std::string> Smp(const std::string& original, const std::string& patch) {
 }
 
 Result<std::string> PodSmp(const std::string& original, const std::string& patch) {
-  return ApplyPatch(PatchType::kStrategicMergePatch, original, patch,
-                    reflect::SchemaOf<PodLike>());
+  return ApplyPatch(PatchType::kStrategicMergePatch, original, patch, reflect::SchemaOf<PodLike>());
 }
 
-#define EXPECT_SMP(original, patch, expected)                         \
-  do {                                                                \
-    Result<std::string> _r = Smp(original, patch);                    \
-    ASSERT_TRUE(_r.ok()) << _r.status().ToString();                   \
-    EXPECT_TRUE(JsonEq(*_r, expected));                               \
+#define EXPECT_SMP(original, patch, expected)       \
+  do {                                              \
+    Result<std::string> _r = Smp(original, patch);  \
+    ASSERT_TRUE(_r.ok()) << _r.status().ToString(); \
+    EXPECT_TRUE(JsonEq(*_r, expected));             \
   } while (0)
 
 // --- apimachinery's cases on MergeItem --------------------------------------------------------
@@ -255,11 +267,12 @@ TEST(StrategicMergeTest, ListElementDirectives) {
   EXPECT_SMP(R"({"mergingList":[{"name":2}]})", R"({"mergingList":[{"name":1,"$patch":"delete"}]})",
              R"({"mergingList":[{"name":2}]})");
   // One delete removes every element with that key.
-  EXPECT_SMP(R"({"mergingList":[{"name":1},{"name":1},{"name":2,"value":"a"},{"name":3},{"name":3}]})",
-             R"({"mergingList":[{"name":1,"$patch":"delete"},{"name":3,"$patch":"delete"}]})",
-             R"({"mergingList":[{"name":2,"value":"a"}]})");
-  EXPECT_SMP(R"({"mergingList":[{"name":1},{"name":2}]})", R"({"mergingList":[{"$patch":"replace"}]})",
-             R"({"mergingList":[]})");
+  EXPECT_SMP(
+      R"({"mergingList":[{"name":1},{"name":1},{"name":2,"value":"a"},{"name":3},{"name":3}]})",
+      R"({"mergingList":[{"name":1,"$patch":"delete"},{"name":3,"$patch":"delete"}]})",
+      R"({"mergingList":[{"name":2,"value":"a"}]})");
+  EXPECT_SMP(R"({"mergingList":[{"name":1},{"name":2}]})",
+             R"({"mergingList":[{"$patch":"replace"}]})", R"({"mergingList":[]})");
   EXPECT_SMP(R"({"mergingList":[{"name":1},{"name":2}]})",
              R"({"mergingList":[{"name":3},{"$patch":"replace"}]})",
              R"({"mergingList":[{"name":3}]})");
@@ -293,12 +306,14 @@ TEST(StrategicMergeTest, SetElementOrderMustMatchThePatchList) {
 
 TEST(StrategicMergeTest, DeleteFromPrimitiveList) {
   // "delete items in lists of scalars" and "add and delete items", on the current object.
-  EXPECT_SMP(R"({"mergingIntList":[1,2,3,4]})",
-             R"({"$setElementOrder/mergingIntList":[1,2],"$deleteFromPrimitiveList/mergingIntList":[3]})",
-             R"({"mergingIntList":[1,2,4]})");
-  EXPECT_SMP(R"({"mergingIntList":[1,2,3,3,4]})",
-             R"({"$setElementOrder/mergingIntList":[1,2],"$deleteFromPrimitiveList/mergingIntList":[3]})",
-             R"({"mergingIntList":[1,2,4]})");
+  EXPECT_SMP(
+      R"({"mergingIntList":[1,2,3,4]})",
+      R"({"$setElementOrder/mergingIntList":[1,2],"$deleteFromPrimitiveList/mergingIntList":[3]})",
+      R"({"mergingIntList":[1,2,4]})");
+  EXPECT_SMP(
+      R"({"mergingIntList":[1,2,3,3,4]})",
+      R"({"$setElementOrder/mergingIntList":[1,2],"$deleteFromPrimitiveList/mergingIntList":[3]})",
+      R"({"mergingIntList":[1,2,4]})");
   EXPECT_SMP(R"({"mergingIntList":[1,2,3]})",
              R"({"$setElementOrder/mergingIntList":[1,2,4],
                  "$deleteFromPrimitiveList/mergingIntList":[3],"mergingIntList":[4]})",
@@ -313,7 +328,8 @@ TEST(StrategicMergeTest, RetainKeys) {
              R"({"retainKeysMap":{"$retainKeys":["name","other"],"other":"c"}})",
              R"({"retainKeysMap":{"name":"foo","other":"c"}})");
   // Without the directive such a map merges normally.
-  EXPECT_SMP(R"({"retainKeysMap":{"name":"foo","value":"a"}})", R"({"retainKeysMap":{"value":"b"}})",
+  EXPECT_SMP(R"({"retainKeysMap":{"name":"foo","value":"a"}})",
+             R"({"retainKeysMap":{"value":"b"}})",
              R"({"retainKeysMap":{"name":"foo","value":"b"}})");
   // Every field the patch sets must be retained.
   Result<std::string> r = Smp(R"({"retainKeysMap":{"name":"foo"}})",
@@ -330,9 +346,10 @@ TEST(StrategicMergeTest, AtomicMapIsReplaced) {
 
 TEST(StrategicMergeTest, NewValuesLoseNullsAndDirectives) {
   EXPECT_SMP(R"({})", R"({"simpleMap":{"a":"1","b":null}})", R"({"simpleMap":{"a":"1"}})");
-  EXPECT_SMP(R"({})",
-             R"({"mergingList":[{"name":1,"mergingList":[{"name":2,"$patch":"delete"},{"name":3}]}]})",
-             R"({"mergingList":[{"name":1,"mergingList":[{"name":3}]}]})");
+  EXPECT_SMP(
+      R"({})",
+      R"({"mergingList":[{"name":1,"mergingList":[{"name":2,"$patch":"delete"},{"name":3}]}]})",
+      R"({"mergingList":[{"name":1,"mergingList":[{"name":3}]}]})");
 }
 
 TEST(StrategicMergeTest, UnknownFieldsMergeLikeMergePatch) {
@@ -351,12 +368,14 @@ TEST(StrategicMergeTest, Errors) {
            Case{R"({"mergingList":[{"name":1,"value":"a"}]})", R"({"mergingList":[{"value":"b"}]})",
                 StatusCode::kInternalError,
                 "map: map[value:b] does not contain declared merge key: name"},
-           Case{R"({"mergingList":[{"name":1}]})", R"({"mergingList":[{"name":1,"$patch":"frob"}]})",
-                StatusCode::kInternalError, "unknown patch type: frob in map: map[$patch:frob name:1]"},
-           Case{R"({"mergingList":[{"name":1}]})", R"({"mergingList":[{"name":1,"$patch":"merge"}]})",
-                StatusCode::kInternalError, "merging lists cannot yet be specified in the patch"},
-           Case{R"({"mergingList":[[1]]})", R"({"mergingList":[[2]]})",
-                StatusCode::kInvalid, "lists of lists are not supported"},
+           Case{R"({"mergingList":[{"name":1}]})",
+                R"({"mergingList":[{"name":1,"$patch":"frob"}]})", StatusCode::kInternalError,
+                "unknown patch type: frob in map: map[$patch:frob name:1]"},
+           Case{R"({"mergingList":[{"name":1}]})",
+                R"({"mergingList":[{"name":1,"$patch":"merge"}]})", StatusCode::kInternalError,
+                "merging lists cannot yet be specified in the patch"},
+           Case{R"({"mergingList":[[1]]})", R"({"mergingList":[[2]]})", StatusCode::kInvalid,
+                "lists of lists are not supported"},
            Case{R"({"mergingList":[{"name":1}]})", R"({"mergingList":[[1]]})",
                 StatusCode::kInternalError,
                 "list element types are not identical: [[map[name:1]] [[1]]]"},
@@ -392,9 +411,8 @@ TEST(StrategicMergeTest, BodyErrors) {
 }
 
 TEST(StrategicMergeTest, ListOfListsIsTheGeneric422WithoutDetail) {
-  Result<std::string> r =
-      ApplyPatch(PatchType::kStrategicMergePatch, R"({"mergingList":[[1]]})",
-                 R"({"mergingList":[[2]]})", reflect::SchemaOf<MergeItem>());
+  Result<std::string> r = ApplyPatch(PatchType::kStrategicMergePatch, R"({"mergingList":[[1]]})",
+                                     R"({"mergingList":[[2]]})", reflect::SchemaOf<MergeItem>());
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.status().code(), StatusCode::kInvalid);
   EXPECT_EQ(r.status().message(), "the server rejected our request due to an error in our request");
@@ -497,15 +515,15 @@ TEST(StrategicMergePodTest, ConditionsMergeByType) {
 }
 
 TEST(StrategicMergePodTest, FinalizersMergeAsASet) {
-  EXPECT_TRUE(JsonEq(*PodSmp(R"({"metadata":{"finalizers":["example.com/a","example.com/b"]}})",
-                             R"({"metadata":{"finalizers":["example.com/b","example.com/c"]}})"),
-                     R"({"metadata":{"finalizers":["example.com/a","example.com/b","example.com/c"]}})"));
+  EXPECT_TRUE(
+      JsonEq(*PodSmp(R"({"metadata":{"finalizers":["example.com/a","example.com/b"]}})",
+                     R"({"metadata":{"finalizers":["example.com/b","example.com/c"]}})"),
+             R"({"metadata":{"finalizers":["example.com/a","example.com/b","example.com/c"]}})"));
   // What kubectl sends to drop one.
-  EXPECT_TRUE(JsonEq(
-      *PodSmp(R"({"metadata":{"finalizers":["example.com/a","example.com/b"]}})",
-              R"({"metadata":{"$setElementOrder/finalizers":["example.com/a"],
+  EXPECT_TRUE(JsonEq(*PodSmp(R"({"metadata":{"finalizers":["example.com/a","example.com/b"]}})",
+                             R"({"metadata":{"$setElementOrder/finalizers":["example.com/a"],
                               "$deleteFromPrimitiveList/finalizers":["example.com/b"]}})"),
-      R"({"metadata":{"finalizers":["example.com/a"]}})"));
+                     R"({"metadata":{"finalizers":["example.com/a"]}})"));
 }
 
 TEST(StrategicMergePodTest, TolerationsAndArgsAreReplaced) {
@@ -608,7 +626,8 @@ spec:
 }
 
 TEST(ApplyPatchTest, JsonBodyAndEmptyCurrentObject) {
-  Result<std::string> r = Apply("{}", R"({"apiVersion":"v1","kind":"Pod","metadata":{"name":"x"}})");
+  Result<std::string> r =
+      Apply("{}", R"({"apiVersion":"v1","kind":"Pod","metadata":{"name":"x"}})");
   ASSERT_TRUE(r.ok()) << r.status().ToString();
   EXPECT_TRUE(JsonEq(*r, R"({"apiVersion":"v1","kind":"Pod","metadata":{"name":"x"}})"));
 }

@@ -42,18 +42,24 @@ std::optional<std::string> CheckInput(std::string_view s) {
   size_t i = 0;
   while (i < s.size()) {
     unsigned char c = static_cast<unsigned char>(s[i]);
-    int width = c < 0x80 ? 1 : (c & 0xE0) == 0xC0 ? 2 : (c & 0xF0) == 0xE0 ? 3
-                : (c & 0xF8) == 0xF0 ? 4 : 0;
+    int width = c < 0x80             ? 1
+                : (c & 0xE0) == 0xC0 ? 2
+                : (c & 0xF0) == 0xE0 ? 3
+                : (c & 0xF8) == 0xF0 ? 4
+                                     : 0;
     if (width == 0) return "yaml: invalid leading UTF-8 octet";
     if (i + width > s.size()) return "yaml: incomplete UTF-8 octet sequence";
-    uint32_t value = width == 1 ? c : width == 2 ? (c & 0x1F) : width == 3 ? (c & 0x0F) : (c & 0x07);
+    uint32_t value = width == 1   ? c
+                     : width == 2 ? (c & 0x1F)
+                     : width == 3 ? (c & 0x0F)
+                                  : (c & 0x07);
     for (int k = 1; k < width; ++k) {
       unsigned char t = static_cast<unsigned char>(s[i + k]);
       if ((t & 0xC0) != 0x80) return "yaml: invalid trailing UTF-8 octet";
       value = (value << 6) | (t & 0x3F);
     }
-    bool shortest = width == 1 || (width == 2 && value >= 0x80) ||
-                    (width == 3 && value >= 0x800) || (width == 4 && value >= 0x10000);
+    bool shortest = width == 1 || (width == 2 && value >= 0x80) || (width == 3 && value >= 0x800) ||
+                    (width == 4 && value >= 0x10000);
     if (!shortest) return "yaml: invalid length of a UTF-8 sequence";
     if ((value >= 0xD800 && value <= 0xDFFF) || value > 0x10FFFF) {
       return "yaml: invalid Unicode character";
@@ -97,8 +103,8 @@ std::string DescribeParserError(const YAML::Exception& e) {
 struct YNode {
   enum class Kind : uint8_t { kNull, kScalar, kSequence, kMapping, kAlias };
   Kind kind = Kind::kNull;
-  std::string tag;    // yaml-cpp: "?" plain, "!" quoted/block, else the resolved tag
-  std::string value;  // scalars
+  std::string tag;                 // yaml-cpp: "?" plain, "!" quoted/block, else the resolved tag
+  std::string value;               // scalars
   std::vector<uint32_t> children;  // sequence items; mapping key, value, key, value, ...
   uint32_t target = 0;             // aliases
   std::string anchor;              // the &name this node defines, for messages
@@ -237,8 +243,9 @@ void AppendJsonString(std::string& out, std::string_view s) {
       valid = (t & 0xC0) == 0x80;
       value = (value << 6) | (t & 0x3F);
     }
-    valid = valid && ((width == 2 && value >= 0x80) || (width == 3 && value >= 0x800) ||
-                      (width == 4 && value >= 0x10000)) &&
+    valid = valid &&
+            ((width == 2 && value >= 0x80) || (width == 3 && value >= 0x800) ||
+             (width == 4 && value >= 0x10000)) &&
             !(value >= 0xD800 && value <= 0xDFFF) && value <= 0x10FFFF;
     if (!valid) {
       out += "\\ufffd";
@@ -377,10 +384,18 @@ class Converter {
     std::string text;
     ALLOT_ASSIGN_OR_RETURN(Scalar s, ResolveNode(n, &text));
     switch (s.kind) {
-      case Scalar::Kind::kNull: out += "null"; break;
-      case Scalar::Kind::kBool: out += s.b ? "true" : "false"; break;
-      case Scalar::Kind::kInt: out += std::to_string(s.i); break;
-      case Scalar::Kind::kUint: out += std::to_string(s.u); break;
+      case Scalar::Kind::kNull:
+        out += "null";
+        break;
+      case Scalar::Kind::kBool:
+        out += s.b ? "true" : "false";
+        break;
+      case Scalar::Kind::kInt:
+        out += std::to_string(s.i);
+        break;
+      case Scalar::Kind::kUint:
+        out += std::to_string(s.u);
+        break;
       case Scalar::Kind::kFloat:
         if (!std::isfinite(s.f)) {
           return ConversionError("json: unsupported value: " + gofmt::FormatFloat(s.f, 'g', 64));
@@ -490,9 +505,9 @@ class Converter {
       n = &nodes_[n->target];
     }
     if (n->kind == YNode::Kind::kSequence || n->kind == YNode::Kind::kMapping) {
-      return ConversionError(std::string("yaml: invalid map key: ") +
-                             (n->kind == YNode::Kind::kMapping ? "map[interface {}]interface {}"
-                                                               : "[]interface {}"));
+      return ConversionError(
+          std::string("yaml: invalid map key: ") +
+          (n->kind == YNode::Kind::kMapping ? "map[interface {}]interface {}" : "[]interface {}"));
     }
     std::string text;
     Scalar s;
@@ -504,8 +519,10 @@ class Converter {
     switch (s.kind) {
       case Scalar::Kind::kNull:
         return ConversionError("unsupported map key of type: %!s(<nil>), key: <nil>");
-      case Scalar::Kind::kBool: return std::string(s.b ? "true" : "false");
-      case Scalar::Kind::kInt: return std::to_string(s.i);
+      case Scalar::Kind::kBool:
+        return std::string(s.b ? "true" : "false");
+      case Scalar::Kind::kInt:
+        return std::to_string(s.i);
       case Scalar::Kind::kUint:
         return ConversionError("unsupported map key of type: uint64, key: " + std::to_string(s.u));
       case Scalar::Kind::kFloat: {
@@ -515,7 +532,8 @@ class Converter {
         if (f == "NaN") return std::string(".nan");
         return f;
       }
-      default: return text;
+      default:
+        return text;
     }
   }
 

@@ -33,7 +33,8 @@ namespace allot::api {
 Result<std::vector<std::string>> YamlToJson(std::string_view yaml);
 
 // The first document only, as yaml.Unmarshal reads it: later documents are not parsed, and an
-// empty stream is "null".
+// empty stream is "null". (Unlike go-yaml, junk right after the first document, as in "{a: 1},",
+// is not reported.)
 Result<std::string> YamlDocumentToJson(std::string_view yaml);
 
 // Block-style YAML for one JSON document, like `kubectl get -o yaml` (sigs.k8s.io/yaml's

@@ -22,8 +22,8 @@ constexpr int kMaxDepth = 1000;
 struct JNode {
   enum class Kind { kNull, kTrue, kFalse, kNumber, kString, kArray, kObject };
   Kind kind = Kind::kNull;
-  std::string text;         // number text or string value
-  std::vector<JNode> items;  // array elements, or object member values
+  std::string text;               // number text or string value
+  std::vector<JNode> items;       // array elements, or object member values
   std::vector<std::string> keys;  // object member names, parallel to `items`
   bool Empty() const { return items.empty(); }
   bool IsCollection() const { return kind == Kind::kArray || kind == Kind::kObject; }
@@ -94,8 +94,11 @@ std::u32string Runes(std::string_view s) {
   size_t i = 0;
   while (i < s.size()) {
     unsigned char c = static_cast<unsigned char>(s[i]);
-    int width = c < 0x80 ? 1 : (c & 0xE0) == 0xC0 ? 2 : (c & 0xF0) == 0xE0 ? 3
-                : (c & 0xF8) == 0xF0 ? 4 : 0;
+    int width = c < 0x80             ? 1
+                : (c & 0xE0) == 0xC0 ? 2
+                : (c & 0xF0) == 0xE0 ? 3
+                : (c & 0xF8) == 0xF0 ? 4
+                                     : 0;
     char32_t r = width == 1 ? c : width == 2 ? (c & 0x1F) : width == 3 ? (c & 0x0F) : (c & 0x07);
     bool valid = width != 0 && i + width <= s.size();
     for (int k = 1; valid && k < width; ++k) {
@@ -103,8 +106,9 @@ std::u32string Runes(std::string_view s) {
       valid = (t & 0xC0) == 0x80;
       r = (r << 6) | (t & 0x3F);
     }
-    valid = valid && (width == 1 || (width == 2 && r >= 0x80) || (width == 3 && r >= 0x800) ||
-                      (width == 4 && r >= 0x10000)) &&
+    valid = valid &&
+            (width == 1 || (width == 2 && r >= 0x80) || (width == 3 && r >= 0x800) ||
+             (width == 4 && r >= 0x10000)) &&
             !(r >= 0xD800 && r <= 0xDFFF) && r <= 0x10FFFF;
     out += valid ? r : U'\uFFFD';
     i += valid ? width : 1;
@@ -115,8 +119,8 @@ std::u32string Runes(std::string_view s) {
 // unicode.IsLetter, exact for ASCII; other code points from U+00C0 on count as letters (an
 // approximation: they sort after digits and punctuation, as most of them do in Go).
 bool IsLetter(char32_t r) {
-  return (r >= 'a' && r <= 'z') || (r >= 'A' && r <= 'Z') || r == 0xAA || r == 0xB5 ||
-         r == 0xBA || (r >= 0xC0 && r != 0xD7 && r != 0xF7 && r != 0xFFFD);
+  return (r >= 'a' && r <= 'z') || (r >= 'A' && r <= 'Z') || r == 0xAA || r == 0xB5 || r == 0xBA ||
+         (r >= 0xC0 && r != 0xD7 && r != 0xF7 && r != 0xFFFD);
 }
 bool IsDigit(char32_t r) { return r >= '0' && r <= '9'; }
 
@@ -170,7 +174,9 @@ void Normalize(JNode& n) {
 
 // --- scalar styles ----------------------------------------------------------------------------
 
-bool IsBreak(char32_t r) { return r == '\n' || r == '\r' || r == 0x85 || r == 0x2028 || r == 0x2029; }
+bool IsBreak(char32_t r) {
+  return r == '\n' || r == '\r' || r == 0x85 || r == 0x2028 || r == 0x2029;
+}
 
 // go-yaml's is_printable (tab is not), excluding the BOM.
 bool IsPrintable(char32_t r) {
@@ -182,8 +188,11 @@ bool ValidUtf8(std::string_view s) {
   size_t i = 0;
   while (i < s.size()) {
     unsigned char c = static_cast<unsigned char>(s[i]);
-    int width = c < 0x80 ? 1 : (c & 0xE0) == 0xC0 ? 2 : (c & 0xF0) == 0xE0 ? 3
-                : (c & 0xF8) == 0xF0 ? 4 : 0;
+    int width = c < 0x80             ? 1
+                : (c & 0xE0) == 0xC0 ? 2
+                : (c & 0xF0) == 0xE0 ? 3
+                : (c & 0xF8) == 0xF0 ? 4
+                                     : 0;
     if (width == 0 || i + width > s.size()) return false;
     char32_t r = width == 1 ? c : width == 2 ? (c & 0x1F) : width == 3 ? (c & 0x0F) : (c & 0x07);
     for (int k = 1; k < width; ++k) {
@@ -237,20 +246,48 @@ std::string DoubleQuoted(std::string_view s) {
   };
   for (char32_t r : Runes(s)) {
     switch (r) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case 0: out += "\\0"; break;
-      case '\a': out += "\\a"; break;
-      case '\b': out += "\\b"; break;
-      case '\t': out += "\\t"; break;
-      case '\n': out += "\\n"; break;
-      case '\v': out += "\\v"; break;
-      case '\f': out += "\\f"; break;
-      case '\r': out += "\\r"; break;
-      case 0x1B: out += "\\e"; break;
-      case 0x85: out += "\\N"; break;
-      case 0x2028: out += "\\L"; break;
-      case 0x2029: out += "\\P"; break;
+      case '"':
+        out += "\\\"";
+        break;
+      case '\\':
+        out += "\\\\";
+        break;
+      case 0:
+        out += "\\0";
+        break;
+      case '\a':
+        out += "\\a";
+        break;
+      case '\b':
+        out += "\\b";
+        break;
+      case '\t':
+        out += "\\t";
+        break;
+      case '\n':
+        out += "\\n";
+        break;
+      case '\v':
+        out += "\\v";
+        break;
+      case '\f':
+        out += "\\f";
+        break;
+      case '\r':
+        out += "\\r";
+        break;
+      case 0x1B:
+        out += "\\e";
+        break;
+      case 0x85:
+        out += "\\N";
+        break;
+      case 0x2028:
+        out += "\\L";
+        break;
+      case 0x2029:
+        out += "\\P";
+        break;
       default:
         if (IsPrintable(r) && r != 0xFFFD) {
           // Re-encode from the source bytes (identical for valid UTF-8).
@@ -344,13 +381,27 @@ class Emitter {
       return;
     }
     switch (n.kind) {
-      case JNode::Kind::kNull: out += "null"; break;
-      case JNode::Kind::kTrue: out += "true"; break;
-      case JNode::Kind::kFalse: out += "false"; break;
-      case JNode::Kind::kNumber: out += NumberText(n.text); break;
-      case JNode::Kind::kString: out += InlineString(n.text); break;
-      case JNode::Kind::kArray: out += "[]"; break;
-      case JNode::Kind::kObject: out += "{}"; break;
+      case JNode::Kind::kNull:
+        out += "null";
+        break;
+      case JNode::Kind::kTrue:
+        out += "true";
+        break;
+      case JNode::Kind::kFalse:
+        out += "false";
+        break;
+      case JNode::Kind::kNumber:
+        out += NumberText(n.text);
+        break;
+      case JNode::Kind::kString:
+        out += InlineString(n.text);
+        break;
+      case JNode::Kind::kArray:
+        out += "[]";
+        break;
+      case JNode::Kind::kObject:
+        out += "{}";
+        break;
     }
     out += '\n';
   }
@@ -417,8 +468,8 @@ Result<std::string> JsonToYaml(std::string_view json) {
   TreeHandler handler;
   rapidjson::Reader reader;
   rapidjson::MemoryStream stream(json.data(), json.size());
-  constexpr unsigned kFlags = rapidjson::kParseIterativeFlag |
-                              rapidjson::kParseNumbersAsStringsFlag;
+  constexpr unsigned kFlags =
+      rapidjson::kParseIterativeFlag | rapidjson::kParseNumbersAsStringsFlag;
   rapidjson::ParseResult ok = reader.Parse<kFlags>(stream, handler);
   if (handler.too_deep) {
     return BadRequestError("invalid JSON: nested deeper than " + std::to_string(kMaxDepth) +

@@ -25,24 +25,24 @@ constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
 // go-yaml v2's resolveMap.
 constexpr std::array<Known, 40> kKnown = {{
-    {"y", Scalar::Kind::kBool, true, 0},        {"Y", Scalar::Kind::kBool, true, 0},
-    {"yes", Scalar::Kind::kBool, true, 0},      {"Yes", Scalar::Kind::kBool, true, 0},
-    {"YES", Scalar::Kind::kBool, true, 0},      {"true", Scalar::Kind::kBool, true, 0},
-    {"True", Scalar::Kind::kBool, true, 0},     {"TRUE", Scalar::Kind::kBool, true, 0},
-    {"on", Scalar::Kind::kBool, true, 0},       {"On", Scalar::Kind::kBool, true, 0},
-    {"ON", Scalar::Kind::kBool, true, 0},       {"n", Scalar::Kind::kBool, false, 0},
-    {"N", Scalar::Kind::kBool, false, 0},       {"no", Scalar::Kind::kBool, false, 0},
-    {"No", Scalar::Kind::kBool, false, 0},      {"NO", Scalar::Kind::kBool, false, 0},
-    {"false", Scalar::Kind::kBool, false, 0},   {"False", Scalar::Kind::kBool, false, 0},
-    {"FALSE", Scalar::Kind::kBool, false, 0},   {"off", Scalar::Kind::kBool, false, 0},
-    {"Off", Scalar::Kind::kBool, false, 0},     {"OFF", Scalar::Kind::kBool, false, 0},
-    {"", Scalar::Kind::kNull, false, 0},        {"~", Scalar::Kind::kNull, false, 0},
-    {"null", Scalar::Kind::kNull, false, 0},    {"Null", Scalar::Kind::kNull, false, 0},
-    {"NULL", Scalar::Kind::kNull, false, 0},    {".nan", Scalar::Kind::kFloat, false, kNaN},
-    {".NaN", Scalar::Kind::kFloat, false, kNaN}, {".NAN", Scalar::Kind::kFloat, false, kNaN},
-    {".inf", Scalar::Kind::kFloat, false, kInf}, {".Inf", Scalar::Kind::kFloat, false, kInf},
-    {".INF", Scalar::Kind::kFloat, false, kInf}, {"+.inf", Scalar::Kind::kFloat, false, kInf},
-    {"+.Inf", Scalar::Kind::kFloat, false, kInf}, {"+.INF", Scalar::Kind::kFloat, false, kInf},
+    {"y", Scalar::Kind::kBool, true, 0},           {"Y", Scalar::Kind::kBool, true, 0},
+    {"yes", Scalar::Kind::kBool, true, 0},         {"Yes", Scalar::Kind::kBool, true, 0},
+    {"YES", Scalar::Kind::kBool, true, 0},         {"true", Scalar::Kind::kBool, true, 0},
+    {"True", Scalar::Kind::kBool, true, 0},        {"TRUE", Scalar::Kind::kBool, true, 0},
+    {"on", Scalar::Kind::kBool, true, 0},          {"On", Scalar::Kind::kBool, true, 0},
+    {"ON", Scalar::Kind::kBool, true, 0},          {"n", Scalar::Kind::kBool, false, 0},
+    {"N", Scalar::Kind::kBool, false, 0},          {"no", Scalar::Kind::kBool, false, 0},
+    {"No", Scalar::Kind::kBool, false, 0},         {"NO", Scalar::Kind::kBool, false, 0},
+    {"false", Scalar::Kind::kBool, false, 0},      {"False", Scalar::Kind::kBool, false, 0},
+    {"FALSE", Scalar::Kind::kBool, false, 0},      {"off", Scalar::Kind::kBool, false, 0},
+    {"Off", Scalar::Kind::kBool, false, 0},        {"OFF", Scalar::Kind::kBool, false, 0},
+    {"", Scalar::Kind::kNull, false, 0},           {"~", Scalar::Kind::kNull, false, 0},
+    {"null", Scalar::Kind::kNull, false, 0},       {"Null", Scalar::Kind::kNull, false, 0},
+    {"NULL", Scalar::Kind::kNull, false, 0},       {".nan", Scalar::Kind::kFloat, false, kNaN},
+    {".NaN", Scalar::Kind::kFloat, false, kNaN},   {".NAN", Scalar::Kind::kFloat, false, kNaN},
+    {".inf", Scalar::Kind::kFloat, false, kInf},   {".Inf", Scalar::Kind::kFloat, false, kInf},
+    {".INF", Scalar::Kind::kFloat, false, kInf},   {"+.inf", Scalar::Kind::kFloat, false, kInf},
+    {"+.Inf", Scalar::Kind::kFloat, false, kInf},  {"+.INF", Scalar::Kind::kFloat, false, kInf},
     {"-.inf", Scalar::Kind::kFloat, false, -kInf}, {"-.Inf", Scalar::Kind::kFloat, false, -kInf},
     {"-.INF", Scalar::Kind::kFloat, false, -kInf}, {"<<", Scalar::Kind::kMerge, false, 0},
 }};
@@ -116,14 +116,21 @@ Scalar ResolveUntagged(std::string_view tag, std::string_view in) {
 
 std::string_view ShortName(Scalar::Kind kind) {
   switch (kind) {
-    case Scalar::Kind::kNull: return "null";
-    case Scalar::Kind::kBool: return "bool";
+    case Scalar::Kind::kNull:
+      return "null";
+    case Scalar::Kind::kBool:
+      return "bool";
     case Scalar::Kind::kInt:
-    case Scalar::Kind::kUint: return "int";
-    case Scalar::Kind::kFloat: return "float";
-    case Scalar::Kind::kTimestamp: return "timestamp";
-    case Scalar::Kind::kMerge: return "merge";
-    case Scalar::Kind::kString: return "str";
+    case Scalar::Kind::kUint:
+      return "int";
+    case Scalar::Kind::kFloat:
+      return "float";
+    case Scalar::Kind::kTimestamp:
+      return "timestamp";
+    case Scalar::Kind::kMerge:
+      return "merge";
+    case Scalar::Kind::kString:
+      return "str";
   }
   return "str";
 }
@@ -232,7 +239,8 @@ bool ResolvesToString(std::string_view s) {
 
 Result<Scalar> Resolve(std::string_view long_tag, std::string_view in) {
   std::string_view tag = long_tag;
-  if (tag.substr(0, kLongTagPrefix.size()) == kLongTagPrefix) tag.remove_prefix(kLongTagPrefix.size());
+  if (tag.substr(0, kLongTagPrefix.size()) == kLongTagPrefix)
+    tag.remove_prefix(kLongTagPrefix.size());
   Scalar s = ResolveUntagged(tag, in);
   if (tag.empty() || tag == kStrTag || tag == kBinaryTag || tag == ShortName(s.kind)) {
     if (tag == kStrTag || tag == kBinaryTag) return Make(Scalar::Kind::kString);

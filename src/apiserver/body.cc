@@ -47,16 +47,21 @@ Result<std::string> BodyAsJson(const Request& req) {
   if (req.body.find_first_not_of(" \t\r\n") == std::string::npos) {
     return BadRequestError("the request body is empty");
   }
+  ALLOT_RETURN_IF_ERROR(api::CheckJsonDepth(req.body));
   return req.body;
 }
 
 Result<std::string> JsonOrYamlToJson(std::string_view text) {
-  if (LooksLikeJson(text)) return std::string(text);
+  if (LooksLikeJson(text)) {
+    ALLOT_RETURN_IF_ERROR(api::CheckJsonDepth(text));
+    return std::string(text);
+  }
   return YamlDocument(text);
 }
 
 Result<DecodedBody> DecodeObject(std::string_view json, const api::TypeInfo& type,
                                  FieldValidation validation) {
+  ALLOT_RETURN_IF_ERROR(api::CheckJsonDepth(json));
   api::DecodeOptions opts;
   opts.strict = validation == FieldValidation::kStrict;
   opts.expected = &type;

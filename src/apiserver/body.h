@@ -32,6 +32,7 @@ struct DecodedBody {
 Result<DecodedBody> DecodeObject(std::string_view json, const api::TypeInfo& type,
                                  FieldValidation validation);
 
+
 // Adds one `Warning: 299 - "<text>"` header per warning.
 void AddWarnings(Response& res, const std::vector<std::string>& warnings);
 

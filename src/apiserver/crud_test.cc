@@ -128,6 +128,14 @@ TEST_F(CrudTest, MalformedJsonIs400WithPosition) {
   EXPECT_NE(J(res.body)["/message"].find("line 2"), std::string::npos) << res.body;
 }
 
+TEST_F(CrudTest, DeeplyNestedJsonIs400) {
+  std::string deep(50000, '[');
+  EXPECT_EQ(Post(kPods, deep).status, 400);
+  EXPECT_EQ(Patch(std::string(kPods) + "/p1", deep, "application/merge-patch+json").status, 400);
+  EXPECT_EQ(Delete(std::string(kPods) + "/p1", deep).status, 400);
+  EXPECT_EQ(Get("/healthz").status, 200);
+}
+
 TEST_F(CrudTest, UnsupportedMediaTypeIs415) {
   auto res = Post(kPods, "xx", {{"Content-Type", "application/cbor"}});
   EXPECT_EQ(res.status, 415);

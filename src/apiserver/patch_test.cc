@@ -103,11 +103,6 @@ TEST_F(PatchTest, BindingThenConflict) {
   std::string binding = R"({"apiVersion":"v1","kind":"Binding","metadata":{"name":"p1"},
                             "target":{"apiVersion":"v1","kind":"Node","name":"n1"}})";
   auto res = Post(PodPath("p1") + "/binding", binding);
-  if (res.status == 422 && res.body.find("nodeName") != std::string::npos) {
-    // The store runs ValidatePodUpdate on every main-resource update, which forbids setting
-    // spec.nodeName; binding needs a store write path that bypasses it (see the report).
-    GTEST_SKIP() << "store has no binding write path yet: " << res.body;
-  }
   ASSERT_EQ(res.status, 201) << res.body;
   J s(res.body);
   EXPECT_EQ(s["/kind"], "Status");

@@ -4,6 +4,7 @@
 #include <cctype>
 #include <charconv>
 
+#include "api/validation.h"
 #include "apiserver/status_json.h"
 
 namespace allot::apiserver {
@@ -188,6 +189,46 @@ bool QueryFlag(const Request& req, std::string_view name) {
   return v && (*v == "true" || *v == "1" || *v == "True" || v->empty());
 }
 
+namespace {
+
+// ValidateListOptions of the apiserver: 422 Invalid on ListOptions.
+Status ValidateListOptions(const ListParams& p) {
+  api::FieldErrors errs;
+  const std::string& m = p.resource_version_match;
+  const api::Path match_path("resourceVersionMatch");
+  if (p.watch) {
+    if (p.send_initial_events && m != "NotOlderThan") {
+      errs.Forbidden(match_path,
+                     "sendInitialEvents requires setting resourceVersionMatch to "
+                     "NotOlderThan");
+    } else if (!m.empty() && !p.send_initial_events) {
+      errs.Forbidden(match_path,
+                     "resourceVersionMatch is forbidden for watch unless sendInitialEvents is "
+                     "provided");
+    } else if (!m.empty() && m != "NotOlderThan") {
+      errs.NotSupported(match_path, m, {"NotOlderThan"});
+    }
+  } else {
+    if (p.send_initial_events) {
+      errs.Forbidden(api::Path("sendInitialEvents"), "sendInitialEvents is forbidden for list");
+    }
+    if (!m.empty() && m != "NotOlderThan" && m != "Exact") {
+      errs.NotSupported(match_path, m, {"Exact", "NotOlderThan"});
+    } else if (!m.empty() && !p.resource_version) {
+      errs.Forbidden(match_path,
+                     "resourceVersionMatch is forbidden unless resourceVersion is "
+                     "provided");
+    } else if (m == "Exact" && p.resource_version == 0u) {
+      errs.Forbidden(match_path,
+                     "resourceVersionMatch \"exact\" is forbidden for "
+                     "resourceVersion \"0\"");
+    }
+  }
+  return errs.ToStatus("ListOptions", "meta.k8s.io", "");
+}
+
+}  // namespace
+
 Result<ListParams> ParseListParams(const Request& req, const api::ResourceInfo& resource) {
   ListParams p;
   ALLOT_RETURN_IF_ERROR(ParseSelectors(req, resource, p));
@@ -196,20 +237,10 @@ Result<ListParams> ParseListParams(const Request& req, const api::ResourceInfo& 
   p.resource_version_match = std::string(req.Query("resourceVersionMatch").value_or(""));
   p.watch = QueryFlag(req, "watch");
   p.allow_bookmarks = QueryFlag(req, "allowWatchBookmarks");
-  p.send_initial_events = QueryFlag(req, "sendInitialEvents");
-  const std::string& m = p.resource_version_match;
-  if (!m.empty() && m != "NotOlderThan" && m != "Exact") {
-    return BadRequestError("resourceVersionMatch: Unsupported value: \"" + m +
-                           "\": supported values: \"Exact\", \"NotOlderThan\"");
-  }
-  if (!m.empty() && !p.resource_version) {
-    return BadRequestError("resourceVersionMatch is forbidden unless resourceVersion is provided");
-  }
+  if (req.Query("sendInitialEvents")) p.send_initial_events = QueryFlag(req, "sendInitialEvents");
+  ALLOT_RETURN_IF_ERROR(ValidateListOptions(p));
   if (!p.continue_token.empty() && p.resource_version && *p.resource_version != 0) {
     return BadRequestError("specifying resource version is not allowed when using continue");
-  }
-  if (m == "Exact" && p.resource_version == 0u) {
-    return BadRequestError("resourceVersionMatch \"exact\" is forbidden for resourceVersion \"0\"");
   }
   return p;
 }

@@ -56,7 +56,8 @@ struct ListParams {
   std::optional<int64_t> timeout_seconds;
   bool watch = false;
   bool allow_bookmarks = false;
-  bool send_initial_events = false;
+  // sendInitialEvents (watch-list): nullopt when absent.
+  std::optional<bool> send_initial_events;
 };
 // 400 for malformed values, unsupported field labels (`field label not supported: X`) and
 // inconsistent combinations.

@@ -39,6 +39,7 @@ Result<PatchRequest> ParsePatchRequest(const Request& req) {
     }
     ALLOT_ASSIGN_OR_RETURN(p.body, JsonOrYamlToJson(req.body));
   } else {
+    ALLOT_RETURN_IF_ERROR(api::CheckJsonDepth(req.body));
     p.body = req.body;
   }
   return p;

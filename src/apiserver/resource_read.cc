@@ -31,8 +31,11 @@ void ServeWatch(const CallPtr& call, ListParams params, const Output& output) {
   opts.label_selector = std::move(params.label_selector);
   opts.field_selector = std::move(params.field_selector);
   opts.resource_version = params.resource_version.value_or(0);
-  if (call->req.Query("sendInitialEvents") == std::optional<std::string_view>("false")) {
-    opts.send_initial_events = false;
+  if (params.send_initial_events) {
+    // Watch-list: the current state (not older than the RV asked for) as ADDED events, then a
+    // bookmark marking their end, then changes.
+    opts.send_initial_events = *params.send_initial_events;
+    if (opts.send_initial_events) opts.resource_version = 0;
   }
   auto watcher = ctx.store.Watch(&call->resource(), std::move(opts));
   if (!watcher.ok()) return call->Fail(watcher.status());
@@ -40,6 +43,7 @@ void ServeWatch(const CallPtr& call, ListParams params, const Output& output) {
   spec.resource = &call->resource();
   spec.output = output;
   spec.bookmarks = params.allow_bookmarks;
+  spec.initial_events_end = params.send_initial_events.value_or(false);
   if (params.timeout_seconds && *params.timeout_seconds > 0) {
     spec.deadline = ctx.clock.Steady() + std::chrono::seconds(*params.timeout_seconds);
   }

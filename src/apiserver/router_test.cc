@@ -93,6 +93,7 @@ TEST(RequestParamsTest, ListParams) {
                {"resourceVersionMatch", "NotOlderThan"},
                {"timeoutSeconds", "5"},
                {"watch", "true"},
+               {"sendInitialEvents", "true"},
                {"fieldSelector", "spec.nodeName=n1"}};
   auto p = ParseListParams(req, pods);
   ASSERT_TRUE(p.ok()) << p.status().ToString();
@@ -100,7 +101,9 @@ TEST(RequestParamsTest, ListParams) {
   EXPECT_EQ(*p->timeout_seconds, 5);
   EXPECT_TRUE(p->watch);
   req.query = {{"resourceVersionMatch", "Exact"}};
-  EXPECT_FALSE(ParseListParams(req, pods).ok());
+  EXPECT_EQ(ParseListParams(req, pods).status().code(), StatusCode::kInvalid);
+  req.query = {{"watch", "1"}, {"resourceVersionMatch", "NotOlderThan"}};
+  EXPECT_EQ(ParseListParams(req, pods).status().code(), StatusCode::kInvalid);
   req.query = {{"continue", "abc"}, {"resourceVersion", "5"}};
   EXPECT_FALSE(ParseListParams(req, pods).ok());
   req.query = {{"limit", "-1"}};

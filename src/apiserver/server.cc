@@ -5,6 +5,8 @@
 #include <boost/asio/post.hpp>
 #include <boost/asio/strand.hpp>
 #include <charconv>
+#include <cstdio>
+#include <exception>
 #include <mutex>
 #include <optional>
 #include <thread>
@@ -88,6 +90,7 @@ class ApiServer::Impl {
 
  private:
   void Accept();
+  void RunIo();
 
   const ApiServerOptions options_;
   std::unique_ptr<metrics::Registry> owned_registry_;
@@ -125,9 +128,21 @@ Status ApiServer::Impl::Start() {
   work_.emplace(net::make_work_guard(ioc_));
   Accept();
   for (int i = 0; i < std::max(1, options_.threads); ++i) {
-    threads_.emplace_back([this] { ioc_.run(); });
+    threads_.emplace_back([this] { RunIo(); });
   }
   return Status::Ok();
+}
+
+void ApiServer::Impl::RunIo() {
+  // A handler that throws must not take the io thread (and with it the server) down.
+  while (true) {
+    try {
+      ioc_.run();
+      return;
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "apiserver: io handler failed: %s\n", e.what());
+    }
+  }
 }
 
 void ApiServer::Impl::Accept() {

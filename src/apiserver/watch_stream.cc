@@ -1,5 +1,7 @@
 #include "apiserver/watch_stream.h"
 
+#include <algorithm>
+
 #include "apiserver/output.h"
 
 namespace allot::apiserver {
@@ -33,6 +35,7 @@ WatchStream::WatchStream(ServerContext& ctx, std::unique_ptr<store::Watcher> wat
   ctx_.metrics.registered_watchers.With({r.group, r.type->kind, r.version}).Inc();
   ctx_.metrics.longrunning.With({r.resource, "WATCH"}).Inc();
   next_bookmark_ = ctx_.clock.Steady() + ctx_.config.bookmark_interval;
+  initial_events_pending_ = spec_.initial_events_end;
 }
 
 WatchStream::~WatchStream() {
@@ -91,6 +94,14 @@ std::string WatchStream::Next(bool* finished) {
         break;
       }
     }
+    if (initial_events_pending_ && alive && pending_.empty()) {
+      // Every initial event was queued before the watch was registered, so the first drain
+      // holds them all (possibly followed by early changes, which the client may treat as
+      // part of the initial state: the bookmark's RV covers them).
+      last_rv_ = std::max(progress, last_rv_);
+      out += Line("BOOKMARK", BookmarkJson(last_rv_, true));
+      initial_events_pending_ = false;
+    }
     const auto now = ctx_.clock.Steady();
     if (spec_.deadline && now >= *spec_.deadline) alive = false;
     if (alive && spec_.bookmarks && now >= next_bookmark_) {
@@ -141,10 +152,12 @@ std::string WatchStream::EncodeEvent(const store::WatchEvent& ev) {
   return Line(store::EventTypeName(ev.type), ObjectJson(ev.object));
 }
 
-std::string WatchStream::BookmarkJson(uint64_t rv) const {
+std::string WatchStream::BookmarkJson(uint64_t rv, bool initial_events_end) const {
   const api::TypeInfo& t = *spec_.resource->type;
+  std::string annotations =
+      initial_events_end ? ",\"annotations\":{\"k8s.io/initial-events-end\":\"true\"}" : "";
   return "{\"kind\":\"" + t.kind + "\",\"apiVersion\":\"" + t.api_version +
-         "\",\"metadata\":{\"resourceVersion\":\"" + std::to_string(rv) + "\"}}";
+         "\",\"metadata\":{\"resourceVersion\":\"" + std::to_string(rv) + "\"" + annotations + "}}";
 }
 
 // --- StreamRegistry ---------------------------------------------------------------------------

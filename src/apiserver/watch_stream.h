@@ -31,6 +31,8 @@ struct WatchSpec {
   const api::ResourceInfo* resource = nullptr;
   Output output;
   bool bookmarks = false;
+  // Watch-list: after the initial events, a BOOKMARK annotated k8s.io/initial-events-end.
+  bool initial_events_end = false;
   // Ends the stream (timeoutSeconds), on the Clock's steady timeline.
   std::optional<std::chrono::steady_clock::time_point> deadline;
 };
@@ -51,7 +53,7 @@ class WatchStream final : public StreamSource {
  private:
   std::string EncodeEvent(const store::WatchEvent& ev);
   std::string ObjectJson(const api::ObjectPtr& obj);
-  std::string BookmarkJson(uint64_t rv) const;
+  std::string BookmarkJson(uint64_t rv, bool initial_events_end = false) const;
 
   ServerContext& ctx_;
   const std::unique_ptr<store::Watcher> watcher_;
@@ -62,6 +64,7 @@ class WatchStream final : public StreamSource {
   std::deque<store::WatchEvent> pending_;
   bool ended_ = false;
   bool first_table_ = true;
+  bool initial_events_pending_ = false;
   uint64_t last_rv_ = 0;
   std::chrono::steady_clock::time_point next_bookmark_;
 

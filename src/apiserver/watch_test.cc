@@ -128,6 +128,22 @@ TEST_F(WatchTest, Bookmarks) {
   EXPECT_EQ(bookmark["/object/metadata/resourceVersion"], rv);
 }
 
+TEST_F(WatchTest, WatchListEndsInitialEventsWithBookmark) {
+  CreatePod("p1");
+  auto w = Watch(
+      "&sendInitialEvents=true&resourceVersionMatch=NotOlderThan&"
+      "allowWatchBookmarks=true");
+  ASSERT_TRUE(w);
+  J added = Next(*w);
+  EXPECT_EQ(added["/type"], "ADDED");
+  J end = Next(*w);
+  EXPECT_EQ(end["/type"], "BOOKMARK");
+  EXPECT_EQ(end["/object/metadata/annotations/k8s.io~1initial-events-end"], "true");
+  EXPECT_EQ(end["/object/metadata/resourceVersion"], ListRv());
+  auto bad = Get(std::string(kPods) + "?watch=true&sendInitialEvents=true");
+  EXPECT_EQ(bad.status, 422) << bad.body;
+}
+
 TEST_F(WatchTest, ClientDisconnectStopsTheWatch) {
   auto w = Watch("");
   ASSERT_TRUE(w);

@@ -503,7 +503,9 @@ Status Store::Impl::StageUpdate(const ResourceInfo& r, const ObjectPtr& current,
     if (type.copy_spec) type.copy_spec(*current, *obj);
     meta = cur;
   } else {
-    if (r.status_subresource && type.copy_status) type.copy_status(*current, *obj);
+    if (sub == Subresource::kMain && r.status_subresource && type.copy_status) {
+      type.copy_status(*current, *obj);
+    }
     if (cur.deletionTimestamp) {
       for (const auto& f : meta.finalizers) {
         if (!HasFinalizer(*current, f)) {
@@ -532,10 +534,14 @@ Status Store::Impl::StageUpdate(const ResourceInfo& r, const ObjectPtr& current,
     if (r.validate_status) r.validate_status(*obj, *current, errs);
   } else {
     if (r.validate) r.validate(*obj, errs);
-    if (r.validate_update) r.validate_update(*obj, *current, errs);
+    if (sub == Subresource::kMain && r.validate_update) r.validate_update(*obj, *current, errs);
   }
   ALLOT_RETURN_IF_ERROR(errs.ToStatus(type.kind, r.group, cur.name));
-  if (type.spec_equal && !type.spec_equal(*obj, *current)) meta.generation = cur.generation + 1;
+  // Binding writes storage directly in Kubernetes, bypassing the strategy that counts
+  // generations: a bind does not bump metadata.generation.
+  if (sub != Subresource::kBinding && type.spec_equal && !type.spec_equal(*obj, *current)) {
+    meta.generation = cur.generation + 1;
+  }
   meta.resourceVersion = cur.resourceVersion;
   const bool finalized = cur.deletionTimestamp && meta.finalizers.empty();
   if (!finalized && type.equal(*obj, *current)) {

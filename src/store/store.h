@@ -44,7 +44,13 @@ using api::Object;
 using api::ObjectPtr;
 using api::ResourceInfo;
 
-enum class Subresource { kMain, kStatus };
+// Which part of an object an update may change.
+//   kMain: spec and metadata (status is kept as stored; validate + validate_update run).
+//   kStatus: status only (spec and metadata are kept as stored; validate_status runs).
+//   kBinding: the pods/binding write (store/pod_binding.h) and nothing else: spec, metadata and
+//     status all come from the UpdateFn; `validate` runs but not validate_update, whose
+//     immutability rules (spec.nodeName) the binding function replaces with its own.
+enum class Subresource { kMain, kStatus, kBinding };
 
 // What a caller wants written, as a function of the current object: it receives the current
 // object (never null) and returns the desired new object, usually current.Clone() modified.

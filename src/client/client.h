@@ -1,0 +1,75 @@
+// The one client interface every component (scheduler, controllers, drivers, simulated nodes)
+// reads and writes through. Two implementations:
+//   - InProcessClient (client/inprocess_client.h): straight to a store::Store, no JSON.
+//   - HttpClient (client/http_client.h): Kubernetes REST over HTTP to any compatible server.
+// Components never reach around it (design.md §2 rule 1).
+//
+// Errors are Kubernetes Statuses (404 NotFound, 409 Conflict, 422 Invalid, ...) whichever
+// implementation is used. All methods are thread-safe.
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "api/object.h"
+#include "api/resources.h"
+#include "common/status.h"
+#include "store/store.h"
+
+namespace allot::client {
+
+using api::Object;
+using api::ObjectPtr;
+using api::ResourceInfo;
+
+// Patch content types (mirrors api::PatchType; kept separate so this header stays light).
+enum class PatchKind { kJson, kMerge, kStrategicMerge, kApply };
+
+template <class T>
+using Callback = std::function<void(Result<T>)>;
+
+class Client {
+ public:
+  virtual ~Client() = default;
+
+  virtual Result<ObjectPtr> Get(const ResourceInfo& r, std::string_view ns,
+                                std::string_view name) = 0;
+  virtual Result<store::ListResult> List(const ResourceInfo& r,
+                                         const store::ListOptions& opts) = 0;
+  // A watch; over HTTP the returned Watcher reads the chunked stream. A 410 arrives as an
+  // ERROR event (as from the store).
+  virtual Result<std::unique_ptr<store::Watcher>> Watch(const ResourceInfo& r,
+                                                        const store::WatchOptions& opts) = 0;
+
+  // Writes, asynchronous: `done` runs once the server answered (on an internal thread; do not
+  // block in it). Update uses obj.metadata.resourceVersion for compare-and-swap when set.
+  virtual void CreateAsync(const ResourceInfo& r, std::unique_ptr<Object> obj,
+                           Callback<ObjectPtr> done) = 0;
+  virtual void UpdateAsync(const ResourceInfo& r, std::unique_ptr<Object> obj,
+                           Callback<ObjectPtr> done) = 0;
+  // PUT .../status: only status changes.
+  virtual void UpdateStatusAsync(const ResourceInfo& r, std::unique_ptr<Object> obj,
+                                 Callback<ObjectPtr> done) = 0;
+  virtual void PatchAsync(const ResourceInfo& r, std::string ns, std::string name,
+                          PatchKind kind, std::string patch, bool status,
+                          Callback<ObjectPtr> done) = 0;
+  virtual void DeleteAsync(const ResourceInfo& r, std::string ns, std::string name,
+                           store::DeleteOptions opts, Callback<store::DeleteResult> done) = 0;
+  // POST pods/<name>/binding: sets spec.nodeName once (409 if already bound).
+  virtual void BindAsync(std::string ns, std::string pod, std::string uid, std::string node,
+                         Callback<bool> done) = 0;
+
+  // Synchronous conveniences over the async calls.
+  Result<ObjectPtr> Create(const ResourceInfo& r, std::unique_ptr<Object> obj);
+  Result<ObjectPtr> Update(const ResourceInfo& r, std::unique_ptr<Object> obj);
+  Result<ObjectPtr> UpdateStatus(const ResourceInfo& r, std::unique_ptr<Object> obj);
+  Result<ObjectPtr> Patch(const ResourceInfo& r, std::string ns, std::string name,
+                          PatchKind kind, std::string patch, bool status = false);
+  Result<store::DeleteResult> Delete(const ResourceInfo& r, std::string ns, std::string name,
+                                     store::DeleteOptions opts = {});
+  Status Bind(std::string ns, std::string pod, std::string uid, std::string node);
+};
+
+}  // namespace allot::client

@@ -1,0 +1,1 @@
+// Keeps the library non-empty in checkouts without simulator sources.
