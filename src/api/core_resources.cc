@@ -106,6 +106,7 @@ ResourceInfo Events() {
   r.field_value = EventFieldValue;
   r.columns = EventColumns();
   r.row = EventRow;
+  r.leading_name_column = false;
   return r;
 }
 

@@ -297,8 +297,8 @@ std::optional<std::string> NodeFieldValue(const Object& obj, std::string_view fi
 
 // --- events -----------------------------------------------------------------------------------
 
-// Kubernetes' event table has no leading Name column (Name is its last, wide column); the server
-// adds NAME first, so the trailing Name column is left out here.
+// Kubernetes' event table has no leading Name column: Name is its last, wide column (the
+// resource sets leading_name_column = false).
 std::vector<TableColumn> EventColumns() {
   return {
       {"Last Seen", "string", "",
@@ -327,6 +327,7 @@ std::vector<TableColumn> EventColumns() {
        0},
       {"First Seen", "string", "", "The time at which the event was first recorded.", 1},
       {"Count", "string", "", "The number of times this event has occurred.", 1},
+      {"Name", "string", "name", "The name of the event.", 1},
   };
 }
 
@@ -348,7 +349,7 @@ std::vector<TableCell> EventRow(const Object& obj, Time now) {
   std::string instance = FirstNonEmpty(e.source.host, e.reportingInstance);
   std::string source = instance.empty() ? component : component + ", " + instance;
   return {last,  e.type, e.reason, target, e.involvedObject.fieldPath, source, TrimSpace(e.message),
-          first, count};
+          first, count, e.metadata.name};
 }
 
 std::optional<std::string> EventFieldValue(const Object& obj, std::string_view field) {

@@ -640,7 +640,7 @@ TEST(CoreTablesTest, EventLeaseAndNamespaceRows) {
   e.count = 3;
   EXPECT_EQ(EventRow(e, now),
             Cells({"5m", "Warning", "FailedScheduling", "pod/trainer-0", "spec.containers{a}",
-                   "default-scheduler", "0/3 nodes are available", "10m", int64_t{3}}));
+                   "default-scheduler", "0/3 nodes are available", "10m", int64_t{3}, ""}));
   EXPECT_EQ(EventColumns().size(), EventRow(e, now).size());
 
   Event fresh;  // events.k8s.io style: eventTime + series, no count

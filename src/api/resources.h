@@ -58,8 +58,9 @@ struct ResourceInfo {
   std::vector<std::string> field_labels;
   std::optional<std::string> (*field_value)(const Object& obj, std::string_view field) = nullptr;
 
-  // Table columns after NAME (the server adds NAME first and fills it with metadata.name);
-  // empty means the default NAME + "Created At".
+  // Table columns after NAME (the server adds NAME first and fills it with metadata.name,
+  // unless leading_name_column is false); empty means the default NAME + "Created At".
+  bool leading_name_column = true;
   std::vector<TableColumn> columns;
   std::vector<TableCell> (*row)(const Object& obj, Time now) = nullptr;
 

@@ -78,11 +78,13 @@ void Column(JsonWriter& w, std::string_view name, std::string_view type, std::st
 void Columns(JsonWriter& w, const api::ResourceInfo& r) {
   w.Key("columnDefinitions");
   w.StartArray();
-  Column(w, "Name", "string", "name",
-         "Name must be unique within a namespace. Is required when creating resources, although "
-         "some resources may allow a client to request the generation of an appropriate name "
-         "automatically.",
-         0);
+  if (r.leading_name_column) {
+    Column(w, "Name", "string", "name",
+           "Name must be unique within a namespace. Is required when creating resources, although "
+           "some resources may allow a client to request the generation of an appropriate name "
+           "automatically.",
+           0);
+  }
   if (r.columns.empty()) {
     Column(w, "Created At", "date", "",
            "CreationTimestamp is a timestamp representing the server time when this object was "
@@ -98,7 +100,7 @@ void Columns(JsonWriter& w, const api::ResourceInfo& r) {
 void Cells(JsonWriter& w, const api::ResourceInfo& r, const api::Object& obj, Time now) {
   w.Key("cells");
   w.StartArray();
-  Str(w, obj.metadata.name);
+  if (r.leading_name_column) Str(w, obj.metadata.name);
   if (r.columns.empty()) {
     if (obj.metadata.creationTimestamp) {
       Str(w, obj.metadata.creationTimestamp->ToRfc3339());
