@@ -21,7 +21,7 @@ if [ "${ALLOT_SKIP_FUZZ:-0}" != 1 ]; then
   ninja -C build-fuzz -j "$(nproc)" decode_fuzz
   mkdir -p build-fuzz/corpus
   UBSAN_OPTIONS=suppressions=tests/fuzz/ubsan.supp:halt_on_error=1:print_stacktrace=1 \
-  ./build-fuzz/decode_fuzz -max_total_time="${ALLOT_FUZZ_SECONDS:-30}" -rss_limit_mb=2048 \
+  ./build-fuzz/src/decode_fuzz -max_total_time="${ALLOT_FUZZ_SECONDS:-30}" -rss_limit_mb=2048 \
     build-fuzz/corpus tests/fuzz/corpus/decode 2>&1 | tail -n 3
   echo "fuzz: decode_fuzz ran ${ALLOT_FUZZ_SECONDS:-30}s without a crash"
 fi
