@@ -70,6 +70,10 @@ class Informer {
   // The resourceVersion the cache is known to be current with (the last event applied, list or
   // watch progress); the next watch resumes from it.
   uint64_t LastResourceVersion() const;
+  // Waits until LastResourceVersion() >= rv (e.g. the resourceVersion of one's own write, so
+  // the cache reflects it); false after `timeout` or once stopped. Progress past writes to
+  // other resources arrives with the next event or bookmark.
+  bool WaitForResourceVersion(uint64_t rv, std::chrono::milliseconds timeout) const;
 
   class Impl;
 

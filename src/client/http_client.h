@@ -1,0 +1,101 @@
+// The REST Client: Kubernetes HTTP API calls against any compatible server (ours, or a
+// kube-apiserver as far as the object types match).
+//
+//   ALLOT_ASSIGN_OR_RETURN(auto client, client::HttpClient::FromUrl("http://127.0.0.1:6443"));
+//   auto pod = client->Get(pods, "default", "p1");
+//
+// Requests use keep-alive connections: up to `workers` threads, each with one connection, take
+// requests from a shared queue, so asynchronous calls from many threads run concurrently
+// (callbacks run on those threads). A connection the server closed is reopened. Synchronous
+// calls made inside a callback run on that worker's own connection. Each Watch holds a
+// connection and a reader thread of its own for as long as it lives.
+//
+// Wire mapping (URLs from ResourceInfo: /api/v1/... for core, /apis/<group>/<version>/...;
+// /namespaces/<ns>/ for namespaced resources):
+//   Get GET <item>; List GET <collection>?labelSelector&fieldSelector&limit&continue
+//   &resourceVersion(+resourceVersionMatch=Exact); Watch GET <collection>?watch=true
+//   &allowWatchBookmarks=true&resourceVersion=N&timeoutSeconds (client/http_watch.h);
+//   Create POST <collection>; Update PUT <item>; UpdateStatus PUT <item>/status;
+//   Patch PATCH <item>[/status] with the patch type's Content-Type (apply: ?fieldManager=);
+//   Delete DELETE <item> with a DeleteOptions body; Bind POST pods/<name>/binding.
+// Bodies are encoded with api::EncodeJson and decoded with api::DecodeJson (non-strict: unknown
+// fields dropped). Errors: the metav1.Status of a non-2xx answer as a Status (code from its
+// reason, message, details with causes); kServiceUnavailable / kTimeout for network failures.
+// A Delete whose answer is a Status (the object was removed and the server did not return it)
+// yields a DeleteResult whose object carries only name, namespace and uid.
+//
+// Only plain http:// for now (no TLS). Thread-safe.
+#pragma once
+
+#include <chrono>
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "client/client.h"
+#include "client/http_transport.h"
+
+namespace allot::client {
+
+struct HttpClientOptions {
+  // Request worker threads = keep-alive connections (started on demand).
+  int workers = 16;
+  std::chrono::milliseconds connect_timeout{10000};
+  std::chrono::milliseconds request_timeout{30000};
+  // Sent as timeoutSeconds on watches, so the server ends them and the caller (an informer)
+  // resumes; 0 sends none. A watch silent for this long plus a minute is dropped as dead.
+  std::chrono::seconds watch_timeout{300};
+  // "Authorization: Bearer <token>" when set.
+  std::string bearer_token;
+  std::string user_agent = "allot";
+  // fieldManager for apply patches (the server requires one).
+  std::string field_manager = "allot";
+};
+
+class HttpClient final : public Client {
+ public:
+  // `url` is "http://host:port" (a trailing "/" is allowed). Errors: 400 for other forms.
+  static Result<std::unique_ptr<HttpClient>> FromUrl(std::string_view url,
+                                                     HttpClientOptions options = {});
+  // Does not connect until the first request.
+  HttpClient(std::string host, uint16_t port, HttpClientOptions options = {});
+  ~HttpClient() override;
+
+  Result<ObjectPtr> Get(const ResourceInfo& r, std::string_view ns, std::string_view name) override;
+  Result<store::ListResult> List(const ResourceInfo& r, const store::ListOptions& opts) override;
+  Result<std::unique_ptr<store::Watcher>> Watch(const ResourceInfo& r,
+                                                const store::WatchOptions& opts) override;
+
+  void CreateAsync(const ResourceInfo& r, std::unique_ptr<Object> obj,
+                   Callback<ObjectPtr> done) override;
+  void UpdateAsync(const ResourceInfo& r, std::unique_ptr<Object> obj,
+                   Callback<ObjectPtr> done) override;
+  void UpdateStatusAsync(const ResourceInfo& r, std::unique_ptr<Object> obj,
+                         Callback<ObjectPtr> done) override;
+  void PatchAsync(const ResourceInfo& r, std::string ns, std::string name, PatchKind kind,
+                  std::string patch, bool status, Callback<ObjectPtr> done) override;
+  void DeleteAsync(const ResourceInfo& r, std::string ns, std::string name,
+                   store::DeleteOptions opts, Callback<store::DeleteResult> done) override;
+  void BindAsync(std::string ns, std::string pod, std::string uid, std::string node,
+                 Callback<bool> done) override;
+
+  // Any other request (e.g. GET /version, /healthz): the raw answer, whatever its code.
+  Result<HttpResponse> Raw(std::string method, std::string target, std::string body = {},
+                           std::string content_type = {});
+
+  // "/api/v1/namespaces/<ns>/pods" / "/apis/<group>/<version>/<resource>" (ns ignored for
+  // cluster-scoped resources; empty ns: all namespaces).
+  static std::string CollectionPath(const ResourceInfo& r, std::string_view ns);
+  // CollectionPath + "/<name>".
+  static std::string ItemPath(const ResourceInfo& r, std::string_view ns, std::string_view name);
+
+ private:
+  void Send(HttpRequest req, std::function<void(Result<HttpResponse>)> done);
+  // Sends `req` and decodes the object of a 2xx answer.
+  void SendObject(HttpRequest req, const ResourceInfo& r, Callback<ObjectPtr> done);
+
+  const HttpClientOptions options_;
+  HttpPool pool_;
+};
+
+}  // namespace allot::client

@@ -1,0 +1,150 @@
+// HttpClient specifics: URLs, Status decoding, keep-alive reconnects, calls from callbacks.
+#include "client/http_client.h"
+
+#include <gtest/gtest.h>
+#include <rapidjson/document.h>
+
+#include <atomic>
+
+#include "client/client_test_fixture.h"
+
+namespace allot::client {
+namespace {
+
+TEST(HttpClientUrl, FromUrl) {
+  EXPECT_TRUE(HttpClient::FromUrl("http://127.0.0.1:6443").ok());
+  EXPECT_TRUE(HttpClient::FromUrl("http://localhost:6443/").ok());
+  EXPECT_TRUE(HttpClient::FromUrl("http://example").ok());
+  EXPECT_EQ(HttpClient::FromUrl("https://127.0.0.1:6443").status().code(), StatusCode::kBadRequest);
+  EXPECT_EQ(HttpClient::FromUrl("http://h:port").status().code(), StatusCode::kBadRequest);
+  EXPECT_EQ(HttpClient::FromUrl("http://h:1/api").status().code(), StatusCode::kBadRequest);
+  EXPECT_EQ(HttpClient::FromUrl("http://").status().code(), StatusCode::kBadRequest);
+}
+
+TEST(HttpClientUrl, Paths) {
+  const auto& claims = testing::Resource("resource.k8s.io", "resourceclaims");
+  EXPECT_EQ(HttpClient::CollectionPath(Pods(), "default"), "/api/v1/namespaces/default/pods");
+  EXPECT_EQ(HttpClient::CollectionPath(Pods(), ""), "/api/v1/pods");
+  EXPECT_EQ(HttpClient::ItemPath(Nodes(), "ignored", "n1"), "/api/v1/nodes/n1");
+  EXPECT_EQ(HttpClient::ItemPath(claims, "ns", "c"),
+            "/apis/resource.k8s.io/" + claims.version + "/namespaces/ns/resourceclaims/c");
+}
+
+TEST(HttpClientStatus, DecodesKubernetesStatus) {
+  std::string body = R"({"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure",
+      "message":"Pod \"x\" is invalid: spec.containers: Required value","reason":"Invalid",
+      "details":{"name":"x","kind":"Pod","causes":[{"reason":"FieldValueRequired",
+      "message":"Required value","field":"spec.containers"}]},"code":422})";
+  Status st = ErrorFromResponse(422, body);
+  EXPECT_EQ(st.code(), StatusCode::kInvalid);
+  EXPECT_EQ(st.message(), "Pod \"x\" is invalid: spec.containers: Required value");
+  EXPECT_EQ(st.details().name, "x");
+  EXPECT_EQ(st.details().kind, "Pod");
+  ASSERT_EQ(st.details().causes.size(), 1u);
+  EXPECT_EQ(st.details().causes[0],
+            (StatusCause{"FieldValueRequired", "Required value", "spec.containers"}));
+
+  // Reasons pick between codes that share an HTTP status.
+  EXPECT_EQ(
+      ErrorFromResponse(409, R"({"kind":"Status","reason":"AlreadyExists","code":409})").code(),
+      StatusCode::kAlreadyExists);
+  EXPECT_EQ(ErrorFromResponse(410, R"({"kind":"Status","reason":"Expired","code":410})").code(),
+            StatusCode::kExpired);
+  // Unknown reason: the code decides; retryAfterSeconds is kept.
+  Status throttled = ErrorFromResponse(
+      429, R"({"kind":"Status","reason":"Whatever","details":{"retryAfterSeconds":3}})");
+  EXPECT_EQ(throttled.code(), StatusCode::kTooManyRequests);
+  EXPECT_EQ(throttled.details().retry_after_seconds, 3);
+  // Not a Status at all.
+  Status plain = ErrorFromResponse(502, "Bad Gateway");
+  EXPECT_EQ(plain.code(), StatusCode::kInternalError);
+  EXPECT_EQ(plain.message(), "the server answered 502: Bad Gateway");
+  EXPECT_EQ(ErrorFromResponse(404, "").code(), StatusCode::kNotFound);
+}
+
+TEST(HttpClientStatus, QueryEscape) {
+  EXPECT_EQ(QueryEscape("tier in (a,b),!canary"), "tier%20in%20%28a%2Cb%29%2C%21canary");
+  EXPECT_EQ(QueryEscape("a=b"), "a%3Db");
+  EXPECT_EQ(QueryEscape("Az09-_.~"), "Az09-_.~");
+}
+
+class HttpOnlyTest : public ClientTest {};
+INSTANTIATE_TEST_SUITE_P(Http, HttpOnlyTest, ::testing::Values("http"));
+
+TEST_P(HttpOnlyTest, SynchronousCallInsideACallbackUsesTheWorkersConnection) {
+  HttpClientOptions one_worker;
+  one_worker.workers = 1;
+  Open({}, one_worker);
+  Waiter waiter;
+  std::atomic<bool> done{false};
+  Result<ObjectPtr> inner = Status(StatusCode::kInternalError, "not run");
+  client_->CreateAsync(Pods(), testing::MakePod("default", "p1"), [&](Result<ObjectPtr> r) {
+    EXPECT_TRUE(r.ok());
+    // With one worker, queueing this Get behind ourselves would never finish.
+    auto got = client_->Get(Pods(), "default", "p1");
+    waiter.Notify([&] {
+      inner = std::move(got);
+      done = true;
+    });
+  });
+  ASSERT_TRUE(waiter.WaitFor([&] { return done.load(); }));
+  ASSERT_OK(inner);
+  EXPECT_EQ((*inner)->metadata.name, "p1");
+}
+
+TEST_P(HttpOnlyTest, ReconnectsAfterTheServerClosedTheConnection) {
+  CreatePod("p1");
+  ASSERT_OK(client_->Get(Pods(), "default", "p1"));  // a kept-alive connection exists now
+  const uint16_t port = server_->port();
+  // (Destroyed, not just stopped: ApiServer::Stop leaves idle connections open until then.)
+  server_.reset();
+  auto down = client_->Get(Pods(), "default", "p1");
+  ASSERT_FALSE(down.ok());
+  EXPECT_EQ(down.status().code(), StatusCode::kServiceUnavailable);
+  auto watch = client_->Watch(Pods(), {});
+  EXPECT_EQ(watch.status().code(), StatusCode::kServiceUnavailable);
+
+  apiserver::ApiServerOptions options;
+  options.listen_address = "127.0.0.1:" + std::to_string(port);
+  server_ = std::make_unique<apiserver::ApiServer>(*store_, clock_, options);
+  Status st = server_->Start();
+  if (!st.ok()) GTEST_SKIP() << "port " << port << " not reusable: " << st.ToString();
+  ASSERT_OK(client_->Get(Pods(), "default", "p1"));
+}
+
+TEST_P(HttpOnlyTest, WatchEndsWhenTheServerStops) {
+  Waiter waiter;  // outlives the watch, whose reader thread calls into it
+  std::atomic<bool> notified{false};
+  auto watch = client_->Watch(Pods(), {});
+  ASSERT_OK(watch);
+  (*watch)->SetNotify([&] { waiter.Notify([&] { notified = true; }); });
+  server_.reset();
+  std::vector<store::WatchEvent> events;
+  ASSERT_TRUE(waiter.WaitFor([&] { return !(*watch)->Drain(events); }));
+  EXPECT_TRUE(notified.load());
+}
+
+TEST_P(HttpOnlyTest, WatchRequestErrorsAreStatuses) {
+  store::WatchOptions opts;
+  auto sel = api::FieldSelectorExpr::Parse("spec.nosuchfield=x");
+  ASSERT_OK(sel);
+  opts.field_selector = *sel;
+  auto watch = client_->Watch(Pods(), opts);
+  ASSERT_FALSE(watch.ok());
+  EXPECT_EQ(watch.status().code(), StatusCode::kBadRequest);
+  EXPECT_NE(watch.status().message().find("field label not supported"), std::string::npos)
+      << watch.status().message();
+}
+
+TEST_P(HttpOnlyTest, RawRequests) {
+  auto version = dynamic_cast<HttpClient&>(*client_).Raw("GET", "/version");
+  ASSERT_OK(version);
+  EXPECT_EQ(version->status, 200);
+  rapidjson::Document doc;
+  doc.Parse(version->body.c_str());
+  ASSERT_TRUE(doc.IsObject());
+  EXPECT_TRUE(doc.HasMember("gitVersion"));
+}
+
+}  // namespace
+}  // namespace allot::client

@@ -1,0 +1,471 @@
+#include "client/informer.h"
+
+#include <algorithm>
+#include <atomic>
+#include <condition_variable>
+#include <map>
+#include <mutex>
+#include <set>
+#include <shared_mutex>
+#include <thread>
+#include <unordered_map>
+
+namespace allot::client {
+
+namespace {
+
+constexpr int64_t kListPageSize = 500;
+constexpr std::chrono::milliseconds kMinBackoff{100};
+constexpr std::chrono::milliseconds kMaxBackoff{10000};
+
+std::string KeyOf(std::string_view ns, std::string_view name) {
+  std::string key(ns);
+  key += '/';
+  key.append(name);
+  return key;
+}
+
+std::string KeyOf(const Object& obj) { return KeyOf(obj.metadata.namespace_, obj.metadata.name); }
+
+bool IsExpired(const Status& st) { return !st.ok() && HttpCode(st.code()) == 410; }
+
+// The watch's wake-up signal. Shared with the watcher's notify callback, which may outlive the
+// informer by a moment (a store may call a copy of it after Stop).
+struct Signal {
+  std::mutex mu;
+  std::condition_variable cv;
+  bool raised = false;  // guarded by mu
+
+  void Raise() {
+    {
+      std::lock_guard<std::mutex> lock(mu);
+      raised = true;
+    }
+    cv.notify_all();
+  }
+};
+
+// One change for the handlers.
+struct Delta {
+  enum Kind { kAdd, kUpdate, kDelete } kind;
+  ObjectPtr old_obj;  // update, delete
+  ObjectPtr new_obj;  // add, update
+};
+
+}  // namespace
+
+class Informer::Impl {
+ public:
+  Impl(Client& client, const ResourceInfo& resource, InformerOptions options)
+      : client_(client), resource_(resource), options_(std::move(options)) {}
+
+  ~Impl() { Stop(); }
+
+  void AddHandler(EventHandler handler) {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      new_handlers_.push_back(std::move(handler));
+    }
+    signal_->Raise();
+  }
+
+  void AddIndex(const std::string& name, IndexFn fn) {
+    std::unique_lock lock(cache_mu_);
+    Index& index = indexes_[name];
+    index.fn = std::move(fn);
+    index.by_value.clear();
+    for (const auto& [key, obj] : cache_) IndexAdd(index, key, *obj);
+  }
+
+  Status Start() {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (started_) return Status::Ok();
+    ALLOT_ASSIGN_OR_RETURN(label_selector_, api::LabelSelectorExpr::Parse(options_.label_selector));
+    ALLOT_ASSIGN_OR_RETURN(field_selector_, api::FieldSelectorExpr::Parse(options_.field_selector));
+    started_ = true;
+    thread_ = std::thread([this] { Run(); });
+    return Status::Ok();
+  }
+
+  void Stop() {
+    std::shared_ptr<store::Watcher> watcher;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      stopping_ = true;
+      watcher = watcher_;
+    }
+    if (watcher) watcher->Stop();
+    {
+      std::lock_guard<std::mutex> lock(rv_mu_);
+      rv_stopped_ = true;
+    }
+    rv_cv_.notify_all();
+    signal_->Raise();
+    sync_cv_.notify_all();
+    if (thread_.joinable() && thread_.get_id() != std::this_thread::get_id()) thread_.join();
+  }
+
+  bool WaitForSync(std::chrono::milliseconds timeout) {
+    std::unique_lock<std::mutex> lock(mu_);
+    return sync_cv_.wait_for(lock, timeout, [&] { return synced_ || stopping_; }) && synced_;
+  }
+
+  bool HasSynced() const {
+    std::lock_guard<std::mutex> lock(mu_);
+    return synced_;
+  }
+
+  ObjectPtr Get(std::string_view ns, std::string_view name) const {
+    std::shared_lock lock(cache_mu_);
+    auto it = cache_.find(KeyOf(resource_.namespaced ? ns : std::string_view(), name));
+    return it == cache_.end() ? nullptr : it->second;
+  }
+
+  std::vector<ObjectPtr> List() const {
+    std::shared_lock lock(cache_mu_);
+    std::vector<ObjectPtr> out;
+    out.reserve(cache_.size());
+    for (const auto& [key, obj] : cache_) out.push_back(obj);
+    return out;
+  }
+
+  std::vector<ObjectPtr> ByIndex(const std::string& index, const std::string& value) const {
+    std::shared_lock lock(cache_mu_);
+    std::vector<ObjectPtr> out;
+    auto i = indexes_.find(index);
+    if (i == indexes_.end()) return out;
+    auto v = i->second.by_value.find(value);
+    if (v == i->second.by_value.end()) return out;
+    for (const std::string& key : v->second) {
+      auto it = cache_.find(key);
+      if (it != cache_.end()) out.push_back(it->second);
+    }
+    return out;
+  }
+
+  uint64_t LastResourceVersion() const { return last_rv_.load(); }
+
+  bool WaitForResourceVersion(uint64_t rv, std::chrono::milliseconds timeout) const {
+    std::unique_lock<std::mutex> lock(rv_mu_);
+    return rv_cv_.wait_for(lock, timeout, [&] { return last_rv_.load() >= rv || rv_stopped_; }) &&
+           last_rv_.load() >= rv;
+  }
+
+ private:
+  struct Index {
+    IndexFn fn;
+    std::unordered_map<std::string, std::set<std::string>> by_value;
+  };
+  enum class WatchEnd { kResume, kRetry, kRelist };
+
+  // --- the informer thread ---
+
+  void Run() {
+    std::chrono::milliseconds backoff = kMinBackoff;
+    bool need_list = true;
+    while (!Stopping()) {
+      if (need_list) {
+        Status st = Relist();
+        if (!st.ok()) {
+          Backoff(backoff);
+          continue;
+        }
+        need_list = false;
+        MarkSynced();
+      }
+      switch (WatchOnce()) {
+        case WatchEnd::kResume:
+          backoff = kMinBackoff;
+          break;
+        case WatchEnd::kRetry:
+          Backoff(backoff);
+          break;
+        case WatchEnd::kRelist:
+          need_list = true;
+          break;
+      }
+    }
+  }
+
+  // Lists every page at one resourceVersion, replaces the cache and delivers the difference.
+  Status Relist() {
+    std::map<std::string, ObjectPtr> fresh;
+    uint64_t rv = 0;
+    store::ListOptions opts;
+    opts.namespace_ = options_.namespace_;
+    opts.label_selector = label_selector_;
+    opts.field_selector = field_selector_;
+    opts.limit = kListPageSize;
+    do {
+      ALLOT_ASSIGN_OR_RETURN(store::ListResult page, client_.List(resource_, opts));
+      if (opts.continue_token.empty()) rv = page.resource_version;
+      for (ObjectPtr& obj : page.items) {
+        std::string key = KeyOf(*obj);
+        fresh.emplace(std::move(key), std::move(obj));
+      }
+      opts.continue_token = std::move(page.continue_token);
+    } while (!opts.continue_token.empty() && !Stopping());
+    if (Stopping()) return Status(StatusCode::kServiceUnavailable, "informer stopped");
+    AdoptNewHandlers();
+    Deliver(Replace(std::move(fresh)));
+    last_rv_.store(rv);  // may move back: a relist starts over from the list's snapshot
+    { std::lock_guard<std::mutex> lock(rv_mu_); }
+    rv_cv_.notify_all();
+    return Status::Ok();
+  }
+
+  // Makes `fresh` the cache. Objects whose resourceVersion did not change keep their old value.
+  std::vector<Delta> Replace(std::map<std::string, ObjectPtr> fresh) {
+    std::vector<Delta> deltas;
+    std::unique_lock lock(cache_mu_);
+    for (auto& [key, obj] : fresh) {
+      auto old = cache_.find(key);
+      if (old == cache_.end()) {
+        deltas.push_back({Delta::kAdd, nullptr, obj});
+      } else if (old->second->metadata.resourceVersion != obj->metadata.resourceVersion) {
+        deltas.push_back({Delta::kUpdate, old->second, obj});
+      } else {
+        obj = old->second;
+      }
+    }
+    for (const auto& [key, obj] : cache_) {
+      if (!fresh.count(key)) deltas.push_back({Delta::kDelete, obj, nullptr});
+    }
+    cache_ = std::move(fresh);
+    for (auto& [name, index] : indexes_) {
+      index.by_value.clear();
+      for (const auto& [key, obj] : cache_) IndexAdd(index, key, *obj);
+    }
+    return deltas;
+  }
+
+  WatchEnd WatchOnce() {
+    store::WatchOptions opts;
+    opts.namespace_ = options_.namespace_;
+    opts.label_selector = label_selector_;
+    opts.field_selector = field_selector_;
+    opts.resource_version = last_rv_.load();
+    auto opened = client_.Watch(resource_, opts);
+    if (!opened.ok()) return IsExpired(opened.status()) ? WatchEnd::kRelist : WatchEnd::kRetry;
+    std::shared_ptr<store::Watcher> watcher = std::move(opened).value();
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      if (stopping_) return WatchEnd::kResume;
+      watcher_ = watcher;
+    }
+    std::weak_ptr<Signal> signal = signal_;
+    watcher->SetNotify([signal] {
+      if (auto s = signal.lock()) s->Raise();
+    });
+    WatchEnd end = Consume(*watcher);
+    watcher->Stop();
+    std::lock_guard<std::mutex> lock(mu_);
+    watcher_.reset();
+    return end;
+  }
+
+  // Applies the watch's events until it ends.
+  WatchEnd Consume(store::Watcher& watcher) {
+    std::vector<store::WatchEvent> batch;
+    while (!Stopping()) {
+      // Progress first: every event up to it is then in the batch, unless the watch ended
+      // (a stopped or overflowing watcher drops what it held).
+      const uint64_t progress = watcher.Progress();
+      const bool alive = watcher.Drain(batch);
+      AdoptNewHandlers();
+      for (store::WatchEvent& ev : batch) {
+        if (ev.type == store::EventType::kError) {
+          return IsExpired(ev.error) ? WatchEnd::kRelist : WatchEnd::kRetry;
+        }
+        Apply(ev);
+      }
+      batch.clear();
+      if (!alive) return WatchEnd::kResume;
+      AdvanceRv(progress);
+      WaitForSignal();
+    }
+    return WatchEnd::kResume;
+  }
+
+  void Apply(const store::WatchEvent& ev) {
+    if (ev.type == store::EventType::kBookmark || !ev.object) {
+      AdvanceRv(ev.resource_version);
+      return;
+    }
+    std::string key = KeyOf(*ev.object);
+    Delta delta;
+    {
+      std::unique_lock lock(cache_mu_);
+      auto it = cache_.find(key);
+      ObjectPtr old = it == cache_.end() ? nullptr : it->second;
+      if (ev.type == store::EventType::kDeleted) {
+        if (!old) {
+          lock.unlock();
+          AdvanceRv(ev.resource_version);
+          return;
+        }
+        for (auto& [name, index] : indexes_) IndexRemove(index, key, *old);
+        cache_.erase(it);
+        delta = {Delta::kDelete, old, nullptr};
+      } else {
+        if (old) {
+          for (auto& [name, index] : indexes_) IndexRemove(index, key, *old);
+          it->second = ev.object;
+        } else {
+          cache_.emplace(key, ev.object);
+        }
+        for (auto& [name, index] : indexes_) IndexAdd(index, key, *ev.object);
+        delta =
+            old ? Delta{Delta::kUpdate, old, ev.object} : Delta{Delta::kAdd, nullptr, ev.object};
+      }
+    }
+    AdvanceRv(ev.resource_version);
+    Deliver(delta);
+  }
+
+  void Deliver(const std::vector<Delta>& deltas) {
+    for (const Delta& d : deltas) Deliver(d);
+  }
+
+  void Deliver(const Delta& d) {
+    for (const EventHandler& h : handlers_) Call(h, d);
+  }
+
+  static void Call(const EventHandler& h, const Delta& d) {
+    switch (d.kind) {
+      case Delta::kAdd:
+        if (h.on_add) h.on_add(d.new_obj);
+        break;
+      case Delta::kUpdate:
+        if (h.on_update) h.on_update(d.old_obj, d.new_obj);
+        break;
+      case Delta::kDelete:
+        if (h.on_delete) h.on_delete(d.old_obj);
+        break;
+    }
+  }
+
+  // Handlers added since the last call join, after seeing the cache as adds.
+  void AdoptNewHandlers() {
+    std::vector<EventHandler> adopted;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      adopted.swap(new_handlers_);
+    }
+    if (adopted.empty()) return;
+    std::vector<ObjectPtr> current = List();
+    for (EventHandler& h : adopted) {
+      for (const ObjectPtr& obj : current) Call(h, {Delta::kAdd, nullptr, obj});
+      handlers_.push_back(std::move(h));
+    }
+  }
+
+  void AdvanceRv(uint64_t rv) {
+    uint64_t cur = last_rv_.load();
+    while (rv > cur) {
+      if (last_rv_.compare_exchange_weak(cur, rv)) {
+        { std::lock_guard<std::mutex> lock(rv_mu_); }
+        rv_cv_.notify_all();
+        return;
+      }
+    }
+  }
+
+  void MarkSynced() {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      synced_ = true;
+    }
+    sync_cv_.notify_all();
+  }
+
+  bool Stopping() const {
+    std::lock_guard<std::mutex> lock(mu_);
+    return stopping_;
+  }
+
+  // Waits for the watcher's notification, a new handler or Stop.
+  void WaitForSignal() {
+    std::unique_lock<std::mutex> lock(signal_->mu);
+    signal_->cv.wait(lock, [&] { return signal_->raised; });
+    signal_->raised = false;
+  }
+
+  void Backoff(std::chrono::milliseconds& delay) {
+    std::unique_lock<std::mutex> lock(mu_);
+    sync_cv_.wait_for(lock, delay, [&] { return stopping_; });
+    delay = std::min(delay * 2, kMaxBackoff);
+  }
+
+  static void IndexAdd(Index& index, const std::string& key, const Object& obj) {
+    for (std::string& v : index.fn(obj)) index.by_value[std::move(v)].insert(key);
+  }
+
+  static void IndexRemove(Index& index, const std::string& key, const Object& obj) {
+    for (const std::string& v : index.fn(obj)) {
+      auto it = index.by_value.find(v);
+      if (it == index.by_value.end()) continue;
+      it->second.erase(key);
+      if (it->second.empty()) index.by_value.erase(it);
+    }
+  }
+
+  Client& client_;
+  const ResourceInfo& resource_;
+  const InformerOptions options_;
+  // Parsed by Start(), then read only by the informer thread.
+  api::LabelSelectorExpr label_selector_;
+  api::FieldSelectorExpr field_selector_;
+
+  // The cache and its indexes: written by the informer thread, read by anyone.
+  mutable std::shared_mutex cache_mu_;
+  std::map<std::string, ObjectPtr> cache_;  // "<ns>/<name>"; guarded by cache_mu_
+  std::map<std::string, Index> indexes_;    // guarded by cache_mu_
+
+  // Lock order: mu_ before signal_->mu; cache_mu_ is never held with either.
+  mutable std::mutex mu_;
+  std::condition_variable sync_cv_;          // synced_ or stopping_ changed
+  std::vector<EventHandler> new_handlers_;   // guarded by mu_
+  std::shared_ptr<store::Watcher> watcher_;  // the open watch; guarded by mu_
+  bool started_ = false;                     // guarded by mu_
+  bool stopping_ = false;                    // guarded by mu_
+  bool synced_ = false;                      // guarded by mu_
+  std::thread thread_;
+
+  std::vector<EventHandler> handlers_;  // informer thread only
+  const std::shared_ptr<Signal> signal_ = std::make_shared<Signal>();
+  std::atomic<uint64_t> last_rv_{0};
+  // Signals last_rv_ changes to WaitForResourceVersion.
+  mutable std::mutex rv_mu_;
+  mutable std::condition_variable rv_cv_;
+  bool rv_stopped_ = false;  // guarded by rv_mu_
+};
+
+Informer::Informer(Client& client, const ResourceInfo& resource, InformerOptions options)
+    : impl_(std::make_unique<Impl>(client, resource, std::move(options))) {}
+
+Informer::~Informer() = default;
+
+void Informer::AddHandler(EventHandler handler) { impl_->AddHandler(std::move(handler)); }
+void Informer::AddIndex(const std::string& name, IndexFn fn) {
+  impl_->AddIndex(name, std::move(fn));
+}
+Status Informer::Start() { return impl_->Start(); }
+void Informer::Stop() { impl_->Stop(); }
+bool Informer::WaitForSync(std::chrono::milliseconds timeout) {
+  return impl_->WaitForSync(timeout);
+}
+bool Informer::HasSynced() const { return impl_->HasSynced(); }
+ObjectPtr Informer::Get(std::string_view ns, std::string_view name) const {
+  return impl_->Get(ns, name);
+}
+std::vector<ObjectPtr> Informer::List() const { return impl_->List(); }
+std::vector<ObjectPtr> Informer::ByIndex(const std::string& index, const std::string& value) const {
+  return impl_->ByIndex(index, value);
+}
+uint64_t Informer::LastResourceVersion() const { return impl_->LastResourceVersion(); }
+bool Informer::WaitForResourceVersion(uint64_t rv, std::chrono::milliseconds timeout) const {
+  return impl_->WaitForResourceVersion(rv, timeout);
+}
+
+}  // namespace allot::client
