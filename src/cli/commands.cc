@@ -1,5 +1,8 @@
 #include "cli/commands.h"
 
+#include "cli/roles.h"
+#include "node/cli.h"
+
 #include <cstdio>
 #include <cstring>
 
@@ -11,7 +14,9 @@ namespace {
 constexpr char kUsage[] =
     "usage: allot <command> [flags]\n\n"
     "commands:\n"
-    "  serve     run the embedded control plane (API server + store)\n"
+    "  serve     run the embedded control plane (API server, store, scheduler, simulated nodes)\n"
+    "  scheduler run the scheduler against an API server (--server URL)\n"
+    "  node-sim  run simulated kubelets against an API server (--server URL --nodes N)\n"
     "  version   print the version\n\n"
     "Run `allot <command> --help` for a command's flags.\n";
 }  // namespace
@@ -22,6 +27,8 @@ int Main(int argc, char** argv) {
     return 2;
   }
   if (std::strcmp(argv[1], "serve") == 0) return Serve(argc, argv);
+  if (std::strcmp(argv[1], "scheduler") == 0) return RunScheduler(argc, argv);
+  if (std::strcmp(argv[1], "node-sim") == 0) return node::RunNodeSim(argc, argv);
   if (std::strcmp(argv[1], "version") == 0) {
     std::printf("allot v0.1.0 (Kubernetes API v1.34)\n");
     return 0;

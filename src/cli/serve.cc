@@ -7,6 +7,11 @@
 #include <string>
 
 #include "apiserver/server.h"
+#include "client/inprocess_client.h"
+#include "cli/roles.h"
+#include "node/node_objects.h"
+#include "node/simulator.h"
+#include "scheduler/scheduler.h"
 #include "cli/commands.h"
 #include "common/flags.h"
 #include "common/time.h"
@@ -39,12 +44,22 @@ int Serve(int argc, char** argv) {
   std::string data_dir = "./data";
   std::string store_kind = "sqlite";
   int64_t threads = 2;
+  int64_t sim_nodes = 0;
+  std::string sim_node_template;
+  bool no_scheduler = false;
+  std::string scheduler_config;
   Flags flags("allot serve", "Runs the embedded control plane: API server, store, garbage "
                              "collector.");
   flags.String("listen", &listen, "address:port to listen on; port 0 picks a free port");
   flags.String("data-dir", &data_dir, "directory for the sqlite database");
   flags.String("store", &store_kind, "storage backend: sqlite (durable) or memory");
   flags.Int("threads", &threads, "HTTP worker threads");
+  flags.Int("sim-nodes", &sim_nodes, "simulated nodes (kubelets) to run in-process");
+  flags.String("sim-node-template", &sim_node_template,
+               "Node manifest for the simulated nodes (capacity, labels, taints)");
+  flags.Bool("no-scheduler", &no_scheduler, "do not run the scheduler in-process");
+  flags.String("scheduler-config", &scheduler_config,
+               "scheduler configuration file (KubeSchedulerConfiguration-like YAML)");
   if (Status s = flags.Parse(argc, argv); !s.ok() || flags.help_requested()) {
     std::fprintf(stderr, "%s\n", s.ok() ? flags.Usage().c_str() : s.message().c_str());
     return s.ok() ? 0 : 2;
@@ -74,6 +89,25 @@ int Serve(int argc, char** argv) {
     std::fprintf(stderr, "allot serve: %s\n", s.message().c_str());
     return 1;
   }
+  client::InProcessClient in_process(store, clock);
+  std::unique_ptr<scheduler::Scheduler> sched;
+  if (!no_scheduler) {
+    auto s = StartScheduler(in_process, scheduler_config);
+    if (!s.ok()) {
+      std::fprintf(stderr, "allot serve: scheduler: %s\n", s.status().message().c_str());
+      return 1;
+    }
+    sched = std::move(s).value();
+  }
+  std::unique_ptr<node::NodeSimulator> sim;
+  if (sim_nodes > 0) {
+    auto s = StartNodeSimulator(in_process, clock, sim_nodes, sim_node_template);
+    if (!s.ok()) {
+      std::fprintf(stderr, "allot serve: simulated nodes: %s\n", s.status().message().c_str());
+      return 1;
+    }
+    sim = std::move(s).value();
+  }
   std::string host = listen.substr(0, listen.rfind(':'));
   std::printf("allot: serving on http://%s:%u (store: %s%s)\n", host.c_str(), server.port(),
               store_kind.c_str(), store_kind == "sqlite" ? (", " + data_dir).c_str() : "");
@@ -91,6 +125,8 @@ int Serve(int argc, char** argv) {
     nanosleep(&ts, nullptr);
   }
   std::printf("allot: shutting down\n");
+  if (sim) sim->Stop();
+  if (sched) sched->Stop();
   server.Stop();
   gc.Stop();
   store.Close();

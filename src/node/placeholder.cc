@@ -1,1 +1,0 @@
-// Keeps the library non-empty in checkouts without simulator sources.

@@ -1,0 +1,53 @@
+#include "scheduler/plugins.h"
+
+#include "scheduler/plugin_node_affinity.h"
+#include "scheduler/plugin_node_resources.h"
+#include "scheduler/plugin_simple.h"
+#include "scheduler/plugin_taint_toleration.h"
+
+namespace allot::scheduler {
+
+namespace {
+
+// A factory for a plugin that takes no arguments.
+template <class P>
+PluginFactory NoArgs() {
+  return [](std::string_view, Handle&) -> Result<std::unique_ptr<Plugin>> {
+    return std::unique_ptr<Plugin>(std::make_unique<P>());
+  };
+}
+
+void MustRegister(Registry& r, std::string_view name, PluginFactory f) {
+  allot::Status st = r.Register(std::string(name), std::move(f));
+  (void)st;  // names below are distinct
+}
+
+}  // namespace
+
+Registry InTreeRegistry() {
+  Registry r;
+  MustRegister(r, names::kPrioritySort, NoArgs<PrioritySort>());
+  MustRegister(r, names::kSchedulingGates, NoArgs<SchedulingGates>());
+  MustRegister(r, names::kNodeUnschedulable, NoArgs<NodeUnschedulable>());
+  MustRegister(r, names::kNodeName, NoArgs<NodeName>());
+  MustRegister(r, names::kTaintToleration, NoArgs<TaintToleration>());
+  MustRegister(r, names::kNodeAffinity, NoArgs<NodeAffinity>());
+  MustRegister(r, names::kNodePorts, NoArgs<NodePorts>());
+  MustRegister(r, names::kNodeResourcesFit,
+               [](std::string_view args, Handle&) -> Result<std::unique_ptr<Plugin>> {
+                 ALLOT_ASSIGN_OR_RETURN(NodeResourcesFitArgs a, ParseNodeResourcesFitArgs(args));
+                 return std::unique_ptr<Plugin>(std::make_unique<NodeResourcesFit>(std::move(a)));
+               });
+  MustRegister(r, names::kNodeResourcesBalancedAllocation,
+               [](std::string_view args, Handle&) -> Result<std::unique_ptr<Plugin>> {
+                 ALLOT_ASSIGN_OR_RETURN(auto res, ParseBalancedAllocationArgs(args));
+                 return std::unique_ptr<Plugin>(std::make_unique<BalancedAllocation>(std::move(res)));
+               });
+  MustRegister(r, names::kDefaultBinder,
+               [](std::string_view, Handle& h) -> Result<std::unique_ptr<Plugin>> {
+                 return std::unique_ptr<Plugin>(std::make_unique<DefaultBinder>(h));
+               });
+  return r;
+}
+
+}  // namespace allot::scheduler
