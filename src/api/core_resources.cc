@@ -72,6 +72,7 @@ ResourceInfo Nodes() {
   r.namespaced = false;
   r.short_names = {"no"};
   r.status_subresource = true;
+  r.create_keeps_status = true;  // kubelets register nodes with their status
   r.default_fn = Default<Node, DefaultNode>;
   r.validate = Validate<Node, ValidateNode>;
   r.validate_update = ValidateUpdate<Node, ValidateNodeUpdate>;

@@ -9,6 +9,7 @@
 namespace allot::cli {
 
 int Serve(int argc, char** argv);
+int RunBench(int argc, char** argv);
 
 namespace {
 constexpr char kUsage[] =
@@ -17,6 +18,7 @@ constexpr char kUsage[] =
     "  serve     run the embedded control plane (API server, store, scheduler, simulated nodes)\n"
     "  scheduler run the scheduler against an API server (--server URL)\n"
     "  node-sim  run simulated kubelets against an API server (--server URL --nodes N)\n"
+    "  bench     measure scheduling throughput (e.g. SchedulingBasic/500Nodes_1000Pods)\n"
     "  version   print the version\n\n"
     "Run `allot <command> --help` for a command's flags.\n";
 }  // namespace
@@ -28,6 +30,7 @@ int Main(int argc, char** argv) {
   }
   if (std::strcmp(argv[1], "serve") == 0) return Serve(argc, argv);
   if (std::strcmp(argv[1], "scheduler") == 0) return RunScheduler(argc, argv);
+  if (std::strcmp(argv[1], "bench") == 0) return RunBench(argc, argv);
   if (std::strcmp(argv[1], "node-sim") == 0) return node::RunNodeSim(argc, argv);
   if (std::strcmp(argv[1], "version") == 0) {
     std::printf("allot v0.1.0 (Kubernetes API v1.34)\n");

@@ -1,5 +1,6 @@
 #include "node/cli.h"
 
+#include <atomic>
 #include <chrono>
 #include <csignal>
 #include <cstdio>
@@ -18,8 +19,10 @@ namespace allot::node {
 
 namespace {
 
-volatile std::sig_atomic_t g_stop = 0;
-void OnSignal(int) { g_stop = 1; }
+// Lock-free, so the handler may set it; atomic, so the run loop's thread sees it.
+std::atomic<bool> g_stop{false};
+static_assert(std::atomic<bool>::is_always_lock_free);
+void OnSignal(int) { g_stop = true; }
 
 constexpr std::chrono::seconds kSummaryEvery{10};
 
@@ -126,7 +129,7 @@ int RunNodeSim(int argc, char** argv) {
     return 2;
   }
   NodeSimulator sim(**client, RealClock::Instance(), std::move(opts).value());
-  g_stop = 0;
+  g_stop = false;
   std::signal(SIGINT, OnSignal);
   std::signal(SIGTERM, OnSignal);
   if (Status s = sim.Run(); !s.ok()) {

@@ -10,42 +10,43 @@ WritePipeline::WritePipeline(size_t max_in_flight)
 WritePipeline::~WritePipeline() { Shutdown(); }
 
 void WritePipeline::Submit(Op op) {
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    if (shut_down_) return;
-    queue_.push_back(std::move(op));
-  }
-  Pump();
-}
-
-// Starts queued ops while there is room. One thread pumps at a time: an op that completes
-// synchronously calls Finish -> Pump, which returns at once because the outer loop is still
-// running and will see the freed slot; this keeps the stack flat however many ops complete
-// inline.
-void WritePipeline::Pump() {
   std::unique_lock<std::mutex> lock(mu_);
-  if (pumping_) return;
-  pumping_ = true;
-  while (!queue_.empty() && in_flight_ < max_in_flight_) {
-    Op op = std::move(queue_.front());
-    queue_.pop_front();
-    ++in_flight_;
-    ++started_;
-    lock.unlock();
-    op([this] { Finish(); });
-    lock.lock();
-  }
-  pumping_ = false;
-  if (queue_.empty() && in_flight_ == 0) idle_cv_.notify_all();
+  if (shut_down_) return;
+  queue_.push_back(std::move(op));
+  PumpLocked(lock);
 }
 
 void WritePipeline::Finish() {
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    --in_flight_;
-    if (queue_.empty() && in_flight_ == 0) idle_cv_.notify_all();
+  std::unique_lock<std::mutex> lock(mu_);
+  --in_flight_;
+  PumpLocked(lock);
+}
+
+// Starts queued ops while there is room; called and returns with `lock` held.
+//
+// One thread pumps at a time: an op that completes synchronously calls Finish -> PumpLocked,
+// which returns at once because the outer loop is still running and will see the freed slot;
+// this keeps the stack flat however many ops complete inline.
+//
+// Why Finish decrements and pumps under one lock: with the lock dropped in between, Shutdown
+// could see nothing in flight and let the pipeline be destroyed while the finishing thread was
+// about to touch it again. Now the last access of a finishing thread is the unlock itself, after
+// which Shutdown's waiter may proceed.
+void WritePipeline::PumpLocked(std::unique_lock<std::mutex>& lock) {
+  if (!pumping_) {
+    pumping_ = true;
+    while (!queue_.empty() && in_flight_ < max_in_flight_) {
+      Op op = std::move(queue_.front());
+      queue_.pop_front();
+      ++in_flight_;
+      ++started_;
+      lock.unlock();
+      op([this] { Finish(); });
+      lock.lock();
+    }
+    pumping_ = false;
   }
-  Pump();
+  if (queue_.empty() && in_flight_ == 0 && !pumping_) idle_cv_.notify_all();
 }
 
 bool WritePipeline::WaitIdle(std::chrono::milliseconds timeout) {

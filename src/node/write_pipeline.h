@@ -43,7 +43,7 @@ class WritePipeline {
   Counts GetCounts() const;
 
  private:
-  void Pump();
+  void PumpLocked(std::unique_lock<std::mutex>& lock);
   void Finish();
 
   const size_t max_in_flight_;

@@ -41,9 +41,7 @@ Cache::NodeItem& Cache::ItemFor(const std::string& name) {
   return item;
 }
 
-void Cache::Touched(NodeItem& item) {
-  recency_.splice(recency_.begin(), recency_, item.recency);
-}
+void Cache::Touched(NodeItem& item) { recency_.splice(recency_.begin(), recency_, item.recency); }
 
 void Cache::MaybeDropItem(const std::string& name) {
   auto it = nodes_.find(name);
@@ -70,9 +68,9 @@ void Cache::RemovePodLocked(const std::string& uid, const std::string& node) {
 allot::Status Cache::AssumePod(PodInfoPtr pod, const std::string& node) {
   std::lock_guard<std::mutex> lock(mu_);
   if (pods_.count(pod->uid())) {
-    return allot::Status(StatusCode::kAlreadyExists,
-                         "pod " + pod->namespace_() + "/" + pod->name() + "(" + pod->uid() +
-                             ") is in the cache, so can't be assumed");
+    return allot::Status(StatusCode::kAlreadyExists, "pod " + pod->namespace_() + "/" +
+                                                         pod->name() + "(" + pod->uid() +
+                                                         ") is in the cache, so can't be assumed");
   }
   AddPodLocked(pod, node);
   PodState& st = pods_[pod->uid()];

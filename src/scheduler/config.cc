@@ -79,12 +79,18 @@ Result<PluginSet> ParseSet(const Value& v, const std::string& path) {
 
 PluginSet* PointByName(Plugins& p, const std::string& name) {
   static const std::pair<const char*, PluginSet Plugins::*> kPoints[] = {
-      {"preEnqueue", &Plugins::pre_enqueue}, {"queueSort", &Plugins::queue_sort},
-      {"preFilter", &Plugins::pre_filter},   {"filter", &Plugins::filter},
-      {"postFilter", &Plugins::post_filter}, {"preScore", &Plugins::pre_score},
-      {"score", &Plugins::score},            {"reserve", &Plugins::reserve},
-      {"permit", &Plugins::permit},          {"preBind", &Plugins::pre_bind},
-      {"bind", &Plugins::bind},              {"postBind", &Plugins::post_bind},
+      {"preEnqueue", &Plugins::pre_enqueue},
+      {"queueSort", &Plugins::queue_sort},
+      {"preFilter", &Plugins::pre_filter},
+      {"filter", &Plugins::filter},
+      {"postFilter", &Plugins::post_filter},
+      {"preScore", &Plugins::pre_score},
+      {"score", &Plugins::score},
+      {"reserve", &Plugins::reserve},
+      {"permit", &Plugins::permit},
+      {"preBind", &Plugins::pre_bind},
+      {"bind", &Plugins::bind},
+      {"postBind", &Plugins::post_bind},
       {"multiPoint", &Plugins::multi_point}};
   for (const auto& [n, member] : kPoints) {
     if (name == n) return &(p.*member);
@@ -189,10 +195,17 @@ Result<ProfileConfig> ParseProfile(const Value& v, const std::string& path) {
 }
 
 allot::Status ParseTopLevel(const Value& doc, Configuration& cfg) {
-  static const std::set<std::string> kIgnored = {
-      "apiVersion", "kind", "leaderElection", "clientConnection", "debuggingConfiguration",
-      "enableProfiling", "enableContentionProfiling", "healthzBindAddress",
-      "metricsBindAddress", "extenders", "delayCacheUntilActive"};
+  static const std::set<std::string> kIgnored = {"apiVersion",
+                                                 "kind",
+                                                 "leaderElection",
+                                                 "clientConnection",
+                                                 "debuggingConfiguration",
+                                                 "enableProfiling",
+                                                 "enableContentionProfiling",
+                                                 "healthzBindAddress",
+                                                 "metricsBindAddress",
+                                                 "extenders",
+                                                 "delayCacheUntilActive"};
   auto millis = [](int64_t s) { return std::chrono::milliseconds(s * 1000); };
   for (auto m = doc.MemberBegin(); m != doc.MemberEnd(); ++m) {
     std::string key = m->name.GetString();
@@ -240,15 +253,9 @@ std::string_view ProfileConfig::ArgsFor(std::string_view plugin) const {
 }
 
 std::vector<PluginRef> DefaultPlugins() {
-  return {{"SchedulingGates", 0},
-          {"PrioritySort", 0},
-          {"NodeUnschedulable", 0},
-          {"NodeName", 0},
-          {"TaintToleration", 3},
-          {"NodeAffinity", 2},
-          {"NodePorts", 0},
-          {"NodeResourcesFit", 1},
-          {"NodeResourcesBalancedAllocation", 1},
+  return {{"SchedulingGates", 0}, {"PrioritySort", 0},     {"NodeUnschedulable", 0},
+          {"NodeName", 0},        {"TaintToleration", 3},  {"NodeAffinity", 2},
+          {"NodePorts", 0},       {"NodeResourcesFit", 1}, {"NodeResourcesBalancedAllocation", 1},
           {"DefaultBinder", 0}};
 }
 
@@ -272,8 +279,8 @@ Result<Configuration> ParseConfiguration(std::string_view yaml) {
   Configuration cfg = DefaultConfiguration();
   if (doc.IsNull()) return cfg;
   if (!doc.IsObject()) return allot::BadRequestError("configuration must be an object");
-  if (doc.HasMember("kind") && (!doc["kind"].IsString() ||
-                                std::string(doc["kind"].GetString()) != "KubeSchedulerConfiguration")) {
+  if (doc.HasMember("kind") && (!doc["kind"].IsString() || std::string(doc["kind"].GetString()) !=
+                                                               "KubeSchedulerConfiguration")) {
     return FieldError("kind", "must be KubeSchedulerConfiguration");
   }
   ALLOT_RETURN_IF_ERROR(ParseTopLevel(doc, cfg));
@@ -286,8 +293,9 @@ Result<Configuration> ParseConfiguration(std::string_view yaml) {
     }
   }
   if (cfg.pod_max_backoff < cfg.pod_initial_backoff) {
-    return FieldError("podMaxBackoffSeconds", "must be greater than or equal to "
-                                              "podInitialBackoffSeconds");
+    return FieldError("podMaxBackoffSeconds",
+                      "must be greater than or equal to "
+                      "podInitialBackoffSeconds");
   }
   return cfg;
 }

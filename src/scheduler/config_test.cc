@@ -120,8 +120,9 @@ TEST(Config, ErrorsNameTheField) {
       {"profiles: [{plugins: {sorce: {}}}]", "profiles[0].plugins.sorce: unknown field"},
       {"profiles: [{pluginConfig: [{name: A}, {name: A}]}]",
        "profiles[0].pluginConfig[1]: Duplicate value: \"A\""},
-      {"podInitialBackoffSeconds: 20", "podMaxBackoffSeconds: must be greater than or equal to "
-                                       "podInitialBackoffSeconds"},
+      {"podInitialBackoffSeconds: 20",
+       "podMaxBackoffSeconds: must be greater than or equal to "
+       "podInitialBackoffSeconds"},
   };
   for (const auto& [yaml, msg] : cases) {
     auto cfg = ParseConfiguration(yaml);

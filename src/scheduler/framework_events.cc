@@ -6,31 +6,39 @@ namespace allot::scheduler {
 
 namespace {
 
-constexpr std::array<std::string_view, 14> kResourceNames = {
-    "Pod",         "AssignedPod", "UnscheduledPod", "Node",
-    "PersistentVolume", "PersistentVolumeClaim", "StorageClass", "CSINode",
-    "ResourceClaim", "ResourceSlice", "DeviceClass", "PodSchedulingContext",
-    "Reservation", "*"};
+constexpr std::array<std::string_view, 14> kResourceNames = {"Pod",
+                                                             "AssignedPod",
+                                                             "UnscheduledPod",
+                                                             "Node",
+                                                             "PersistentVolume",
+                                                             "PersistentVolumeClaim",
+                                                             "StorageClass",
+                                                             "CSINode",
+                                                             "ResourceClaim",
+                                                             "ResourceSlice",
+                                                             "DeviceClass",
+                                                             "PodSchedulingContext",
+                                                             "Reservation",
+                                                             "*"};
 
-constexpr std::array<std::string_view, 13> kActionNames = {
-    "Add",
-    "Delete",
-    "UpdateNodeAllocatable",
-    "UpdateNodeLabel",
-    "UpdateNodeTaint",
-    "UpdateNodeCondition",
-    "UpdateNodeAnnotation",
-    "UpdatePodLabel",
-    "UpdatePodScaleDown",
-    "UpdatePodToleration",
-    "UpdatePodSchedulingGatesEliminated",
-    "UpdatePodGeneratedResourceClaim",
-    "UpdateOther"};
+constexpr std::array<std::string_view, 13> kActionNames = {"Add",
+                                                           "Delete",
+                                                           "UpdateNodeAllocatable",
+                                                           "UpdateNodeLabel",
+                                                           "UpdateNodeTaint",
+                                                           "UpdateNodeCondition",
+                                                           "UpdateNodeAnnotation",
+                                                           "UpdatePodLabel",
+                                                           "UpdatePodScaleDown",
+                                                           "UpdatePodToleration",
+                                                           "UpdatePodSchedulingGatesEliminated",
+                                                           "UpdatePodGeneratedResourceClaim",
+                                                           "UpdateOther"};
 
 bool ResourceMatches(EventResource registered, EventResource event) {
   if (registered == EventResource::kWildCard || registered == event) return true;
-  return registered == EventResource::kPod && (event == EventResource::kAssignedPod ||
-                                               event == EventResource::kUnscheduledPod);
+  return registered == EventResource::kPod &&
+         (event == EventResource::kAssignedPod || event == EventResource::kUnscheduledPod);
 }
 
 // True when `a` is strictly less than `b` for every requested resource, counting an absent

@@ -81,9 +81,8 @@ enum class QueueingHint : uint8_t { kQueueSkip, kQueue };
 
 // Decides whether the change old_obj -> new_obj (either may be null: add / delete) may make
 // `pod` schedulable for this plugin. Must be fast and thread-safe; runs on the event thread.
-using QueueingHintFn =
-    std::function<QueueingHint(const api::Pod& pod, const api::Object* old_obj,
-                               const api::Object* new_obj)>;
+using QueueingHintFn = std::function<QueueingHint(const api::Pod& pod, const api::Object* old_obj,
+                                                  const api::Object* new_obj)>;
 
 struct ClusterEventWithHint {
   ClusterEvent event;

@@ -50,9 +50,9 @@ struct QueuedPodInfo {
   std::chrono::steady_clock::time_point timestamp;
   // When the pod was first popped for scheduling (for the attempt latency metric).
   std::optional<std::chrono::steady_clock::time_point> initial_attempt_timestamp;
-  int attempts = 0;                // scheduling attempts so far
-  int unschedulable_count = 0;     // attempts that ended unschedulable (drives backoff)
-  int consecutive_errors = 0;      // attempts that ended in an error (drives backoff too)
+  int attempts = 0;             // scheduling attempts so far
+  int unschedulable_count = 0;  // attempts that ended unschedulable (drives backoff)
+  int consecutive_errors = 0;   // attempts that ended in an error (drives backoff too)
   // Plugins that rejected the pod in its last attempt (Unschedulable*), or left it Pending.
   std::vector<std::string> unschedulable_plugins;
   std::vector<std::string> pending_plugins;

@@ -6,7 +6,8 @@
 namespace allot::scheduler {
 
 Parallelizer::Parallelizer(int parallelism) {
-  for (int i = 1; i < std::max(1, parallelism); ++i) workers_.emplace_back([this] { WorkerLoop(); });
+  for (int i = 1; i < std::max(1, parallelism); ++i)
+    workers_.emplace_back([this] { WorkerLoop(); });
 }
 
 Parallelizer::~Parallelizer() {
@@ -36,8 +37,7 @@ void Parallelizer::Drain(Job& job) {
   }
 }
 
-void Parallelizer::Until(int n, const std::function<void(int)>& fn,
-                         const std::atomic<bool>* stop) {
+void Parallelizer::Until(int n, const std::function<void(int)>& fn, const std::atomic<bool>* stop) {
   if (n <= 0) return;
   Job job;
   job.fn = &fn;
@@ -49,12 +49,14 @@ void Parallelizer::Until(int n, const std::function<void(int)>& fn,
     return;
   }
   std::lock_guard<std::mutex> call_lock(call_mu_);
+  bool wake;
   {
     std::lock_guard<std::mutex> lock(mu_);
     job_ = &job;
-    ++job_seq_;
+    job_seq_.fetch_add(1, std::memory_order_release);
+    wake = sleeping_workers_ > 0;
   }
-  work_cv_.notify_all();
+  if (wake) work_cv_.notify_all();
   Drain(job);
   std::unique_lock<std::mutex> lock(mu_);
   job_ = nullptr;  // late workers find no job
@@ -65,9 +67,22 @@ void Parallelizer::WorkerLoop() {
   uint64_t seen = 0;
   std::unique_lock<std::mutex> lock(mu_);
   for (;;) {
-    work_cv_.wait(lock, [&] { return shutdown_ || (job_ != nullptr && job_seq_ != seen); });
+    if (job_seq_.load(std::memory_order_relaxed) == seen && !shutdown_) {
+      // Spin a little before sleeping (see kSpin).
+      lock.unlock();
+      auto until = std::chrono::steady_clock::now() + kSpin;
+      while (job_seq_.load(std::memory_order_acquire) == seen &&
+             std::chrono::steady_clock::now() < until) {
+      }
+      lock.lock();
+    }
+    ++sleeping_workers_;
+    work_cv_.wait(lock, [&] {
+      return shutdown_ || (job_ != nullptr && job_seq_.load(std::memory_order_relaxed) != seen);
+    });
+    --sleeping_workers_;
     if (shutdown_) return;
-    seen = job_seq_;
+    seen = job_seq_.load(std::memory_order_relaxed);
     Job* job = job_;
     ++busy_workers_;
     lock.unlock();

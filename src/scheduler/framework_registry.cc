@@ -4,8 +4,7 @@ namespace allot::scheduler {
 
 allot::Status Registry::Register(std::string name, PluginFactory factory) {
   if (factories_.count(name)) {
-    return allot::Status(StatusCode::kAlreadyExists,
-                         "a plugin named " + name + " already exists");
+    return allot::Status(StatusCode::kAlreadyExists, "a plugin named " + name + " already exists");
   }
   factories_.emplace(std::move(name), std::move(factory));
   return allot::Status::Ok();

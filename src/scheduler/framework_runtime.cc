@@ -145,11 +145,11 @@ allot::Status Framework::Build(const Registry& registry) {
   const Plugins& ps = profile_.plugins;
   const PluginSet& multi = ps.multi_point;
   auto inst = [&](const std::string& name) { return Instantiate(registry, name); };
-#define ALLOT_FILL(var, Iface, set, label)                                                      \
-  do {                                                                                          \
-    auto r = PointPlugins<Iface>(set, multi, label, inst);                                      \
-    if (!r.ok()) return r.TakeStatus();                                                         \
-    var = Strip(*r);                                                                            \
+#define ALLOT_FILL(var, Iface, set, label)                 \
+  do {                                                     \
+    auto r = PointPlugins<Iface>(set, multi, label, inst); \
+    if (!r.ok()) return r.TakeStatus();                    \
+    var = Strip(*r);                                       \
   } while (0)
   ALLOT_FILL(pre_enqueue_, PreEnqueuePlugin, ps.pre_enqueue, "PreEnqueue");
   std::vector<QueueSortPlugin*> sorts;
@@ -216,8 +216,8 @@ bool Framework::QueueSortLess(const QueuedPodInfo& a, const QueuedPodInfo& b) co
   return queue_sort_->Less(a, b);
 }
 
-std::vector<std::pair<std::string, std::vector<ClusterEventWithHint>>>
-Framework::EventsToRegister() const {
+std::vector<std::pair<std::string, std::vector<ClusterEventWithHint>>> Framework::EventsToRegister()
+    const {
   std::vector<std::pair<std::string, std::vector<ClusterEventWithHint>>> out;
   for (const auto& [name, p] : instances_) {
     if (auto* ext = dynamic_cast<const EnqueueExtensions*>(p.get())) {
@@ -225,7 +225,8 @@ Framework::EventsToRegister() const {
     } else if (dynamic_cast<PreEnqueuePlugin*>(p.get()) ||
                dynamic_cast<PreFilterPlugin*>(p.get()) || dynamic_cast<FilterPlugin*>(p.get()) ||
                dynamic_cast<ReservePlugin*>(p.get()) || dynamic_cast<PermitPlugin*>(p.get())) {
-      out.emplace_back(name, std::vector<ClusterEventWithHint>{{{EventResource::kWildCard, kAll}, {}}});
+      out.emplace_back(name,
+                       std::vector<ClusterEventWithHint>{{{EventResource::kWildCard, kAll}, {}}});
     }
   }
   return out;
@@ -256,10 +257,9 @@ Status Framework::RunPreFilterPlugins(CycleState& state, const PodInfo& pod,
     if (!r.AllNodes()) narrowed.emplace_back(p->Name());
     result.Merge(r);
     if (!result.AllNodes() && result.node_names->empty()) {
-      std::string msg = narrowed.size() == 1
-                            ? "node(s) didn't satisfy plugin " + narrowed[0]
-                            : "node(s) didn't satisfy plugin(s) " + GoList(narrowed) +
-                                  " simultaneously";
+      std::string msg = narrowed.size() == 1 ? "node(s) didn't satisfy plugin " + narrowed[0]
+                                             : "node(s) didn't satisfy plugin(s) " +
+                                                   GoList(narrowed) + " simultaneously";
       out = Status(Code::kUnschedulableAndUnresolvable, std::move(msg));
       plugins.insert(plugins.end(), narrowed.begin(), narrowed.end());
     }
@@ -334,8 +334,7 @@ Status Framework::RunScorePlugins(const CycleState& state, const PodInfo& pod,
   for (size_t k = 0; k < score_.size(); ++k) {
     if (k >= state.skip_score.size() || !state.skip_score[k]) active.push_back(k);
   }
-  std::vector<std::vector<NodeScore>> scores(active.size(),
-                                             std::vector<NodeScore>(nodes.size()));
+  std::vector<std::vector<NodeScore>> scores(active.size(), std::vector<NodeScore>(nodes.size()));
   std::mutex err_mu;
   Status err;
   std::atomic<bool> failed{false};
@@ -483,8 +482,7 @@ void Framework::BindFrom(size_t i, CycleState& state, const PodInfo& pod, const 
   });
 }
 
-void Framework::RunPostBindPlugins(CycleState& state, const PodInfo& pod,
-                                   const std::string& node) {
+void Framework::RunPostBindPlugins(CycleState& state, const PodInfo& pod, const std::string& node) {
   auto start = SteadyClock::now();
   for (PostBindPlugin* p : post_bind_) p->PostBind(state, pod, node);
   Observe(ExtensionPoint::kPostBind, Status::Success(), start);

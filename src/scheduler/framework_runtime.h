@@ -40,11 +40,11 @@ namespace allot::scheduler {
 inline constexpr std::chrono::milliseconds kMaxPermitTimeout{15 * 60 * 1000};
 
 struct FrameworkOptions {
-  client::Client* client = nullptr;       // may be null (unit tests)
-  Clock* clock = nullptr;                 // required
-  Parallelizer* parallelizer = nullptr;   // required
-  const Snapshot* snapshot = nullptr;     // required; the scheduler's, updated per cycle
-  SchedulerMetrics* metrics = nullptr;    // optional
+  client::Client* client = nullptr;      // may be null (unit tests)
+  Clock* clock = nullptr;                // required
+  Parallelizer* parallelizer = nullptr;  // required
+  const Snapshot* snapshot = nullptr;    // required; the scheduler's, updated per cycle
+  SchedulerMetrics* metrics = nullptr;   // optional
 };
 
 class Framework final : public Handle {

@@ -103,8 +103,9 @@ TEST(Framework, PreFilterSkipSkipsFilterAndRejectionNamesPlugin) {
   h.Add("Skipper", {.pre_filter = [](const PodInfo&, PreFilterResult&) { return Status::Skip(); },
                     .filter = [](const PodInfo&, const NodeInfo&) { return Reject("never"); }});
   h.Add("Rejecter", {.pre_filter = [](const PodInfo& p, PreFilterResult&) {
-    return p.name() == "bad" ? Status(Code::kUnschedulableAndUnresolvable, "bad pod") : Status();
-  }});
+          return p.name() == "bad" ? Status(Code::kUnschedulableAndUnresolvable, "bad pod")
+                                   : Status();
+        }});
   h.Enable("multiPoint", "Skipper");
   h.Enable("multiPoint", "Rejecter");
   h.Enable("bind", "DefaultBinder");
@@ -161,9 +162,9 @@ TEST(Framework, PreFilterResultsIntersect) {
 TEST(Framework, FilterStopsAtFirstFailureAndWrapsErrors) {
   FrameworkHarness h;
   h.Add("F1", {.filter = [](const PodInfo&, const NodeInfo& n) {
-    if (n.name() == "broken") return Status::Error("kaboom");
-    return n.name() == "full" ? Reject("Insufficient cpu") : Status();
-  }});
+          if (n.name() == "broken") return Status::Error("kaboom");
+          return n.name() == "full" ? Reject("Insufficient cpu") : Status();
+        }});
   h.Add("F2", {.filter = [](const PodInfo&, const NodeInfo&) { return Reject("second"); }});
   h.Enable("filter", "F1");
   h.Enable("filter", "F2");
@@ -190,8 +191,8 @@ TEST(Framework, ScoresAreNormalizedWeightedAndChecked) {
                },
                .normalize = [](std::span<NodeScore> s) { DefaultNormalizeScore(100, false, s); }});
   h.Add("S2", {.score = [](const PodInfo&, const NodeInfo& n) -> int64_t {
-    return n.name() == "a" ? 0 : 100;
-  }});
+          return n.name() == "a" ? 0 : 100;
+        }});
   h.Add("Bad", {.score = [](const PodInfo&, const NodeInfo&) -> int64_t { return 101; }});
   h.Enable("score", "S1", 2);
   h.Enable("score", "S2", 1);
@@ -233,8 +234,8 @@ TEST(Framework, UnreserveRunsInReverseOrder) {
   Status st = (*fw)->RunReservePluginsReserve(state, *pod, "n");
   EXPECT_EQ(st.plugin(), "R2");
   (*fw)->RunReservePluginsUnreserve(state, *pod, "n");
-  EXPECT_EQ(h.log(), (std::vector<std::string>{"R1.Reserve", "R2.Reserve", "R2.Unreserve",
-                                               "R1.Unreserve"}));
+  EXPECT_EQ(h.log(),
+            (std::vector<std::string>{"R1.Reserve", "R2.Reserve", "R2.Unreserve", "R1.Unreserve"}));
 }
 
 TEST(Framework, PermitWaitAllowRejectAndTimeout) {
@@ -286,8 +287,8 @@ TEST(Framework, BindAsksBindersUntilOneDoesNotSkip) {
   FrameworkHarness h;
   h.Add("B1", {});  // skips
   h.Add("B2", {.bind = [](const PodInfo&, const std::string& node, BindCallback done) {
-    done(node == "bad" ? Status::Error("conflict") : Status());
-  }});
+          done(node == "bad" ? Status::Error("conflict") : Status());
+        }});
   h.Enable("bind", "B1");
   h.Enable("bind", "B2");
   auto fw = h.Build();
@@ -320,9 +321,12 @@ TEST(Parallelizer, RunsEveryIndexOnceAndStopsEarly) {
     for (auto& h : hits) EXPECT_EQ(h.load(), 1);
     std::atomic<int> done{0};
     std::atomic<bool> stop{false};
-    par.Until(100000, [&](int) {
-      if (++done >= 10) stop = true;
-    }, &stop);
+    par.Until(
+        100000,
+        [&](int) {
+          if (++done >= 10) stop = true;
+        },
+        &stop);
     EXPECT_LT(done.load(), 100000);
   }
   EXPECT_EQ(Parallelizer::ChunkSize(10000, 16), 100);

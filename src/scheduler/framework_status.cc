@@ -1,5 +1,7 @@
 #include "scheduler/framework_status.h"
 
+#include <algorithm>
+
 #include "common/status.h"
 
 namespace allot::scheduler {

@@ -33,8 +33,8 @@ void MaxList(ResourceList& to, const ResourceList& from) {
 }
 
 const ResourceList& WithDefaults(const ResourceList& reqs, bool non_missing, ResourceList& tmp) {
-  if (!non_missing || (reqs.count(std::string(kResourceCpu)) &&
-                       reqs.count(std::string(kResourceMemory)))) {
+  if (!non_missing ||
+      (reqs.count(std::string(kResourceCpu)) && reqs.count(std::string(kResourceMemory)))) {
     return reqs;
   }
   tmp = reqs;
@@ -220,6 +220,8 @@ void NodeInfo::SetNode(std::shared_ptr<const api::Node> node) {
   const api::NodeStatus& st = node->status;
   allocatable_ = Resource::FromList(st.allocatable.empty() ? st.capacity : st.allocatable);
   name_ = node->metadata.name;
+  unschedulable_ = node->spec.unschedulable;
+  taints_ = node->spec.taints;
   node_ = std::move(node);
   Touch();
 }
@@ -227,6 +229,8 @@ void NodeInfo::SetNode(std::shared_ptr<const api::Node> node) {
 void NodeInfo::ClearNode() {
   node_.reset();
   allocatable_ = Resource{};
+  unschedulable_ = false;
+  taints_.clear();
   Touch();
 }
 

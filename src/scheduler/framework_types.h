@@ -91,8 +91,8 @@ api::ResourceList ComputePodRequests(const api::Pod& pod, bool non_missing = fal
 // A pod plus what the scheduler derives from it once.
 struct PodInfo {
   std::shared_ptr<const api::Pod> pod;
-  Resource requests;            // what the pod needs (Filter)
-  Resource non_zero_requests;   // with defaults for missing cpu / memory (scoring)
+  Resource requests;           // what the pod needs (Filter)
+  Resource non_zero_requests;  // with defaults for missing cpu / memory (scoring)
   std::vector<HostPort> host_ports;
   int32_t priority = 0;
 
@@ -121,6 +121,10 @@ class NodeInfo {
   const Resource& non_zero_requested() const { return non_zero_requested_; }
   const HostPortInfo& used_ports() const { return used_ports_; }
   int64_t generation() const { return generation_; }
+  // Copies of the node's hot fields, so filters that run for every node need not touch the
+  // (large, usually cold) Node object: spec.unschedulable and spec.taints.
+  bool unschedulable() const { return unschedulable_; }
+  const std::vector<api::Taint>& taints() const { return taints_; }
 
   void SetNode(std::shared_ptr<const api::Node> node);
   void ClearNode();
@@ -139,6 +143,8 @@ class NodeInfo {
   Resource non_zero_requested_;
   HostPortInfo used_ports_;
   int64_t generation_;
+  bool unschedulable_ = false;
+  std::vector<api::Taint> taints_;
 };
 
 // One node's score from one plugin, and the total.

@@ -36,16 +36,13 @@ TEST(PodRequests, AsKubernetesComputesThem) {
            .Req("1", "1G"),
        3000, 3000000000, 3000, 3000000000},
       {"sidecar added to containers",
-       PodBuilder("e").InitContainer({{"cpu", "500m"}}, true).Req("1"), 1500, 0, 1500,
-       400 * Mi},
+       PodBuilder("e").InitContainer({{"cpu", "500m"}}, true).Req("1"), 1500, 0, 1500, 400 * Mi},
       {"init after sidecar needs the sidecar too",
-       PodBuilder("f")
-           .InitContainer({{"cpu", "1"}}, true)
-           .InitContainer({{"cpu", "3"}})
-           .Req("1"),
+       PodBuilder("f").InitContainer({{"cpu", "1"}}, true).InitContainer({{"cpu", "3"}}).Req("1"),
        4000, 0, 4000, 400 * Mi},
-      {"overhead added", PodBuilder("g").Req("1", "1Gi").Overhead({{"cpu", "250m"}, {"memory", "64Mi"}}),
-       1250, 1088 * Mi, 1250, 1088 * Mi},
+      {"overhead added",
+       PodBuilder("g").Req("1", "1Gi").Overhead({{"cpu", "250m"}, {"memory", "64Mi"}}), 1250,
+       1088 * Mi, 1250, 1088 * Mi},
       {"pod-level requests replace containers",
        PodBuilder("h").Req("1", "1Gi").PodLevel({{"cpu", "3"}}), 3000, 1024 * Mi, 3000, 1024 * Mi},
   };
@@ -127,7 +124,8 @@ TEST(Status, CodesReasonsAndPlugin) {
   st.WithPlugin("NodeResourcesFit");
   EXPECT_TRUE(st.IsRejected());
   EXPECT_EQ(st.Message(), "Insufficient cpu, Too many pods");
-  EXPECT_EQ(st.ToString(), "Unschedulable: Insufficient cpu, Too many pods (plugin NodeResourcesFit)");
+  EXPECT_EQ(st.ToString(),
+            "Unschedulable: Insufficient cpu, Too many pods (plugin NodeResourcesFit)");
   EXPECT_TRUE(Status(Code::kPending, "x").IsRejected());
   EXPECT_FALSE(Status::Error("boom").IsRejected());
   EXPECT_EQ(CodeName(Code::kUnschedulableAndUnresolvable), "UnschedulableAndUnresolvable");

@@ -60,8 +60,8 @@ class WaitingPod {
   const TimePoint started_;
   mutable std::mutex mu_;
   std::map<std::string_view, std::chrono::milliseconds> pending_;  // guarded by mu_
-  std::optional<Status> result_;                   // guarded by mu_
-  std::function<void(Status)> done_;               // guarded by mu_
+  std::optional<Status> result_;                                   // guarded by mu_
+  std::function<void(Status)> done_;                               // guarded by mu_
 };
 
 // The waiting pods of one framework, by pod uid.

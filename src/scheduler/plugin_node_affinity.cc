@@ -44,8 +44,7 @@ std::optional<std::vector<std::string>> PinnedNames(const api::NodeSelectorTerm&
       out = std::move(v);
     } else {
       std::vector<std::string> both;
-      std::set_intersection(out->begin(), out->end(), v.begin(), v.end(),
-                            std::back_inserter(both));
+      std::set_intersection(out->begin(), out->end(), v.begin(), v.end(), std::back_inserter(both));
       out = std::move(both);
     }
   }
@@ -119,7 +118,7 @@ std::vector<ClusterEventWithHint> NodeAffinity::EventsToRegister() const {
     if (!n || !PodMatchesNodeSelectorAndAffinity(pod, *n)) return QueueingHint::kQueueSkip;
     const api::Node* o = old_obj ? api::As<api::Node>(*old_obj) : nullptr;
     return !o || !PodMatchesNodeSelectorAndAffinity(pod, *o) ? QueueingHint::kQueue
-                                                              : QueueingHint::kQueueSkip;
+                                                             : QueueingHint::kQueueSkip;
   };
   return {{{EventResource::kNode, kAdd | kUpdateNodeLabel}, hint}};
 }

@@ -58,14 +58,16 @@ Result<std::vector<UtilizationShapePoint>> ParseShape(const Value& v, const std:
     }
     if (p.HasMember("score") && p["score"].IsInt64()) pt.score = p["score"].GetInt64();
     if (pt.utilization < 0 || pt.utilization > 100) {
-      return allot::BadRequestError(at + ".utilization: Invalid value: not in valid range [0, 100]");
+      return allot::BadRequestError(at +
+                                    ".utilization: Invalid value: not in valid range [0, 100]");
     }
     if (pt.score < 0 || pt.score > 10) {
       return allot::BadRequestError(at + ".score: Invalid value: not in valid range [0, 10]");
     }
     if (!out.empty() && pt.utilization <= out.back().utilization) {
-      return allot::BadRequestError(at + ".utilization: Invalid value: utilization values must be "
-                                         "sorted in increasing order");
+      return allot::BadRequestError(at +
+                                    ".utilization: Invalid value: utilization values must be "
+                                    "sorted in increasing order");
     }
     out.push_back(pt);
   }
@@ -105,7 +107,8 @@ allot::Status ParseStrategy(const Value& s, NodeResourcesFitArgs& args) {
   if (s.HasMember("requestedToCapacityRatio")) {
     const Value& r = s["requestedToCapacityRatio"];
     if (!r.IsObject() || !r.HasMember("shape")) {
-      return allot::BadRequestError("scoringStrategy.requestedToCapacityRatio.shape: Required value");
+      return allot::BadRequestError(
+          "scoringStrategy.requestedToCapacityRatio.shape: Required value");
     }
     ALLOT_ASSIGN_OR_RETURN(
         args.shape, ParseShape(r["shape"], "scoringStrategy.requestedToCapacityRatio.shape"));
@@ -228,9 +231,22 @@ std::vector<int64_t> ResourceAllocationScorer::PodRequests(const PodInfo& pod) c
   return out;
 }
 
+ResourceAllocationScorer::ResourceAllocationScorer(std::vector<ResourceSpec> resources,
+                                                   bool use_requested, ResourceScorer scorer)
+    : resources_(std::move(resources)), use_requested_(use_requested), scorer_(std::move(scorer)) {
+  for (const ResourceSpec& r : resources_) {
+    kinds_.push_back(r.name == kResourceCpu                ? Kind::kCpu
+                     : r.name == kResourceMemory           ? Kind::kMemory
+                     : r.name == kResourceEphemeralStorage ? Kind::kEphemeralStorage
+                     : IsScalarResourceName(r.name)        ? Kind::kScalar
+                                                           : Kind::kOther);
+  }
+}
+
 int64_t ResourceAllocationScorer::Score(const PodInfo& pod, const NodeInfo& node) const {
   const Resource& pod_req = use_requested_ ? pod.requests : pod.non_zero_requests;
   const Resource& node_req = use_requested_ ? node.requested() : node.non_zero_requested();
+  const Resource& alloc_all = node.allocatable();
   int64_t requested[8], allocatable[8];
   std::vector<int64_t> req_big, alloc_big;
   int64_t* req = requested;
@@ -242,18 +258,30 @@ int64_t ResourceAllocationScorer::Score(const PodInfo& pod, const NodeInfo& node
     alloc = alloc_big.data();
   }
   for (size_t i = 0; i < resources_.size(); ++i) {
-    const std::string& name = resources_[i].name;
-    int64_t pr = pod_req.Get(name);
     req[i] = alloc[i] = 0;
-    if (name == kResourceCpu || name == kResourceMemory) {
-      alloc[i] = node.allocatable().Get(name);
-      req[i] = node_req.Get(name) + pr;
-    } else if (name == kResourceEphemeralStorage) {
-      alloc[i] = node.allocatable().ephemeral_storage;
-      req[i] = node.requested().ephemeral_storage + pr;
-    } else if (IsScalarResourceName(name) && pr != 0) {
-      alloc[i] = node.allocatable().Scalar(name);
-      req[i] = node.requested().Scalar(name) + pr;
+    switch (kinds_[i]) {
+      case Kind::kCpu:
+        alloc[i] = alloc_all.milli_cpu;
+        req[i] = node_req.milli_cpu + pod_req.milli_cpu;
+        break;
+      case Kind::kMemory:
+        alloc[i] = alloc_all.memory;
+        req[i] = node_req.memory + pod_req.memory;
+        break;
+      case Kind::kEphemeralStorage:
+        alloc[i] = alloc_all.ephemeral_storage;
+        req[i] = node.requested().ephemeral_storage + pod_req.ephemeral_storage;
+        break;
+      case Kind::kScalar: {
+        // A scalar resource the pod does not ask for is left out of the score.
+        int64_t pr = pod_req.Scalar(resources_[i].name);
+        if (pr == 0) break;
+        alloc[i] = alloc_all.Scalar(resources_[i].name);
+        req[i] = node.requested().Scalar(resources_[i].name) + pr;
+        break;
+      }
+      case Kind::kOther:
+        break;
     }
   }
   return scorer_(std::span<const int64_t>(req, resources_.size()),
@@ -308,7 +336,8 @@ std::vector<std::string> NodeResourcesFit::InsufficientResources(const PodInfo& 
   const Resource& want = pod.requests;
   const Resource& alloc = node.allocatable();
   const Resource& used = node.requested();
-  if (static_cast<int64_t>(node.pods().size()) + 1 > alloc.allowed_pods) out.emplace_back("Too many pods");
+  if (static_cast<int64_t>(node.pods().size()) + 1 > alloc.allowed_pods)
+    out.emplace_back("Too many pods");
   // Reasons are built only for resources that do not fit: the common (fitting) path allocates
   // nothing.
   auto check = [&](int64_t w, int64_t a, int64_t u, std::string_view reason,

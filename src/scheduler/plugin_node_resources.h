@@ -70,16 +70,16 @@ using ResourceScorer =
 class ResourceAllocationScorer {
  public:
   ResourceAllocationScorer(std::vector<ResourceSpec> resources, bool use_requested,
-                           ResourceScorer scorer)
-      : resources_(std::move(resources)), use_requested_(use_requested),
-        scorer_(std::move(scorer)) {}
+                           ResourceScorer scorer);
   int64_t Score(const PodInfo& pod, const NodeInfo& node) const;
   // The pod's request for each configured resource (non-zero or real, as configured).
   std::vector<int64_t> PodRequests(const PodInfo& pod) const;
   const std::vector<ResourceSpec>& resources() const { return resources_; }
 
  private:
+  enum class Kind : uint8_t { kCpu, kMemory, kEphemeralStorage, kScalar, kOther };
   std::vector<ResourceSpec> resources_;
+  std::vector<Kind> kinds_;  // per resource, resolved once
   bool use_requested_;
   ResourceScorer scorer_;
 };

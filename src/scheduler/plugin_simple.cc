@@ -17,8 +17,7 @@ const api::Pod* AsPod(const api::Object* o) { return o ? api::As<api::Pod>(*o) :
 // The change is to the pod being scheduled itself.
 QueueingHint SelfUpdate(const api::Pod& pod, const api::Object*, const api::Object* new_obj) {
   const api::Pod* p = AsPod(new_obj);
-  return p && p->metadata.uid == pod.metadata.uid ? QueueingHint::kQueue
-                                                   : QueueingHint::kQueueSkip;
+  return p && p->metadata.uid == pod.metadata.uid ? QueueingHint::kQueue : QueueingHint::kQueueSkip;
 }
 
 std::string GoList(const std::vector<api::PodSchedulingGate>& gates) {
@@ -77,7 +76,8 @@ Status NodeName::PreFilter(CycleState&, const PodInfo& pod, PreFilterResult& res
 Status NodeName::Filter(const CycleState&, const PodInfo& pod, const NodeInfo& node) const {
   const std::string& want = pod.pod->spec.nodeName;
   if (want.empty() || want == node.name()) return Status::Success();
-  static const Status kRejected(Code::kUnschedulableAndUnresolvable, std::string(kErrReasonNodeName));
+  static const Status kRejected(Code::kUnschedulableAndUnresolvable,
+                                std::string(kErrReasonNodeName));
   return kRejected;
 }
 
@@ -97,8 +97,7 @@ NodeUnschedulable::NodeUnschedulable()
 
 Status NodeUnschedulable::Filter(const CycleState&, const PodInfo& pod,
                                  const NodeInfo& node) const {
-  if (!node.node()) return Status::Error("node not found");
-  if (!node.node()->spec.unschedulable) return Status::Success();
+  if (!node.unschedulable()) return Status::Success();
   static const api::Taint kTaint{std::string(kTaintNodeUnschedulable), "", "NoSchedule", {}};
   if (TolerationsTolerateTaint(pod.pod->spec.tolerations, kTaint)) return Status::Success();
   return rejected_;

@@ -30,8 +30,7 @@ std::string UntoleratedTaintReason(const api::Taint& taint) {
 }
 
 Status TaintToleration::Filter(const CycleState&, const PodInfo& pod, const NodeInfo& node) const {
-  if (!node.node()) return Status::Error("invalid nodeInfo");
-  const api::Taint* t = FirstUntolerated(node.node()->spec.taints, pod.pod->spec.tolerations);
+  const api::Taint* t = FirstUntolerated(node.taints(), pod.pod->spec.tolerations);
   if (!t) return Status::Success();
   return Status(Code::kUnschedulableAndUnresolvable, UntoleratedTaintReason(*t));
 }
@@ -51,7 +50,7 @@ Status TaintToleration::Score(const CycleState& state, const PodInfo&, const Nod
   const PreferTolerations* s = state.Read(kPreScoreKey);
   if (!s) return Status::Error("reading \"PreScoreTaintToleration\" from cycleState: not found");
   score = 0;
-  for (const api::Taint& t : node.node()->spec.taints) {
+  for (const api::Taint& t : node.taints()) {
     if (t.effect == "PreferNoSchedule" && !TolerationsTolerateTaint(s->tolerations, t)) ++score;
   }
   return Status::Success();
@@ -72,7 +71,7 @@ std::vector<ClusterEventWithHint> TaintToleration::EventsToRegister() const {
     const api::Node* o = old_obj ? api::As<api::Node>(*old_obj) : nullptr;
     // Tolerated now; it helps if it was not before (or the node is new).
     return !o || FirstUntolerated(o->spec.taints, pod.spec.tolerations) ? QueueingHint::kQueue
-                                                                         : QueueingHint::kQueueSkip;
+                                                                        : QueueingHint::kQueueSkip;
   };
   auto self = [](const api::Pod& pod, const api::Object*, const api::Object* new_obj) {
     const api::Pod* p = new_obj ? api::As<api::Pod>(*new_obj) : nullptr;

@@ -38,11 +38,12 @@ Registry InTreeRegistry() {
                  ALLOT_ASSIGN_OR_RETURN(NodeResourcesFitArgs a, ParseNodeResourcesFitArgs(args));
                  return std::unique_ptr<Plugin>(std::make_unique<NodeResourcesFit>(std::move(a)));
                });
-  MustRegister(r, names::kNodeResourcesBalancedAllocation,
-               [](std::string_view args, Handle&) -> Result<std::unique_ptr<Plugin>> {
-                 ALLOT_ASSIGN_OR_RETURN(auto res, ParseBalancedAllocationArgs(args));
-                 return std::unique_ptr<Plugin>(std::make_unique<BalancedAllocation>(std::move(res)));
-               });
+  MustRegister(
+      r, names::kNodeResourcesBalancedAllocation,
+      [](std::string_view args, Handle&) -> Result<std::unique_ptr<Plugin>> {
+        ALLOT_ASSIGN_OR_RETURN(auto res, ParseBalancedAllocationArgs(args));
+        return std::unique_ptr<Plugin>(std::make_unique<BalancedAllocation>(std::move(res)));
+      });
   MustRegister(r, names::kDefaultBinder,
                [](std::string_view, Handle& h) -> Result<std::unique_ptr<Plugin>> {
                  return std::unique_ptr<Plugin>(std::make_unique<DefaultBinder>(h));

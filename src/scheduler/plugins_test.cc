@@ -48,12 +48,14 @@ void RunFilterCases(P& plugin, const std::vector<FilterCase>& cases) {
 
 TEST(NodeName, Filter) {
   NodeName plugin;
-  RunFilterCases(plugin, {
-      {"no nodeName", PodBuilder("p"), NodeBuilder("n1"), Code::kSuccess, ""},
-      {"matching", PodBuilder("p").NodeName("n1"), NodeBuilder("n1"), Code::kSuccess, ""},
-      {"other node", PodBuilder("p").NodeName("n2"), NodeBuilder("n1"),
-       Code::kUnschedulableAndUnresolvable, "node(s) didn't match the requested node name"},
-  });
+  RunFilterCases(
+      plugin,
+      {
+          {"no nodeName", PodBuilder("p"), NodeBuilder("n1"), Code::kSuccess, ""},
+          {"matching", PodBuilder("p").NodeName("n1"), NodeBuilder("n1"), Code::kSuccess, ""},
+          {"other node", PodBuilder("p").NodeName("n2"), NodeBuilder("n1"),
+           Code::kUnschedulableAndUnresolvable, "node(s) didn't match the requested node name"},
+      });
   CycleState state;
   PreFilterResult r;
   ASSERT_TRUE(plugin.PreFilter(state, *PodBuilder("p").NodeName("n7").Info(), r).IsSuccess());
@@ -62,16 +64,18 @@ TEST(NodeName, Filter) {
 
 TEST(NodeUnschedulable, Filter) {
   NodeUnschedulable plugin;
-  RunFilterCases(plugin, {
-      {"schedulable", PodBuilder("p"), NodeBuilder("n"), Code::kSuccess, ""},
-      {"cordoned", PodBuilder("p"), NodeBuilder("n").Unschedulable(),
-       Code::kUnschedulableAndUnresolvable, "node(s) were unschedulable"},
-      {"tolerates the unschedulable taint",
-       PodBuilder("p").Toleration("node.kubernetes.io/unschedulable", "Exists", "", "NoSchedule"),
-       NodeBuilder("n").Unschedulable(), Code::kSuccess, ""},
-      {"tolerates everything", PodBuilder("p").Toleration("", "Exists", "", ""),
-       NodeBuilder("n").Unschedulable(), Code::kSuccess, ""},
-  });
+  RunFilterCases(plugin,
+                 {
+                     {"schedulable", PodBuilder("p"), NodeBuilder("n"), Code::kSuccess, ""},
+                     {"cordoned", PodBuilder("p"), NodeBuilder("n").Unschedulable(),
+                      Code::kUnschedulableAndUnresolvable, "node(s) were unschedulable"},
+                     {"tolerates the unschedulable taint",
+                      PodBuilder("p").Toleration("node.kubernetes.io/unschedulable", "Exists", "",
+                                                 "NoSchedule"),
+                      NodeBuilder("n").Unschedulable(), Code::kSuccess, ""},
+                     {"tolerates everything", PodBuilder("p").Toleration("", "Exists", "", ""),
+                      NodeBuilder("n").Unschedulable(), Code::kSuccess, ""},
+                 });
 }
 
 TEST(NodePorts, Filter) {
@@ -81,44 +85,77 @@ TEST(NodePorts, Filter) {
   };
   const std::string reason = "node(s) didn't have free ports for the requested pod ports";
   RunFilterCases(plugin, {
-      {"no host ports: skipped", PodBuilder("p").Req("1"), NodeBuilder("n"), Code::kSuccess, "",
-       {user(80)}},
-      {"free", PodBuilder("p").HostPort(8080), NodeBuilder("n"), Code::kSuccess, "", {user(80)}},
-      {"taken", PodBuilder("p").HostPort(80), NodeBuilder("n"), Code::kUnschedulable, reason,
-       {user(80)}},
-      {"other protocol", PodBuilder("p").HostPort(53, "UDP"), NodeBuilder("n"), Code::kSuccess,
-       "", {user(53, "TCP")}},
-      {"specific IPs differ", PodBuilder("p").HostPort(80, "TCP", "10.0.0.2"), NodeBuilder("n"),
-       Code::kSuccess, "", {user(80, "TCP", "10.0.0.1")}},
-      {"wildcard vs specific", PodBuilder("p").HostPort(80, "TCP", "10.0.0.2"), NodeBuilder("n"),
-       Code::kUnschedulable, reason, {user(80)}},
-  });
+                             {"no host ports: skipped",
+                              PodBuilder("p").Req("1"),
+                              NodeBuilder("n"),
+                              Code::kSuccess,
+                              "",
+                              {user(80)}},
+                             {"free",
+                              PodBuilder("p").HostPort(8080),
+                              NodeBuilder("n"),
+                              Code::kSuccess,
+                              "",
+                              {user(80)}},
+                             {"taken",
+                              PodBuilder("p").HostPort(80),
+                              NodeBuilder("n"),
+                              Code::kUnschedulable,
+                              reason,
+                              {user(80)}},
+                             {"other protocol",
+                              PodBuilder("p").HostPort(53, "UDP"),
+                              NodeBuilder("n"),
+                              Code::kSuccess,
+                              "",
+                              {user(53, "TCP")}},
+                             {"specific IPs differ",
+                              PodBuilder("p").HostPort(80, "TCP", "10.0.0.2"),
+                              NodeBuilder("n"),
+                              Code::kSuccess,
+                              "",
+                              {user(80, "TCP", "10.0.0.1")}},
+                             {"wildcard vs specific",
+                              PodBuilder("p").HostPort(80, "TCP", "10.0.0.2"),
+                              NodeBuilder("n"),
+                              Code::kUnschedulable,
+                              reason,
+                              {user(80)}},
+                         });
 }
 
 TEST(TaintToleration, Filter) {
   TaintToleration plugin;
-  RunFilterCases(plugin, {
-      {"no taints", PodBuilder("p"), NodeBuilder("n"), Code::kSuccess, ""},
-      {"untolerated NoSchedule", PodBuilder("p"), NodeBuilder("n").Taint("dedicated", "gpu", "NoSchedule"),
-       Code::kUnschedulableAndUnresolvable, "node(s) had untolerated taint {dedicated: gpu}"},
-      {"untolerated NoExecute", PodBuilder("p"), NodeBuilder("n").Taint("k", "", "NoExecute"),
-       Code::kUnschedulableAndUnresolvable, "node(s) had untolerated taint {k: }"},
-      {"PreferNoSchedule does not filter", PodBuilder("p"),
-       NodeBuilder("n").Taint("k", "v", "PreferNoSchedule"), Code::kSuccess, ""},
-      {"tolerated with Equal", PodBuilder("p").Toleration("dedicated", "Equal", "gpu", "NoSchedule"),
-       NodeBuilder("n").Taint("dedicated", "gpu", "NoSchedule"), Code::kSuccess, ""},
-      {"Equal with another value", PodBuilder("p").Toleration("dedicated", "", "cpu", "NoSchedule"),
-       NodeBuilder("n").Taint("dedicated", "gpu", "NoSchedule"),
-       Code::kUnschedulableAndUnresolvable, "node(s) had untolerated taint {dedicated: gpu}"},
-      {"Exists ignores the value", PodBuilder("p").Toleration("dedicated", "Exists", "", ""),
-       NodeBuilder("n").Taint("dedicated", "gpu", "NoExecute"), Code::kSuccess, ""},
-      {"effect must match", PodBuilder("p").Toleration("dedicated", "Exists", "", "NoExecute"),
-       NodeBuilder("n").Taint("dedicated", "gpu", "NoSchedule"),
-       Code::kUnschedulableAndUnresolvable, "node(s) had untolerated taint {dedicated: gpu}"},
-      {"first untolerated taint is reported", PodBuilder("p").Toleration("a", "Exists", "", ""),
-       NodeBuilder("n").Taint("a", "1", "NoSchedule").Taint("b", "2", "NoSchedule").Taint("c", "3", "NoSchedule"),
-       Code::kUnschedulableAndUnresolvable, "node(s) had untolerated taint {b: 2}"},
-  });
+  RunFilterCases(
+      plugin,
+      {
+          {"no taints", PodBuilder("p"), NodeBuilder("n"), Code::kSuccess, ""},
+          {"untolerated NoSchedule", PodBuilder("p"),
+           NodeBuilder("n").Taint("dedicated", "gpu", "NoSchedule"),
+           Code::kUnschedulableAndUnresolvable, "node(s) had untolerated taint {dedicated: gpu}"},
+          {"untolerated NoExecute", PodBuilder("p"), NodeBuilder("n").Taint("k", "", "NoExecute"),
+           Code::kUnschedulableAndUnresolvable, "node(s) had untolerated taint {k: }"},
+          {"PreferNoSchedule does not filter", PodBuilder("p"),
+           NodeBuilder("n").Taint("k", "v", "PreferNoSchedule"), Code::kSuccess, ""},
+          {"tolerated with Equal",
+           PodBuilder("p").Toleration("dedicated", "Equal", "gpu", "NoSchedule"),
+           NodeBuilder("n").Taint("dedicated", "gpu", "NoSchedule"), Code::kSuccess, ""},
+          {"Equal with another value",
+           PodBuilder("p").Toleration("dedicated", "", "cpu", "NoSchedule"),
+           NodeBuilder("n").Taint("dedicated", "gpu", "NoSchedule"),
+           Code::kUnschedulableAndUnresolvable, "node(s) had untolerated taint {dedicated: gpu}"},
+          {"Exists ignores the value", PodBuilder("p").Toleration("dedicated", "Exists", "", ""),
+           NodeBuilder("n").Taint("dedicated", "gpu", "NoExecute"), Code::kSuccess, ""},
+          {"effect must match", PodBuilder("p").Toleration("dedicated", "Exists", "", "NoExecute"),
+           NodeBuilder("n").Taint("dedicated", "gpu", "NoSchedule"),
+           Code::kUnschedulableAndUnresolvable, "node(s) had untolerated taint {dedicated: gpu}"},
+          {"first untolerated taint is reported", PodBuilder("p").Toleration("a", "Exists", "", ""),
+           NodeBuilder("n")
+               .Taint("a", "1", "NoSchedule")
+               .Taint("b", "2", "NoSchedule")
+               .Taint("c", "3", "NoSchedule"),
+           Code::kUnschedulableAndUnresolvable, "node(s) had untolerated taint {b: 2}"},
+      });
 }
 
 TEST(TaintToleration, ScorePrefersFewerIntolerablePreferNoScheduleTaints) {
@@ -127,10 +164,14 @@ TEST(TaintToleration, ScorePrefersFewerIntolerablePreferNoScheduleTaints) {
   std::vector<NodeInfo> nodes = {
       MakeNodeInfo(NodeBuilder("clean").Build()),
       MakeNodeInfo(NodeBuilder("one").Taint("x", "", "PreferNoSchedule").Build()),
-      MakeNodeInfo(NodeBuilder("two").Taint("x", "", "PreferNoSchedule")
-                       .Taint("y", "", "PreferNoSchedule").Build()),
-      MakeNodeInfo(NodeBuilder("tolerated").Taint("ok", "", "PreferNoSchedule")
-                       .Taint("z", "", "NoSchedule").Build()),
+      MakeNodeInfo(NodeBuilder("two")
+                       .Taint("x", "", "PreferNoSchedule")
+                       .Taint("y", "", "PreferNoSchedule")
+                       .Build()),
+      MakeNodeInfo(NodeBuilder("tolerated")
+                       .Taint("ok", "", "PreferNoSchedule")
+                       .Taint("z", "", "NoSchedule")
+                       .Build()),
   };
   CycleState state;
   std::vector<const NodeInfo*> ptrs;
@@ -152,32 +193,37 @@ TEST(NodeAffinity, Filter) {
   NodeAffinity plugin;
   const std::string reason = "node(s) didn't match Pod's node affinity/selector";
   auto node = NodeBuilder("n1").Label("zone", "a").Label("gen", "5");
-  RunFilterCases(plugin, {
-      {"nothing asked: skipped", PodBuilder("p"), node, Code::kSuccess, ""},
-      {"nodeSelector matches", PodBuilder("p").NodeSelector("zone", "a"), node, Code::kSuccess, ""},
-      {"nodeSelector mismatch", PodBuilder("p").NodeSelector("zone", "b"), node,
-       Code::kUnschedulableAndUnresolvable, reason},
-      {"required In", PodBuilder("p").RequiredAffinity("zone", "In", {"a", "b"}), node,
-       Code::kSuccess, ""},
-      {"required NotIn", PodBuilder("p").RequiredAffinity("zone", "NotIn", {"a"}), node,
-       Code::kUnschedulableAndUnresolvable, reason},
-      {"required Exists", PodBuilder("p").RequiredAffinity("gen", "Exists", {}), node,
-       Code::kSuccess, ""},
-      {"required DoesNotExist", PodBuilder("p").RequiredAffinity("gpu", "DoesNotExist", {}), node,
-       Code::kSuccess, ""},
-      {"required Gt", PodBuilder("p").RequiredAffinity("gen", "Gt", {"4"}), node, Code::kSuccess,
-       ""},
-      {"required Lt", PodBuilder("p").RequiredAffinity("gen", "Lt", {"4"}), node,
-       Code::kUnschedulableAndUnresolvable, reason},
-      {"terms are ORed",
-       PodBuilder("p").RequiredAffinity("zone", "In", {"x"}).RequiredAffinity("gen", "In", {"5"}),
-       node, Code::kSuccess, ""},
-      {"selector and affinity both needed",
-       PodBuilder("p").NodeSelector("zone", "a").RequiredAffinity("gen", "In", {"6"}), node,
-       Code::kUnschedulableAndUnresolvable, reason},
-      {"matchFields metadata.name", PodBuilder("p").RequiredNodeNames({"n1"}), node,
-       Code::kSuccess, ""},
-  });
+  RunFilterCases(
+      plugin,
+      {
+          {"nothing asked: skipped", PodBuilder("p"), node, Code::kSuccess, ""},
+          {"nodeSelector matches", PodBuilder("p").NodeSelector("zone", "a"), node, Code::kSuccess,
+           ""},
+          {"nodeSelector mismatch", PodBuilder("p").NodeSelector("zone", "b"), node,
+           Code::kUnschedulableAndUnresolvable, reason},
+          {"required In", PodBuilder("p").RequiredAffinity("zone", "In", {"a", "b"}), node,
+           Code::kSuccess, ""},
+          {"required NotIn", PodBuilder("p").RequiredAffinity("zone", "NotIn", {"a"}), node,
+           Code::kUnschedulableAndUnresolvable, reason},
+          {"required Exists", PodBuilder("p").RequiredAffinity("gen", "Exists", {}), node,
+           Code::kSuccess, ""},
+          {"required DoesNotExist", PodBuilder("p").RequiredAffinity("gpu", "DoesNotExist", {}),
+           node, Code::kSuccess, ""},
+          {"required Gt", PodBuilder("p").RequiredAffinity("gen", "Gt", {"4"}), node,
+           Code::kSuccess, ""},
+          {"required Lt", PodBuilder("p").RequiredAffinity("gen", "Lt", {"4"}), node,
+           Code::kUnschedulableAndUnresolvable, reason},
+          {"terms are ORed",
+           PodBuilder("p")
+               .RequiredAffinity("zone", "In", {"x"})
+               .RequiredAffinity("gen", "In", {"5"}),
+           node, Code::kSuccess, ""},
+          {"selector and affinity both needed",
+           PodBuilder("p").NodeSelector("zone", "a").RequiredAffinity("gen", "In", {"6"}), node,
+           Code::kUnschedulableAndUnresolvable, reason},
+          {"matchFields metadata.name", PodBuilder("p").RequiredNodeNames({"n1"}), node,
+           Code::kSuccess, ""},
+      });
 }
 
 TEST(NodeAffinity, PreFilterNarrowsToPinnedNames) {
@@ -188,7 +234,8 @@ TEST(NodeAffinity, PreFilterNarrowsToPinnedNames) {
   ASSERT_TRUE(plugin.PreFilter(state, *pod, r).IsSuccess());
   EXPECT_EQ(*r.node_names, (std::vector<std::string>{"a", "b", "c"}));
   PreFilterResult open;
-  auto mixed = PodBuilder("p").RequiredNodeNames({"a"}).RequiredAffinity("zone", "In", {"x"}).Info();
+  auto mixed =
+      PodBuilder("p").RequiredNodeNames({"a"}).RequiredAffinity("zone", "In", {"x"}).Info();
   ASSERT_TRUE(plugin.PreFilter(state, *mixed, open).IsSuccess());
   EXPECT_TRUE(open.AllNodes());
 }

@@ -149,16 +149,16 @@ class SchedulingQueue {
 
   mutable std::mutex mu_;
   std::condition_variable cv_;
-  PodHeap active_;                                                  // guarded by mu_
-  PodHeap backoff_;                                                 // guarded by mu_
+  PodHeap active_;                                                       // guarded by mu_
+  PodHeap backoff_;                                                      // guarded by mu_
   std::map<std::string, std::unique_ptr<QueuedPodInfo>> unschedulable_;  // guarded by mu_
-  size_t gated_count_ = 0;                                          // guarded by mu_
-  std::map<std::string, uint64_t> in_flight_;      // uid -> event seq at Pop; guarded by mu_
+  size_t gated_count_ = 0;                                               // guarded by mu_
+  std::map<std::string, uint64_t> in_flight_;            // uid -> event seq at Pop; guarded by mu_
   std::map<std::string, PodInfoPtr> in_flight_updates_;  // newest object seen while in flight
-  std::map<std::string, bool> in_flight_deleted_;  // deleted while in flight
-  std::deque<InFlightEvent> in_flight_events_;     // guarded by mu_
-  uint64_t event_seq_ = 0;                         // guarded by mu_
-  bool closed_ = false;                            // guarded by mu_
+  std::map<std::string, bool> in_flight_deleted_;        // deleted while in flight
+  std::deque<InFlightEvent> in_flight_events_;           // guarded by mu_
+  uint64_t event_seq_ = 0;                               // guarded by mu_
+  bool closed_ = false;                                  // guarded by mu_
 };
 
 }  // namespace allot::scheduler

@@ -35,8 +35,8 @@ class QueueTest : public ::testing::Test {
     fw_ = std::move(fw).value();
     metrics_ = std::make_unique<SchedulerMetrics>(registry_);
     queue_ = std::make_unique<SchedulingQueue>(
-        h_.clock(), QueueOptions{}, std::map<std::string, Framework*>{{"default-scheduler", fw_.get()}},
-        metrics_.get());
+        h_.clock(), QueueOptions{},
+        std::map<std::string, Framework*>{{"default-scheduler", fw_.get()}}, metrics_.get());
   }
 
   std::unique_ptr<QueuedPodInfo> PopNow() { return queue_->Pop(milliseconds(0)); }
@@ -73,8 +73,8 @@ TEST_F(QueueTest, ActiveQueueOrdersByPriorityThenAge) {
 
 TEST_F(QueueTest, BackoffGrowsExponentiallyToTheCap) {
   std::vector<std::pair<int, milliseconds>> cases = {
-      {0, milliseconds(0)},     {1, seconds(1)}, {2, seconds(2)},  {3, seconds(4)},
-      {4, seconds(8)},          {5, seconds(10)}, {6, seconds(10)}, {100, seconds(10)}};
+      {0, milliseconds(0)}, {1, seconds(1)},  {2, seconds(2)},  {3, seconds(4)},
+      {4, seconds(8)},      {5, seconds(10)}, {6, seconds(10)}, {100, seconds(10)}};
   for (const auto& [attempts, want] : cases) {
     EXPECT_EQ(queue_->BackoffDuration(attempts), want) << attempts;
   }
@@ -132,8 +132,8 @@ TEST_F(QueueTest, PodsWithoutRejectingPluginsMoveOnAnyRegisteredEvent) {
   Fail("p", {});
   EXPECT_EQ(Where("p"), "unschedulable");
   h_.clock().Advance(seconds(5));
-  queue_->OnEvent({EventResource::kAssignedPod, kDelete},
-                  PodBuilder("x").NodeName("n").Build(), nullptr);
+  queue_->OnEvent({EventResource::kAssignedPod, kDelete}, PodBuilder("x").NodeName("n").Build(),
+                  nullptr);
   EXPECT_EQ(Where("p"), "active");
 }
 

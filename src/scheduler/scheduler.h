@@ -53,14 +53,14 @@ namespace allot::scheduler {
 
 struct SchedulerOptions {
   Configuration config = DefaultConfiguration();
-  Clock* clock = nullptr;               // default: RealClock
-  metrics::Registry* metrics = nullptr; // default: a registry owned by the scheduler
-  EventSink* events = nullptr;          // default: a ClientEventSink
-  Registry out_of_tree;                 // plugins added to the in-tree registry
-  std::optional<uint64_t> seed;         // tie-breaking randomness (default: random)
-  int binding_workers = 4;              // threads for PreBind
+  Clock* clock = nullptr;                       // default: RealClock
+  metrics::Registry* metrics = nullptr;         // default: a registry owned by the scheduler
+  EventSink* events = nullptr;                  // default: a ClientEventSink
+  Registry out_of_tree;                         // plugins added to the in-tree registry
+  std::optional<uint64_t> seed;                 // tie-breaking randomness (default: random)
+  int binding_workers = 4;                      // threads for PreBind
   std::string component = "default-scheduler";  // Event source
-  std::string instance;                 // Event reportingInstance (e.g. the host name)
+  std::string instance;                         // Event reportingInstance (e.g. the host name)
   // The housekeeping thread's tick (backoff flush, permit timeouts); with a FakeClock, tests
   // call Housekeeping() themselves.
   std::chrono::milliseconds tick{50};

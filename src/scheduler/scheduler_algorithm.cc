@@ -90,7 +90,15 @@ std::string FitErrorMessage(size_t num_all_nodes, const Diagnosis& d) {
 // --- ScheduleAlgorithm --------------------------------------------------------------------------
 
 ScheduleAlgorithm::ScheduleAlgorithm(int32_t global_percentage, uint64_t seed)
-    : global_percentage_(global_percentage), rng_(seed) {}
+    : global_percentage_(global_percentage), rng_(seed ? seed : 0x9e3779b97f4a7c15ULL) {}
+
+uint64_t ScheduleAlgorithm::NextRandom() {
+  // xorshift64*: plenty for tie-breaking, and cheap.
+  rng_ ^= rng_ >> 12;
+  rng_ ^= rng_ << 25;
+  rng_ ^= rng_ >> 27;
+  return rng_ * 0x2545F4914F6CDD1DULL;
+}
 
 Status ScheduleAlgorithm::SchedulePod(Framework& fwk, CycleState& state, const PodInfo& pod,
                                       const Snapshot& snapshot, ScheduleResult& result,
@@ -129,11 +137,10 @@ Status ScheduleAlgorithm::SchedulePod(Framework& fwk, CycleState& state, const P
   return Status::Success();
 }
 
-Status ScheduleAlgorithm::FindNodesThatFitPod(Framework& fwk, CycleState& state,
-                                              const PodInfo& pod, const Snapshot& snapshot,
-                                              Diagnosis& diagnosis) {
-  diagnosis.node_to_status.set_absent(Status(Code::kUnschedulableAndUnresolvable,
-                                             std::vector<std::string>{}));
+Status ScheduleAlgorithm::FindNodesThatFitPod(Framework& fwk, CycleState& state, const PodInfo& pod,
+                                              const Snapshot& snapshot, Diagnosis& diagnosis) {
+  diagnosis.node_to_status.set_absent(
+      Status(Code::kUnschedulableAndUnresolvable, std::vector<std::string>{}));
   PreFilterResult pre;
   std::vector<std::string> plugins;
   Status st = fwk.RunPreFilterPlugins(state, pod, pre, plugins);
@@ -152,8 +159,9 @@ Status ScheduleAlgorithm::FindNodesThatFitPod(Framework& fwk, CycleState& state,
       if (const NodeInfo* n = snapshot.Get(name)) candidates_.push_back(n);
     }
     nodes = &candidates_;
-    diagnosis.node_to_status.set_absent(Status(
-        Code::kUnschedulableAndUnresolvable, "node(s) didn't satisfy plugin(s) " + GoList(plugins)));
+    diagnosis.node_to_status.set_absent(
+        Status(Code::kUnschedulableAndUnresolvable,
+               "node(s) didn't satisfy plugin(s) " + GoList(plugins)));
     for (const std::string& p : plugins) diagnosis.AddUnschedulablePlugin(p);
   }
   if (nodes->empty()) return Status::Success();
@@ -175,7 +183,8 @@ Status ScheduleAlgorithm::FindNodesThatPassFilters(Framework& fwk, const CycleSt
     next_start_node_index_ = (offset + to_find) % nodes.size();
     return Status::Success();
   }
-  statuses_.assign(nodes.size(), Status());
+  // Only entries flagged in `failed` are written and read, so stale statuses need no reset.
+  if (statuses_.size() < nodes.size()) statuses_.resize(nodes.size());
   std::vector<char>& failed = failed_;
   failed.assign(nodes.size(), 0);
   std::atomic<int> found{0};
@@ -231,8 +240,9 @@ const NodeInfo* ScheduleAlgorithm::SelectHost(const std::vector<int64_t>& totals
       best = i;
       ties = 1;
     } else if (totals[i] == max_score) {
+      // Reservoir sampling: each of the tied nodes ends up chosen with probability 1/ties.
       ++ties;
-      if (std::uniform_int_distribution<uint64_t>(0, ties - 1)(rng_) == 0) best = i;
+      if (NextRandom() % ties == 0) best = i;
     }
   }
   return feasible_[best];

@@ -11,7 +11,6 @@
 #pragma once
 
 #include <cstdint>
-#include <random>
 #include <string>
 #include <vector>
 
@@ -73,7 +72,8 @@ class ScheduleAlgorithm {
   const NodeInfo* SelectHost(const std::vector<int64_t>& totals);
 
   const int32_t global_percentage_;
-  std::mt19937_64 rng_;
+  uint64_t NextRandom();
+  uint64_t rng_;
   size_t next_start_node_index_ = 0;
   // Reused buffers (no allocation per cycle once warm).
   std::vector<const NodeInfo*> candidates_;

@@ -19,10 +19,9 @@ TEST(NumFeasibleNodesToFind, AdaptiveAndConfigured) {
     int32_t percentage, nodes, want;
   };
   std::vector<Case> cases = {
-      {0, 10, 10},      {0, 99, 99},       {0, 100, 100},   {0, 500, 230},
-      {0, 1000, 420},   {0, 5000, 500},    {0, 6000, 300},  {0, 10000, 500},
-      {0, 20000, 1000}, {50, 1000, 500},   {10, 500, 100},  {100, 5000, 5000},
-      {30, 50, 50},
+      {0, 10, 10},    {0, 99, 99},       {0, 100, 100},   {0, 500, 230},    {0, 1000, 420},
+      {0, 5000, 500}, {0, 6000, 300},    {0, 10000, 500}, {0, 20000, 1000}, {50, 1000, 500},
+      {10, 500, 100}, {100, 5000, 5000}, {30, 50, 50},
   };
   for (const Case& c : cases) {
     EXPECT_EQ(NumFeasibleNodesToFind(c.percentage, c.nodes), c.want)
@@ -43,18 +42,18 @@ Diagnosis MakeDiagnosis(const std::vector<std::pair<std::string, std::vector<std
 
 TEST(FitErrorMessage, CountsAndSortsReasons) {
   std::vector<NodeInfo> storage;
-  Diagnosis d = MakeDiagnosis(
-      {{"n1", {"Insufficient cpu"}},
-       {"n2", {"Insufficient cpu", "Insufficient memory"}},
-       {"n3", {"node(s) had untolerated taint {dedicated: gpu}"}},
-       {"n4", {"Insufficient cpu"}},
-       {"n5", {"node(s) had untolerated taint {dedicated: gpu}"}}},
-      storage);
+  Diagnosis d = MakeDiagnosis({{"n1", {"Insufficient cpu"}},
+                               {"n2", {"Insufficient cpu", "Insufficient memory"}},
+                               {"n3", {"node(s) had untolerated taint {dedicated: gpu}"}},
+                               {"n4", {"Insufficient cpu"}},
+                               {"n5", {"node(s) had untolerated taint {dedicated: gpu}"}}},
+                              storage);
   EXPECT_EQ(FitErrorMessage(5, d),
             "0/5 nodes are available: 1 Insufficient memory, 2 node(s) had untolerated taint "
             "{dedicated: gpu}, 3 Insufficient cpu.");
-  d.post_filter_msg = "preemption: 0/5 nodes are available: 5 No preemption victims found for "
-                      "incoming pod.";
+  d.post_filter_msg =
+      "preemption: 0/5 nodes are available: 5 No preemption victims found for "
+      "incoming pod.";
   EXPECT_EQ(FitErrorMessage(5, d),
             "0/5 nodes are available: 1 Insufficient memory, 2 node(s) had untolerated taint "
             "{dedicated: gpu}, 3 Insufficient cpu. preemption: 0/5 nodes are available: 5 No "
@@ -65,8 +64,8 @@ TEST(FitErrorMessage, CountsAndSortsReasons) {
   EXPECT_EQ(FitErrorMessage(3, pre), "0/3 nodes are available: waiting for something.");
 
   std::vector<NodeInfo> s2;
-  Diagnosis absent = MakeDiagnosis({{"n1", {"node(s) didn't match Pod's node affinity/selector"}}},
-                                   s2);
+  Diagnosis absent =
+      MakeDiagnosis({{"n1", {"node(s) didn't match Pod's node affinity/selector"}}}, s2);
   absent.node_to_status.set_absent(
       Status(Code::kUnschedulableAndUnresolvable, "node(s) didn't satisfy plugin(s) [NodeName]"));
   EXPECT_EQ(FitErrorMessage(4, absent),
@@ -115,10 +114,11 @@ TEST(ScheduleAlgorithm, UnschedulableDiagnosisNamesEveryNode) {
   Cluster c = MakeCluster(5);
   FrameworkHarness h;
   h.Add("Odd", {.filter = [](const PodInfo&, const NodeInfo& n) {
-    int i = std::stoi(n.name().substr(1));
-    if (i < 3) return Status(Code::kUnschedulable, "Insufficient cpu");
-    return Status(Code::kUnschedulableAndUnresolvable, "node(s) had untolerated taint {k: v}");
-  }});
+          int i = std::stoi(n.name().substr(1));
+          if (i < 3) return Status(Code::kUnschedulable, "Insufficient cpu");
+          return Status(Code::kUnschedulableAndUnresolvable,
+                        "node(s) had untolerated taint {k: v}");
+        }});
   h.Enable("filter", "Odd");
   h.Enable("bind", "DefaultBinder");
   h.SetSnapshot(std::move(c.snapshot));
@@ -156,8 +156,8 @@ TEST(ScheduleAlgorithm, PicksHighestScoreAndBreaksTiesRandomly) {
   Cluster c = MakeCluster(6);
   FrameworkHarness h;
   h.Add("Prefer", {.score = [](const PodInfo&, const NodeInfo& n) -> int64_t {
-    return n.name() == "n1" || n.name() == "n4" ? 90 : 10;
-  }});
+          return n.name() == "n1" || n.name() == "n4" ? 90 : 10;
+        }});
   h.Enable("score", "Prefer");
   h.Enable("bind", "DefaultBinder");
   h.SetSnapshot(std::move(c.snapshot));
@@ -179,13 +179,15 @@ TEST(ScheduleAlgorithm, PicksHighestScoreAndBreaksTiesRandomly) {
 TEST(ScheduleAlgorithm, PreFilterResultLimitsCandidates) {
   Cluster c = MakeCluster(4);
   FrameworkHarness h;
-  h.Add("Pin", {.pre_filter = [](const PodInfo&, PreFilterResult& r) {
-                  r.node_names = std::vector<std::string>{"n2"};
-                  return Status();
-                },
-                .filter = [](const PodInfo&, const NodeInfo&) {
-                  return Status(Code::kUnschedulable, "Insufficient cpu");
-                }});
+  h.Add("Pin", {.pre_filter =
+                    [](const PodInfo&, PreFilterResult& r) {
+                      r.node_names = std::vector<std::string>{"n2"};
+                      return Status();
+                    },
+                .filter =
+                    [](const PodInfo&, const NodeInfo&) {
+                      return Status(Code::kUnschedulable, "Insufficient cpu");
+                    }});
   h.Enable("preFilter", "Pin");
   h.Enable("filter", "Pin");
   h.Enable("bind", "DefaultBinder");

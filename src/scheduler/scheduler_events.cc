@@ -32,8 +32,9 @@ void ClientEventSink::Record(const api::Pod& pod, std::string_view type, std::st
   {
     std::lock_guard<std::mutex> lock(mu_);
     Last& last = last_[pod.metadata.uid];
-    if (last.key == key && now.unix_micros - last.at.unix_micros <
-                               std::chrono::duration_cast<std::chrono::microseconds>(window_).count()) {
+    if (last.key == key &&
+        now.unix_micros - last.at.unix_micros <
+            std::chrono::duration_cast<std::chrono::microseconds>(window_).count()) {
       return;
     }
     last = Last{key, now};
@@ -47,8 +48,12 @@ void ClientEventSink::Record(const api::Pod& pod, std::string_view type, std::st
                 static_cast<unsigned long long>(now.unix_micros * 1000 + n % 1000));
   ev->metadata.name = pod.metadata.name + suffix;
   ev->metadata.namespace_ = pod.metadata.namespace_;
-  ev->involvedObject = api::ObjectReference{"Pod", pod.metadata.namespace_, pod.metadata.name,
-                                            pod.metadata.uid, "v1", pod.metadata.resourceVersion,
+  ev->involvedObject = api::ObjectReference{"Pod",
+                                            pod.metadata.namespace_,
+                                            pod.metadata.name,
+                                            pod.metadata.uid,
+                                            "v1",
+                                            pod.metadata.resourceVersion,
                                             ""};
   ev->reason = std::string(reason);
   ev->message = std::move(message);
@@ -68,9 +73,8 @@ uint64_t ClientEventSink::written() const {
   return written_;
 }
 
-void RecorderEventSink::Record(const api::Pod& pod, std::string_view type,
-                               std::string_view reason, std::string_view,
-                               std::string message) {
+void RecorderEventSink::Record(const api::Pod& pod, std::string_view type, std::string_view reason,
+                               std::string_view, std::string message) {
   recorder_.Record(Resource("pods"), pod, std::string(type), std::string(reason),
                    std::move(message));
 }

@@ -38,8 +38,7 @@ class EventSink {
 class ClientEventSink final : public EventSink {
  public:
   // `component`: source.component and reportingComponent ("default-scheduler").
-  ClientEventSink(client::Client& client, Clock& clock, std::string component,
-                  std::string instance,
+  ClientEventSink(client::Client& client, Clock& clock, std::string component, std::string instance,
                   std::chrono::seconds dedupe_window = std::chrono::seconds(600));
   void Record(const api::Pod& pod, std::string_view type, std::string_view reason,
               std::string_view action, std::string message) override;

@@ -8,6 +8,8 @@
 #include <thread>
 
 #include "api/resources.h"
+#include "apiserver/server.h"
+#include "client/http_client.h"
 #include "client/inprocess_client.h"
 #include "scheduler/scheduler.h"
 #include "scheduler/testing_builders.h"
@@ -61,8 +63,19 @@ class SchedulerIntegrationTest : public ::testing::Test {
   void TearDown() override {
     if (sched_) sched_->Stop();
     sched_.reset();
+    http_client_.reset();
+    if (server_) server_->Stop();
     client_.reset();
     store_->Close();
+  }
+
+  // Nodes as a kubelet registers them: create, then the status subresource (node create drops
+  // status here: ResourceInfo::create_keeps_status is not set for nodes).
+  void CreateNode(const NodeBuilder& n) {
+    Create("nodes", std::make_unique<api::Node>(*n.Build()));
+    auto with_status = std::make_unique<api::Node>(*n.Build());
+    with_status->metadata.uid.clear();
+    ASSERT_TRUE(client_->UpdateStatus(Res("nodes"), std::move(with_status)).ok());
   }
 
   void Create(std::string_view plural, std::unique_ptr<api::Object> obj) {
@@ -87,6 +100,8 @@ class SchedulerIntegrationTest : public ::testing::Test {
   std::unique_ptr<client::InProcessClient> client_;
   std::unique_ptr<store::EventRecorder> recorder_;
   std::unique_ptr<RecorderEventSink> sink_;
+  std::unique_ptr<apiserver::ApiServer> server_;
+  std::unique_ptr<client::HttpClient> http_client_;
   std::unique_ptr<Scheduler> sched_;
 };
 
@@ -97,15 +112,12 @@ TEST_F(SchedulerIntegrationTest, HundredNodesThousandPods) {
     if (i < 80) {
       n.Cap("4", "8Gi", 110).Label("zone", i % 2 ? "b" : "a");
     } else {
-      n.Cap("8", "16Gi", 110).Label("zone", "gpu").Resource("example.com/gpu", "2")
+      n.Cap("8", "16Gi", 110)
+          .Label("zone", "gpu")
+          .Resource("example.com/gpu", "2")
           .Taint("dedicated", "gpu", "NoSchedule");
     }
-    // Node create drops status here (ResourceInfo::create_keeps_status is not set for nodes),
-    // so the status is written as the kubelet would, through the status subresource.
-    Create("nodes", std::make_unique<api::Node>(*n.Build()));
-    auto with_status = std::make_unique<api::Node>(*n.Build());
-    with_status->metadata.uid.clear();
-    ASSERT_TRUE(client_->UpdateStatus(Res("nodes"), std::move(with_status)).ok());
+    CreateNode(n);
   }
   SchedulerOptions opts;
   opts.events = sink_.get();
@@ -120,9 +132,11 @@ TEST_F(SchedulerIntegrationTest, HundredNodesThousandPods) {
 
   // 1,000 pods: 840 can be placed, 160 cannot (for three different reasons).
   std::map<std::string, std::string> expect_message;
-  for (int i = 0; i < 700; ++i) CreatePod(PodBuilder("web-" + std::to_string(i)).Req("250m", "256Mi"));
+  for (int i = 0; i < 700; ++i)
+    CreatePod(PodBuilder("web-" + std::to_string(i)).Req("250m", "256Mi"));
   for (int i = 0; i < 100; ++i) {
-    CreatePod(PodBuilder("zonal-" + std::to_string(i)).Req("100m", "128Mi").NodeSelector("zone", "b"));
+    CreatePod(
+        PodBuilder("zonal-" + std::to_string(i)).Req("100m", "128Mi").NodeSelector("zone", "b"));
   }
   for (int i = 0; i < 100; ++i) {
     CreatePod(PodBuilder("gpu-" + std::to_string(i))
@@ -167,14 +181,17 @@ TEST_F(SchedulerIntegrationTest, HundredNodesThousandPods) {
         if (failed++ == 0) sample += "[" + c->reason + ": " + c->message + "] ";
       } else {
         ++pending;
-        if (sample.size() < 300) sample += p->metadata.name + "@" + sched_->queue().Where(p->metadata.uid) + " ";
+        if (sample.size() < 300)
+          sample += p->metadata.name + "@" + sched_->queue().Where(p->metadata.uid) + " ";
       }
     }
     FAIL() << "bound " << bound << " failed " << failed << " pending " << pending << ": " << sample
-           << " active=" << sched_->queue().ActiveSize() << " backoff=" << sched_->queue().BackoffSize()
+           << " active=" << sched_->queue().ActiveSize()
+           << " backoff=" << sched_->queue().BackoffSize()
            << " unsched=" << sched_->queue().UnschedulableSize()
            << " inflight=" << sched_->queue().InFlightSize()
-           << " bindings=" << sched_->bindings_in_flight() << " cachepods=" << sched_->cache().PodCount()
+           << " bindings=" << sched_->bindings_in_flight()
+           << " cachepods=" << sched_->cache().PodCount()
            << " nodes=" << sched_->cache().NodeCount();
   }
   ASSERT_TRUE(sched_->WaitForBindings(seconds(10)));
@@ -248,6 +265,63 @@ TEST_F(SchedulerIntegrationTest, HundredNodesThousandPods) {
   violations = testing::CheckInvariants(ListAll<api::Node>(*store_, "nodes"),
                                         ListAll<api::Pod>(*store_, "pods"));
   EXPECT_TRUE(violations.empty()) << violations[0];
+}
+
+// The same scheduler as a separate client of the API server: informers, binding, status patches
+// and events all over HTTP.
+TEST_F(SchedulerIntegrationTest, OverHttp) {
+  server_ = std::make_unique<apiserver::ApiServer>(*store_, RealClock::Instance());
+  ASSERT_TRUE(server_->Start().ok());
+  http_client_ = std::make_unique<client::HttpClient>("127.0.0.1", server_->port());
+  for (int i = 0; i < 20; ++i) {
+    CreateNode(NodeBuilder("node-" + std::to_string(i)).Cap("2", "4Gi").Label("zone", "a"));
+  }
+  SchedulerOptions opts;  // events through the HTTP client
+  opts.config.pod_initial_backoff = milliseconds(10);
+  opts.config.pod_max_backoff = milliseconds(100);
+  opts.tick = milliseconds(10);
+  auto s = Scheduler::Create(*http_client_, std::move(opts));
+  ASSERT_TRUE(s.ok()) << s.status().ToString();
+  sched_ = std::move(s).value();
+  ASSERT_TRUE(sched_->Start(seconds(30)).ok());
+  for (int i = 0; i < 150; ++i) {
+    CreatePod(PodBuilder("web-" + std::to_string(i)).Req("200m", "256Mi"));
+  }
+  for (int i = 0; i < 50; ++i) {
+    CreatePod(PodBuilder("lost-" + std::to_string(i)).Req("100m").NodeSelector("zone", "b"));
+  }
+  auto settled = [](const std::vector<std::shared_ptr<const api::Pod>>& pods) {
+    int bound = 0, failed = 0;
+    for (const auto& p : pods) {
+      if (!p->spec.nodeName.empty()) {
+        ++bound;
+      } else if (const api::PodCondition* c = Scheduled(*p); c && c->status == "False") {
+        ++failed;
+      }
+    }
+    return bound == 150 && failed == 50;
+  };
+  ASSERT_TRUE(WaitFor(settled, seconds(60)));
+  ASSERT_TRUE(sched_->WaitForBindings(seconds(10)));
+  auto pods = ListAll<api::Pod>(*store_, "pods");
+  for (const auto& p : pods) {
+    if (!p->metadata.name.starts_with("lost-")) continue;
+    const api::PodCondition* c = Scheduled(*p);
+    ASSERT_NE(c, nullptr);
+    EXPECT_EQ(c->message,
+              "0/20 nodes are available: 20 node(s) didn't match Pod's node affinity/selector.");
+  }
+  EXPECT_TRUE(testing::CheckInvariants(ListAll<api::Node>(*store_, "nodes"), pods).empty());
+  // Events reach the server asynchronously.
+  auto events_written = [&](const std::vector<std::shared_ptr<const api::Pod>>&) {
+    int scheduled = 0, failed = 0;
+    for (const auto& ev : ListAll<api::Event>(*store_, "events")) {
+      scheduled += ev->reason == "Scheduled";
+      failed += ev->reason == "FailedScheduling";
+    }
+    return scheduled == 150 && failed >= 50;
+  };
+  EXPECT_TRUE(WaitFor(events_written, seconds(30)));
 }
 
 }  // namespace

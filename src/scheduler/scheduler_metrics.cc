@@ -15,11 +15,11 @@ SchedulerMetrics::SchedulerMetrics(metrics::Registry& r)
           "Number of attempts to schedule pods, by the result. 'unschedulable' means a pod could "
           "not be scheduled, while 'error' means an internal scheduler problem.",
           metrics::Stability::kStable, {"result", "profile"})),
-      attempt_duration(r.AddHistogram(
-          "scheduler_scheduling_attempt_duration_seconds",
-          "Scheduling attempt latency in seconds (scheduling algorithm + binding)",
-          metrics::Stability::kStable, {"result", "profile"},
-          metrics::ExponentialBuckets(0.001, 2, 15))),
+      attempt_duration(
+          r.AddHistogram("scheduler_scheduling_attempt_duration_seconds",
+                         "Scheduling attempt latency in seconds (scheduling algorithm + binding)",
+                         metrics::Stability::kStable, {"result", "profile"},
+                         metrics::ExponentialBuckets(0.001, 2, 15))),
       pending_pods(r.AddGauge("scheduler_pending_pods",
                               "Number of pending pods, by the queue type. 'active' means number "
                               "of pods in activeQ; 'backoff' means number of pods in backoffQ; "
@@ -34,15 +34,15 @@ SchedulerMetrics::SchedulerMetrics(metrics::Registry& r)
           "the gauge for all plugins that caused it to not schedule and so this metric have "
           "meaning only when broken down by plugin.",
           metrics::Stability::kAlpha, {"plugin", "profile"})),
-      extension_point_duration(r.AddHistogram(
-          "scheduler_framework_extension_point_duration_seconds",
-          "Latency for running all plugins of a specific extension point.",
-          metrics::Stability::kStable, {"extension_point", "status", "profile"},
-          metrics::ExponentialBuckets(0.0001, 2, 12))),
-      queue_incoming_pods(r.AddCounter(
-          "scheduler_queue_incoming_pods_total",
-          "Number of pods added to scheduling queues by event and queue type.",
-          metrics::Stability::kStable, {"queue", "event"})) {}
+      extension_point_duration(
+          r.AddHistogram("scheduler_framework_extension_point_duration_seconds",
+                         "Latency for running all plugins of a specific extension point.",
+                         metrics::Stability::kStable, {"extension_point", "status", "profile"},
+                         metrics::ExponentialBuckets(0.0001, 2, 12))),
+      queue_incoming_pods(
+          r.AddCounter("scheduler_queue_incoming_pods_total",
+                       "Number of pods added to scheduling queues by event and queue type.",
+                       metrics::Stability::kStable, {"queue", "event"})) {}
 
 void ExtensionPointMetrics::Observe(ExtensionPoint point, Code code, double seconds) {
   if (!metrics_) return;

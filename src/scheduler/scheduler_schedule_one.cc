@@ -24,7 +24,8 @@ const api::PodCondition* FindCondition(const api::Pod& pod, std::string_view typ
 // A strategic-merge patch of status: the PodScheduled condition (merged by type) and, when
 // given, nominatedNodeName.
 std::string ConditionPatch(const std::string& reason, const std::string& message,
-                           const std::string& transition, const std::optional<std::string>& nominated) {
+                           const std::string& transition,
+                           const std::optional<std::string>& nominated) {
   rapidjson::StringBuffer buf;
   rapidjson::Writer<rapidjson::StringBuffer> w(buf);
   w.StartObject();
@@ -188,9 +189,9 @@ void Scheduler::BindingSucceeded(std::shared_ptr<BindingContext> ctx) {
   cache_->FinishBinding(pod.uid());
   ctx->fw->RunPostBindPlugins(*ctx->state, pod, ctx->host);
   ObserveAttempt(*ctx->fw, kScheduled, ctx->start);
-  events_->Record(*pod.pod, "Normal", "Scheduled", "Binding",
-                  "Successfully assigned " + pod.namespace_() + "/" + pod.name() + " to " +
-                      ctx->host);
+  events_->Record(
+      *pod.pod, "Normal", "Scheduled", "Binding",
+      "Successfully assigned " + pod.namespace_() + "/" + pod.name() + " to " + ctx->host);
   queue_->Done(pod.uid());
   BindingDone();
 }
@@ -218,9 +219,9 @@ void Scheduler::HandleFailure(Framework& fw, std::unique_ptr<QueuedPodInfo> qpi,
   std::shared_ptr<const api::Pod> pod = qpi->pod_info->pod;
   queue_->AddUnschedulableIfNotPresent(std::move(qpi), error);
   events_->Record(*pod, "Warning", "FailedScheduling", "Scheduling", message);
-  UpdatePodScheduledCondition(
-      *pod, std::string(error ? kReasonSchedulerError : kReasonUnschedulable), message,
-      nominated_node);
+  UpdatePodScheduledCondition(*pod,
+                              std::string(error ? kReasonSchedulerError : kReasonUnschedulable),
+                              message, nominated_node);
 }
 
 void Scheduler::UpdatePodScheduledCondition(const api::Pod& pod, const std::string& reason,
@@ -244,8 +245,7 @@ void Scheduler::UpdatePodScheduledCondition(const api::Pod& pod, const std::stri
                      [](Result<api::ObjectPtr>) {});  // a deleted pod needs no condition
 }
 
-void Scheduler::ObserveAttempt(Framework& fw, AttemptResult result,
-                               SteadyClock::time_point start) {
+void Scheduler::ObserveAttempt(Framework& fw, AttemptResult result, SteadyClock::time_point start) {
   std::chrono::duration<double> d = SteadyClock::now() - start;
   const AttemptMetrics& m = attempt_metrics_.at(&fw);
   m.count[result]->Inc();

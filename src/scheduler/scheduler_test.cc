@@ -38,13 +38,15 @@ class SchedulerTest : public ::testing::Test {
     return n;
   }
   double Attempts(const std::string& result, const std::string& profile = "default-scheduler") {
-    return sched_->metrics_registry().AddCounter("scheduler_schedule_attempts_total", "",
-                                                 metrics::Stability::kStable,
-                                                 {"result", "profile"})
+    return sched_->metrics_registry()
+        .AddCounter("scheduler_schedule_attempts_total", "", metrics::Stability::kStable,
+                    {"result", "profile"})
         .With({result, profile})
         .value();
   }
-  std::string Where(const std::string& name) { return sched_->queue().Where("uid-default-" + name); }
+  std::string Where(const std::string& name) {
+    return sched_->queue().Where("uid-default-" + name);
+  }
 
   FakeClock clock_;
   FakeClient client_;
@@ -80,7 +82,9 @@ TEST_F(SchedulerTest, UnschedulablePodGetsConditionEventAndComesBackOnANodeAdd) 
   Make();
   for (int i = 0; i < 3; ++i) AddNode(NodeBuilder("small" + std::to_string(i)).Cap("1", "8Gi"));
   for (int i = 0; i < 2; ++i) {
-    AddNode(NodeBuilder("gpu" + std::to_string(i)).Cap("8", "8Gi").Taint("dedicated", "gpu", "NoSchedule"));
+    AddNode(NodeBuilder("gpu" + std::to_string(i))
+                .Cap("8", "8Gi")
+                .Taint("dedicated", "gpu", "NoSchedule"));
   }
   AddPod(PodBuilder("big").Req("2", "1Gi"));
   EXPECT_EQ(Drain(), 1);
@@ -201,7 +205,8 @@ TEST_F(SchedulerTest, PermitWaitHoldsTheBindingUntilAllowed) {
       "Hold", [=](std::string_view, Handle&) -> Result<std::unique_ptr<Plugin>> {
         testing::FakeHooks hooks;
         hooks.permit = hold;
-        return std::unique_ptr<Plugin>(std::make_unique<testing::FakePlugin>("Hold", hooks, log, mu));
+        return std::unique_ptr<Plugin>(
+            std::make_unique<testing::FakePlugin>("Hold", hooks, log, mu));
       });
   ASSERT_TRUE(reg.ok());
   opts.config.profiles[0].plugins.permit.enabled.push_back({"Hold", 0});

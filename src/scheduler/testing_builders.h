@@ -116,8 +116,7 @@ class PodBuilder {
     NodeAff().preferredDuringSchedulingIgnoredDuringExecution.push_back(t);
     return *this;
   }
-  PodBuilder& Toleration(std::string key, std::string op, std::string value,
-                         std::string effect) {
+  PodBuilder& Toleration(std::string key, std::string op, std::string value, std::string effect) {
     pod_.spec.tolerations.push_back(
         {std::move(key), std::move(op), std::move(value), std::move(effect), {}});
     return *this;

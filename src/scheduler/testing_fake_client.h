@@ -28,7 +28,8 @@ class FakeClient final : public client::Client {
   std::function<allot::Status(const Binding&)> bind_hook;
   bool defer_binds = false;
 
-  Result<api::ObjectPtr> Get(const api::ResourceInfo&, std::string_view, std::string_view) override {
+  Result<api::ObjectPtr> Get(const api::ResourceInfo&, std::string_view,
+                             std::string_view) override {
     return allot::InternalError("fake client: Get not supported");
   }
   Result<store::ListResult> List(const api::ResourceInfo&, const store::ListOptions&) override {

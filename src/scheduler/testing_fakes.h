@@ -55,7 +55,9 @@ class FakePlugin : public PreEnqueuePlugin,
  public:
   FakePlugin(std::string name, FakeHooks hooks, std::shared_ptr<std::vector<std::string>> log,
              std::shared_ptr<std::mutex> log_mu)
-      : name_(std::move(name)), hooks_(std::move(hooks)), log_(std::move(log)),
+      : name_(std::move(name)),
+        hooks_(std::move(hooks)),
+        log_(std::move(log)),
         log_mu_(std::move(log_mu)) {}
   std::string_view Name() const override { return name_; }
 

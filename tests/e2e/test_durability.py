@@ -16,7 +16,7 @@ def pod(name):
 
 class DurabilityTest(unittest.TestCase):
     def test_kill9_loses_no_acknowledged_write(self):
-        server = harness.Server(store="sqlite").start()
+        server = harness.Server(store="sqlite", extra=["--no-scheduler"]).start()
         acked = {}  # name -> resourceVersion
         lock = threading.Lock()
         stop = threading.Event()
@@ -53,7 +53,7 @@ class DurabilityTest(unittest.TestCase):
             t.join()
         self.assertGreaterEqual(len(acked), 500)
 
-        restarted = harness.Server(data_dir=server.data_dir, store="sqlite").start()
+        restarted = harness.Server(data_dir=server.data_dir, store="sqlite", extra=["--no-scheduler"]).start()
         try:
             conn = http.client.HTTPConnection("127.0.0.1", restarted.port, timeout=30)
             conn.request("GET", "/api/v1/namespaces/default/pods")

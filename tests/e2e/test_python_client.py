@@ -9,7 +9,7 @@ from kubernetes import client, watch
 class PythonClientTest(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
-        cls.server = harness.Server(store="memory").start()
+        cls.server = harness.Server(store="memory", extra=["--no-scheduler"]).start()
         cfg = client.Configuration()
         cfg.host = cls.server.url
         cls.api = client.CoreV1Api(client.ApiClient(cfg))
