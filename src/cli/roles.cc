@@ -27,8 +27,10 @@ Result<std::string> ReadFile(const std::string& path) {
 }
 
 Result<std::unique_ptr<scheduler::Scheduler>> StartScheduler(client::Client& client,
-                                                             const std::string& config_path) {
+                                                             const std::string& config_path,
+                                                             metrics::Registry* metrics) {
   scheduler::SchedulerOptions opts;
+  opts.metrics = metrics;
   if (!config_path.empty()) {
     ALLOT_ASSIGN_OR_RETURN(std::string text, ReadFile(config_path));
     ALLOT_ASSIGN_OR_RETURN(opts.config, scheduler::ParseConfiguration(text));

@@ -13,8 +13,10 @@
 namespace allot::cli {
 
 // A started scheduler over `client`; `config_path` empty means the default configuration.
+// `metrics` (optional) is shared with the API server so /metrics shows both.
 Result<std::unique_ptr<scheduler::Scheduler>> StartScheduler(client::Client& client,
-                                                             const std::string& config_path);
+                                                             const std::string& config_path,
+                                                             metrics::Registry* metrics = nullptr);
 
 // `count` simulated nodes named allot-node-<i> from `template_path` (empty: the built-in
 // template), registered and running.

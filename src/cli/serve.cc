@@ -81,7 +81,9 @@ int Serve(int argc, char** argv) {
     std::fprintf(stderr, "allot serve: garbage collector: %s\n", s.message().c_str());
     return 1;
   }
+  metrics::Registry metrics_registry;
   apiserver::ApiServerOptions opts;
+  opts.metrics = &metrics_registry;
   opts.listen_address = listen;
   opts.threads = static_cast<int>(threads);
   apiserver::ApiServer server(store, clock, opts);
@@ -92,7 +94,7 @@ int Serve(int argc, char** argv) {
   client::InProcessClient in_process(store, clock);
   std::unique_ptr<scheduler::Scheduler> sched;
   if (!no_scheduler) {
-    auto s = StartScheduler(in_process, scheduler_config);
+    auto s = StartScheduler(in_process, scheduler_config, &metrics_registry);
     if (!s.ok()) {
       std::fprintf(stderr, "allot serve: scheduler: %s\n", s.status().message().c_str());
       return 1;
