@@ -93,6 +93,48 @@ class SchedulingTest(unittest.TestCase):
                 sched.stdout.close()
                 k.cleanup()
 
+    def test_leader_election_failover(self):
+        with harness.Server(store="memory", extra=["--sim-nodes", "10", "--no-scheduler"]) as server:
+            k = harness.Kubectl(server)
+            flags = ["--leader-elect-lease-duration-seconds", "2",
+                     "--leader-elect-renew-deadline-seconds", "1",
+                     "--leader-elect-retry-period-ms", "200"]
+            procs = {}
+            try:
+                for ident in ("s1", "s2"):
+                    procs[ident] = subprocess.Popen(
+                        [harness.ALLOT, "scheduler", "--server", server.url, "--identity", ident]
+                        + flags, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                k.run("apply", "-f", "-", stdin=pods_manifest("before", 20))
+                self.wait_running(k, "app=before", 20, timeout=60)
+                lease = json.loads(k.run("get", "lease", "allot-scheduler", "-n", "kube-system",
+                                         "-o", "json").stdout)
+                leader = lease["spec"]["holderIdentity"]
+                self.assertIn(leader, procs)
+                procs[leader].kill()  # the leader dies without releasing the lease
+                procs[leader].wait()
+                k.run("apply", "-f", "-", stdin=pods_manifest("after", 20))
+                self.wait_running(k, "app=after", 20, timeout=60)
+                lease = json.loads(k.run("get", "lease", "allot-scheduler", "-n", "kube-system",
+                                         "-o", "json").stdout)
+                self.assertNotEqual(lease["spec"]["holderIdentity"], leader)
+                self.assertGreaterEqual(lease["spec"].get("leaseTransitions", 0), 1)
+                # Nothing was bound twice: one Scheduled event per pod.
+                events = json.loads(k.run("get", "events", "-o", "json").stdout)["items"]
+                scheduled = {}
+                for e in events:
+                    if e["reason"] == "Scheduled":
+                        name = e["involvedObject"]["name"]
+                        scheduled[name] = scheduled.get(name, 0) + e.get("count", 1)
+                self.assertEqual(len(scheduled), 40)
+                self.assertTrue(all(c == 1 for c in scheduled.values()), scheduled)
+            finally:
+                for p in procs.values():
+                    if p.poll() is None:
+                        p.terminate()
+                        p.wait(timeout=20)
+                k.cleanup()
+
 
 if __name__ == "__main__":
     harness.main()

@@ -1,0 +1,69 @@
+#include "client/leader_election.h"
+
+#include <thread>
+
+#include "api/core.h"
+
+namespace allot::client {
+
+LeaderElector::LeaderElector(Client& client, Clock& clock, LeaderElectionConfig config)
+    : client_(client), clock_(clock), config_(std::move(config)),
+      leases_(api::ResourceRegistry::Default().Find("coordination.k8s.io", "v1", "leases")) {}
+
+bool LeaderElector::TryAcquireOrRenew() {
+  const Time now = clock_.Now();
+  const int32_t duration = static_cast<int32_t>(config_.lease_duration.count());
+  auto current = client_.Get(*leases_, config_.lock_namespace, config_.lock_name);
+  if (!current.ok()) {
+    if (current.status().code() != StatusCode::kNotFound) return leader_ = false;
+    auto lease = std::make_unique<api::Lease>();
+    lease->metadata.name = config_.lock_name;
+    lease->metadata.namespace_ = config_.lock_namespace;
+    lease->spec.holderIdentity = config_.identity;
+    lease->spec.leaseDurationSeconds = duration;
+    lease->spec.acquireTime = api::MicroTime{now};
+    lease->spec.renewTime = api::MicroTime{now};
+    lease->spec.leaseTransitions = 0;
+    return leader_ = client_.Create(*leases_, std::move(lease)).ok();
+  }
+  const auto* held = api::As<api::Lease>(**current);
+  if (!held) return leader_ = false;
+  auto next = std::make_unique<api::Lease>(*held);
+  const bool mine = held->spec.holderIdentity.value_or("") == config_.identity;
+  if (!mine) {
+    const int64_t held_for = held->spec.leaseDurationSeconds.value_or(duration);
+    const bool expired =
+        !held->spec.holderIdentity || held->spec.holderIdentity->empty() ||
+        !held->spec.renewTime ||
+        now.unix_micros >= held->spec.renewTime->time.unix_micros + held_for * 1000000;
+    if (!expired) return leader_ = false;
+    next->spec.holderIdentity = config_.identity;
+    next->spec.acquireTime = api::MicroTime{now};
+    next->spec.leaseTransitions = held->spec.leaseTransitions.value_or(0) + 1;
+  }
+  next->spec.renewTime = api::MicroTime{now};
+  next->spec.leaseDurationSeconds = duration;
+  // The resourceVersion we read makes this a compare-and-swap: a rival's write in between
+  // turns ours into a 409.
+  return leader_ = client_.Update(*leases_, std::move(next)).ok();
+}
+
+void LeaderElector::Run(const std::atomic<bool>& stop, const std::function<void()>& on_started,
+                        const std::function<void()>& on_stopped) {
+  while (!stop && !TryAcquireOrRenew()) std::this_thread::sleep_for(config_.retry_period);
+  if (stop) return;
+  on_started();
+  auto last_renewal = clock_.Steady();
+  while (!stop) {
+    std::this_thread::sleep_for(config_.retry_period);
+    if (TryAcquireOrRenew()) {
+      last_renewal = clock_.Steady();
+    } else if (clock_.Steady() - last_renewal >= config_.renew_deadline) {
+      break;
+    }
+  }
+  leader_ = false;
+  on_stopped();
+}
+
+}  // namespace allot::client
