@@ -97,6 +97,8 @@ class SchedulerIntegrationTest : public ::testing::Test {
   }
 
   std::unique_ptr<store::Store> store_;
+  void MixedWorkload(int s);
+
   std::unique_ptr<client::InProcessClient> client_;
   std::unique_ptr<store::EventRecorder> recorder_;
   std::unique_ptr<RecorderEventSink> sink_;
@@ -105,11 +107,14 @@ class SchedulerIntegrationTest : public ::testing::Test {
   std::unique_ptr<Scheduler> sched_;
 };
 
-TEST_F(SchedulerIntegrationTest, HundredNodesThousandPods) {
+// A mixed workload on 100 * s nodes with 1,000 * s pods: 840 * s fit, 160 * s cannot (three
+// different reasons, each with its exact message).
+void SchedulerIntegrationTest::MixedWorkload(int s) {
+  const std::string n_nodes = std::to_string(100 * s);
   // 80 general nodes in two zones, 20 GPU nodes behind a taint.
-  for (int i = 0; i < 100; ++i) {
+  for (int i = 0; i < 100 * s; ++i) {
     NodeBuilder n("node-" + std::to_string(i));
-    if (i < 80) {
+    if (i < 80 * s) {
       n.Cap("4", "8Gi", 110).Label("zone", i % 2 ? "b" : "a");
     } else {
       n.Cap("8", "16Gi", 110)
@@ -125,41 +130,43 @@ TEST_F(SchedulerIntegrationTest, HundredNodesThousandPods) {
   opts.config.pod_max_backoff = milliseconds(100);
   opts.tick = milliseconds(10);
   opts.seed = 1;
-  auto s = Scheduler::Create(*client_, std::move(opts));
-  ASSERT_TRUE(s.ok()) << s.status().ToString();
-  sched_ = std::move(s).value();
+  auto created = Scheduler::Create(*client_, std::move(opts));
+  ASSERT_TRUE(created.ok()) << created.status().ToString();
+  sched_ = std::move(created).value();
   ASSERT_TRUE(sched_->Start(seconds(30)).ok());
 
   // 1,000 pods: 840 can be placed, 160 cannot (for three different reasons).
   std::map<std::string, std::string> expect_message;
-  for (int i = 0; i < 700; ++i)
+  for (int i = 0; i < 700 * s; ++i)
     CreatePod(PodBuilder("web-" + std::to_string(i)).Req("250m", "256Mi"));
-  for (int i = 0; i < 100; ++i) {
+  for (int i = 0; i < 100 * s; ++i) {
     CreatePod(
         PodBuilder("zonal-" + std::to_string(i)).Req("100m", "128Mi").NodeSelector("zone", "b"));
   }
-  for (int i = 0; i < 100; ++i) {
+  for (int i = 0; i < 100 * s; ++i) {
     CreatePod(PodBuilder("gpu-" + std::to_string(i))
                   .Container({{"cpu", "500m"}, {"example.com/gpu", "1"}})
                   .Toleration("dedicated", "Equal", "gpu", "NoSchedule"));
   }
-  for (int i = 0; i < 50; ++i) {
+  for (int i = 0; i < 50 * s; ++i) {
     std::string name = "lost-" + std::to_string(i);
     CreatePod(PodBuilder(name).Req("100m").NodeSelector("zone", "nowhere"));
     // TaintToleration runs before NodeAffinity, so the GPU nodes report their taint.
     expect_message[name] =
-        "0/100 nodes are available: 20 node(s) had untolerated taint {dedicated: gpu}, 80 "
-        "node(s) didn't match Pod's node affinity/selector.";
+        "0/" + n_nodes + " nodes are available: " + std::to_string(20 * s) +
+        " node(s) had untolerated taint {dedicated: gpu}, " + std::to_string(80 * s) +
+        " node(s) didn't match Pod's node affinity/selector.";
   }
-  for (int i = 0; i < 50; ++i) {
+  for (int i = 0; i < 50 * s; ++i) {
     std::string name = "huge-" + std::to_string(i);
     CreatePod(PodBuilder(name).Req("16", "1Gi"));
     expect_message[name] =
-        "0/100 nodes are available: 20 node(s) had untolerated taint {dedicated: gpu}, 80 "
-        "Insufficient cpu.";
+        "0/" + n_nodes + " nodes are available: " + std::to_string(20 * s) +
+        " node(s) had untolerated taint {dedicated: gpu}, " + std::to_string(80 * s) +
+        " Insufficient cpu.";
   }
 
-  auto settled = [](const std::vector<std::shared_ptr<const api::Pod>>& pods) {
+  auto settled = [s](const std::vector<std::shared_ptr<const api::Pod>>& pods) {
     int bound = 0, failed = 0;
     for (const auto& p : pods) {
       if (!p->spec.nodeName.empty()) {
@@ -168,7 +175,7 @@ TEST_F(SchedulerIntegrationTest, HundredNodesThousandPods) {
         ++failed;
       }
     }
-    return bound == 840 && failed == 160;
+    return bound == 840 * s && failed == 160 * s;
   };
   if (!WaitFor(settled, seconds(60))) {
     int bound = 0, failed = 0, pending = 0;
@@ -210,7 +217,8 @@ TEST_F(SchedulerIntegrationTest, HundredNodesThousandPods) {
         const api::PodCondition* c = Scheduled(*p);
         ASSERT_NE(c, nullptr);
         EXPECT_EQ(c->reason, "Unschedulable");
-        EXPECT_EQ(c->message, "0/100 nodes are available: 100 Insufficient example.com/gpu.");
+        EXPECT_EQ(c->message, "0/" + n_nodes + " nodes are available: " + n_nodes +
+                                  " Insufficient example.com/gpu.");
       } else {
         ++gpu_bound;
       }
@@ -223,8 +231,8 @@ TEST_F(SchedulerIntegrationTest, HundredNodesThousandPods) {
       EXPECT_EQ(c->message, it->second) << name;
     }
   }
-  EXPECT_EQ(gpu_bound, 40);
-  EXPECT_EQ(gpu_failed, 60);
+  EXPECT_EQ(gpu_bound, 40 * s);
+  EXPECT_EQ(gpu_failed, 60 * s);
 
   // Events: one Scheduled per bound pod (an aggregated repeat would show count > 1).
   std::map<std::string, int> scheduled;
@@ -233,15 +241,15 @@ TEST_F(SchedulerIntegrationTest, HundredNodesThousandPods) {
     if (ev->reason == "Scheduled") scheduled[ev->involvedObject.uid] += ev->count;
     if (ev->reason == "FailedScheduling") ++failed_events;
   }
-  EXPECT_EQ(scheduled.size(), 840u);
-  EXPECT_GE(failed_events, 160);
+  EXPECT_EQ(scheduled.size(), static_cast<size_t>(840 * s));
+  EXPECT_GE(failed_events, 160 * s);
 
   std::vector<std::string> violations = testing::CheckInvariants(nodes, pods, scheduled);
   EXPECT_TRUE(violations.empty()) << violations.size() << " violations, first: " << violations[0];
 
   std::string metrics = sched_->metrics_registry().Expose();
   EXPECT_NE(metrics.find("scheduler_schedule_attempts_total{result=\"scheduled\",profile="
-                         "\"default-scheduler\"} 840"),
+                         "\"default-scheduler\"} " + std::to_string(840 * s)),
             std::string::npos);
 
   // Freeing a GPU node lets a waiting GPU pod in (event-driven requeue, no flush needed).
@@ -258,7 +266,7 @@ TEST_F(SchedulerIntegrationTest, HundredNodesThousandPods) {
     for (const auto& p : now) {
       if (p->metadata.name.starts_with("gpu-") && !p->spec.nodeName.empty()) ++bound;
     }
-    return bound == 40;  // 40 - 1 deleted + 1 newly placed
+    return bound == 40 * s;  // one deleted, one newly placed
   };
   ASSERT_TRUE(WaitFor(one_more, seconds(30)));
   ASSERT_TRUE(sched_->WaitForBindings(seconds(10)));
@@ -266,6 +274,10 @@ TEST_F(SchedulerIntegrationTest, HundredNodesThousandPods) {
                                         ListAll<api::Pod>(*store_, "pods"));
   EXPECT_TRUE(violations.empty()) << violations[0];
 }
+
+TEST_F(SchedulerIntegrationTest, HundredNodesThousandPods) { MixedWorkload(1); }
+
+TEST_F(SchedulerIntegrationTest, ThousandNodesTenThousandPods) { MixedWorkload(10); }
 
 // The same scheduler as a separate client of the API server: informers, binding, status patches
 // and events all over HTTP.
