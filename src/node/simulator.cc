@@ -300,4 +300,23 @@ void NodeSimulator::Impl::RecordErrorLocked(const Status& status, const std::str
   stats_.last_error = what + ": " + status.ToString();
 }
 
+void NodeSimulator::Impl::WriteObject(WriteKind kind, const api::ResourceInfo& res,
+                                      std::unique_ptr<api::Object> obj,
+                                      std::function<void(Result<api::ObjectPtr>)> on_done) {
+  // Write's start function must be copyable; the object travels in a shared box.
+  auto box = std::make_shared<std::unique_ptr<api::Object>>(std::move(obj));
+  Write<api::ObjectPtr>(
+      [this, kind, &res, box](client::Callback<api::ObjectPtr> cb) {
+        switch (kind) {
+          case WriteKind::kCreate:
+            return client_.CreateAsync(res, std::move(*box), std::move(cb));
+          case WriteKind::kUpdate:
+            return client_.UpdateAsync(res, std::move(*box), std::move(cb));
+          case WriteKind::kUpdateStatus:
+            return client_.UpdateStatusAsync(res, std::move(*box), std::move(cb));
+        }
+      },
+      std::move(on_done));
+}
+
 }  // namespace allot::node

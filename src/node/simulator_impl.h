@@ -194,6 +194,11 @@ class NodeSimulator::Impl {
   // Submits one write through the pipeline; `on_done` runs on the client's thread.
   template <class T, class Start>
   void Write(Start start, std::function<void(Result<T>)> on_done);
+
+  // The object writes the simulator makes: create, update, or status update of `obj`.
+  enum class WriteKind { kCreate, kUpdate, kUpdateStatus };
+  void WriteObject(WriteKind kind, const api::ResourceInfo& res, std::unique_ptr<api::Object> obj,
+                   std::function<void(Result<api::ObjectPtr>)> on_done);
 };
 
 template <class T, class Start>

@@ -116,40 +116,33 @@ void NodeSimulator::Impl::WriteNodes(const std::unordered_map<uint32_t, api::Obj
       AdoptNodeStatus(*fresh, *current);
       fresh = std::move(current);
     }
-    auto box = std::make_shared<std::unique_ptr<api::Object>>(std::move(fresh));
-    Write<api::ObjectPtr>(
-        [this, box, adopt](client::Callback<api::ObjectPtr> cb) {
-          if (adopt) {
-            client_.UpdateStatusAsync(*nodes_res_, std::move(*box), std::move(cb));
-          } else {
-            client_.CreateAsync(*nodes_res_, std::move(*box), std::move(cb));
-          }
-        },
-        [this, slot, adopt, tally, total, log_every, now](Result<api::ObjectPtr> r) {
-          if (r.ok()) {
-            OnNodeRegistered(slot, *r);
-            if (!adopt) CompleteStatusIfDropped(slot, *r, now);
-            if (adopt) {
-              std::lock_guard<std::mutex> lock(mu_);
-              ++stats_.nodes_adopted;
-            }
-          }
-          StatusCode code = r.status().code();
-          int done;
-          {
-            std::lock_guard<std::mutex> lock(tally->mu);
-            done = ++tally->done;
-            if (code == StatusCode::kAlreadyExists || code == StatusCode::kConflict) {
-              tally->raced.push_back(slot);  // created or changed since our list
-            } else if (!r.ok()) {
-              if (tally->failed++ == 0) tally->first_error = r.status();
-            }
-          }
-          if (done % log_every == 0 || done == total) {
-            Log("node registrations answered: " + std::to_string(done) + "/" +
-                std::to_string(total));
-          }
-        });
+    WriteObject(adopt ? WriteKind::kUpdateStatus : WriteKind::kCreate, *nodes_res_,
+                std::move(fresh),
+                [this, slot, adopt, tally, total, log_every, now](Result<api::ObjectPtr> r) {
+                  if (r.ok()) {
+                    OnNodeRegistered(slot, *r);
+                    if (!adopt) CompleteStatusIfDropped(slot, *r, now);
+                    if (adopt) {
+                      std::lock_guard<std::mutex> lock(mu_);
+                      ++stats_.nodes_adopted;
+                    }
+                  }
+                  StatusCode code = r.status().code();
+                  int done;
+                  {
+                    std::lock_guard<std::mutex> lock(tally->mu);
+                    done = ++tally->done;
+                    if (code == StatusCode::kAlreadyExists || code == StatusCode::kConflict) {
+                      tally->raced.push_back(slot);  // created or changed since our list
+                    } else if (!r.ok()) {
+                      if (tally->failed++ == 0) tally->first_error = r.status();
+                    }
+                  }
+                  if (done % log_every == 0 || done == total) {
+                    Log("node registrations answered: " + std::to_string(done) + "/" +
+                        std::to_string(total));
+                  }
+                });
   }
   pipeline_.WaitIdle(kRegisterTimeout);
   std::lock_guard<std::mutex> lock(tally->mu);
@@ -209,16 +202,12 @@ void NodeSimulator::Impl::CompleteStatusIfDropped(uint32_t slot, const api::Obje
   const SimNode& n = *nodes_[slot];
   auto fixed = std::make_unique<api::Node>(*node);
   fixed->status = MakeNode(options_.shape, n.name, n.index, now)->status;
-  auto box = std::make_shared<std::unique_ptr<api::Object>>(std::move(fixed));
-  Write<api::ObjectPtr>(
-      [this, box](client::Callback<api::ObjectPtr> cb) {
-        client_.UpdateStatusAsync(*nodes_res_, std::move(*box), std::move(cb));
-      },
-      [this, slot](Result<api::ObjectPtr> r) {
-        if (r.ok()) return OnNodeRegistered(slot, *r);
-        std::lock_guard<std::mutex> lock(mu_);
-        RecordErrorLocked(r.status(), "writing the status of node " + nodes_[slot]->name);
-      });
+  WriteObject(WriteKind::kUpdateStatus, *nodes_res_, std::move(fixed),
+              [this, slot](Result<api::ObjectPtr> r) {
+                if (r.ok()) return OnNodeRegistered(slot, *r);
+                std::lock_guard<std::mutex> lock(mu_);
+                RecordErrorLocked(r.status(), "writing the status of node " + nodes_[slot]->name);
+              });
 }
 
 // Creates each registered node's lease, or renews the one it already has.
@@ -240,16 +229,8 @@ void NodeSimulator::Impl::WriteLeases(
     std::unique_ptr<api::Object> lease =
         renew ? RenewedLease(*api::As<api::Lease>(*found->second), uid, duration, now)
               : MakeNodeLease(node->name, uid, duration, now);
-    auto box = std::make_shared<std::unique_ptr<api::Object>>(std::move(lease));
-    Write<api::ObjectPtr>(
-        [this, box, renew](client::Callback<api::ObjectPtr> cb) {
-          if (renew) {
-            client_.UpdateAsync(*leases_res_, std::move(*box), std::move(cb));
-          } else {
-            client_.CreateAsync(*leases_res_, std::move(*box), std::move(cb));
-          }
-        },
-        [this, slot](Result<api::ObjectPtr> r) { OnLeaseWritten(slot, std::move(r)); });
+    WriteObject(renew ? WriteKind::kUpdate : WriteKind::kCreate, *leases_res_, std::move(lease),
+                [this, slot](Result<api::ObjectPtr> r) { OnLeaseWritten(slot, std::move(r)); });
   }
   pipeline_.WaitIdle(kRegisterTimeout);
 }
@@ -300,17 +281,8 @@ void NodeSimulator::Impl::RenewLease(uint32_t slot, Time now) {
   std::unique_ptr<api::Object> next =
       lease ? RenewedLease(*api::As<api::Lease>(*lease), uid, options_.lease_duration_seconds, now)
             : MakeNodeLease(n.name, uid, options_.lease_duration_seconds, now);
-  auto box = std::make_shared<std::unique_ptr<api::Object>>(std::move(next));
-  bool create = !lease;
-  Write<api::ObjectPtr>(
-      [this, box, create](client::Callback<api::ObjectPtr> cb) {
-        if (create) {
-          client_.CreateAsync(*leases_res_, std::move(*box), std::move(cb));
-        } else {
-          client_.UpdateAsync(*leases_res_, std::move(*box), std::move(cb));
-        }
-      },
-      [this, slot](Result<api::ObjectPtr> r) { OnLeaseWritten(slot, std::move(r)); });
+  WriteObject(lease ? WriteKind::kUpdate : WriteKind::kCreate, *leases_res_, std::move(next),
+              [this, slot](Result<api::ObjectPtr> r) { OnLeaseWritten(slot, std::move(r)); });
 }
 
 void NodeSimulator::Impl::OnLeaseWritten(uint32_t slot, Result<api::ObjectPtr> result) {
@@ -391,29 +363,21 @@ void NodeSimulator::Impl::Reregister(uint32_t slot, Time now) {
     ScheduleLocked(Plus(now, kRegisterRetry), Due{.kind = Due::Kind::kRegister, .node = slot});
     return;
   }
-  auto box = std::make_shared<std::unique_ptr<api::Object>>(std::move(fresh));
-  Write<api::ObjectPtr>(
-      [this, box, create](client::Callback<api::ObjectPtr> cb) {
-        if (create) {
-          client_.CreateAsync(*nodes_res_, std::move(*box), std::move(cb));
-        } else {
-          client_.UpdateStatusAsync(*nodes_res_, std::move(*box), std::move(cb));
-        }
-      },
-      [this, slot, create, now](Result<api::ObjectPtr> r) {
-        if (r.ok()) OnNodeRegistered(slot, *r);
-        if (r.ok() && create) CompleteStatusIfDropped(slot, *r, now);
-        std::lock_guard<std::mutex> lock(mu_);
-        SimNode& n = *nodes_[slot];
-        n.registering = false;
-        if (r.ok()) {
-          ScheduleLocked(clock_.Now(), Due{.kind = Due::Kind::kLeaseRetry, .node = slot});
-          return;
-        }
-        RecordErrorLocked(r.status(), "re-registering node " + n.name);
-        ScheduleLocked(Plus(clock_.Now(), kRegisterRetry),
-                       Due{.kind = Due::Kind::kRegister, .node = slot});
-      });
+  WriteObject(create ? WriteKind::kCreate : WriteKind::kUpdateStatus, *nodes_res_, std::move(fresh),
+              [this, slot, create, now](Result<api::ObjectPtr> r) {
+                if (r.ok()) OnNodeRegistered(slot, *r);
+                if (r.ok() && create) CompleteStatusIfDropped(slot, *r, now);
+                std::lock_guard<std::mutex> lock(mu_);
+                SimNode& n = *nodes_[slot];
+                n.registering = false;
+                if (r.ok()) {
+                  ScheduleLocked(clock_.Now(), Due{.kind = Due::Kind::kLeaseRetry, .node = slot});
+                  return;
+                }
+                RecordErrorLocked(r.status(), "re-registering node " + n.name);
+                ScheduleLocked(Plus(clock_.Now(), kRegisterRetry),
+                               Due{.kind = Due::Kind::kRegister, .node = slot});
+              });
 }
 
 }  // namespace allot::node

@@ -229,15 +229,11 @@ void NodeSimulator::Impl::TryStart(const std::string& key, const SimPod& snap, T
     p.busy = true;
     token = p.token;
   }
-  auto box = std::make_shared<std::unique_ptr<api::Object>>(std::move(obj));
   std::string uid = snap.uid;
-  Write<api::ObjectPtr>(
-      [this, box](client::Callback<api::ObjectPtr> cb) {
-        client_.UpdateStatusAsync(*pods_res_, std::move(*box), std::move(cb));
-      },
-      [this, key, uid, token](Result<api::ObjectPtr> r) {
-        OnStarted(key, uid, token, std::move(r));
-      });
+  WriteObject(WriteKind::kUpdateStatus, *pods_res_, std::move(obj),
+              [this, key, uid, token](Result<api::ObjectPtr> r) {
+                OnStarted(key, uid, token, std::move(r));
+              });
 }
 
 void NodeSimulator::Impl::OnStarted(const std::string& key, const std::string& uid, uint64_t token,
@@ -296,15 +292,11 @@ void NodeSimulator::Impl::Finish(const std::string& key, const SimPod& snap, Tim
     p.busy = true;
     token = p.token;
   }
-  auto box = std::make_shared<std::unique_ptr<api::Object>>(std::move(obj));
   std::string uid = snap.uid;
-  Write<api::ObjectPtr>(
-      [this, box](client::Callback<api::ObjectPtr> cb) {
-        client_.UpdateStatusAsync(*pods_res_, std::move(*box), std::move(cb));
-      },
-      [this, key, uid, token](Result<api::ObjectPtr> r) {
-        OnFinished(key, uid, token, std::move(r));
-      });
+  WriteObject(WriteKind::kUpdateStatus, *pods_res_, std::move(obj),
+              [this, key, uid, token](Result<api::ObjectPtr> r) {
+                OnFinished(key, uid, token, std::move(r));
+              });
 }
 
 void NodeSimulator::Impl::OnFinished(const std::string& key, const std::string& uid, uint64_t token,
@@ -357,22 +349,18 @@ void NodeSimulator::Impl::Terminate(const std::string& key, const SimPod& snap, 
     SchedulePodLocked(key, p, AddDuration(now, wait));
   }
   if (!obj) return;
-  auto box = std::make_shared<std::unique_ptr<api::Object>>(std::move(obj));
   std::string uid = snap.uid;
-  Write<api::ObjectPtr>(
-      [this, box](client::Callback<api::ObjectPtr> cb) {
-        client_.UpdateStatusAsync(*pods_res_, std::move(*box), std::move(cb));
-      },
-      [this, key, uid](Result<api::ObjectPtr> r) {
-        std::lock_guard<std::mutex> lock(mu_);
-        auto it = pods_.find(key);
-        if (it == pods_.end() || it->second.uid != uid) return;
-        if (r.ok()) {
-          UpdateLatestLocked(it->second, *r);
-        } else if (r.status().code() != StatusCode::kNotFound) {
-          RecordErrorLocked(r.status(), "stopping pod " + key);
-        }
-      });
+  WriteObject(WriteKind::kUpdateStatus, *pods_res_, std::move(obj),
+              [this, key, uid](Result<api::ObjectPtr> r) {
+                std::lock_guard<std::mutex> lock(mu_);
+                auto it = pods_.find(key);
+                if (it == pods_.end() || it->second.uid != uid) return;
+                if (r.ok()) {
+                  UpdateLatestLocked(it->second, *r);
+                } else if (r.status().code() != StatusCode::kNotFound) {
+                  RecordErrorLocked(r.status(), "stopping pod " + key);
+                }
+              });
 }
 
 void NodeSimulator::Impl::DeletePod(const std::string& key, const SimPod& snap) {
