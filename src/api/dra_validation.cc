@@ -2,12 +2,28 @@
 // the status and slice files share. See api/dra_validation.h for the contract.
 #include "api/dra_validation.h"
 
+#include <atomic>
+
 #include "api/dra_validation_internal.h"
 #include "api/dra_validation_util.h"
 #include "api/meta_validation.h"
 #include "api/names.h"
 
 namespace allot::api {
+
+namespace {
+
+std::atomic<DeviceSelectorChecker> g_selector_checker{nullptr};
+
+}  // namespace
+
+void SetDeviceSelectorChecker(DeviceSelectorChecker checker) {
+  g_selector_checker.store(checker, std::memory_order_release);
+}
+
+DeviceSelectorChecker GetDeviceSelectorChecker() {
+  return g_selector_checker.load(std::memory_order_acquire);
+}
 
 namespace dra_internal {
 
@@ -195,11 +211,18 @@ void ValidateSelectors(const std::vector<DeviceSelector>& selectors, const Path&
                     return;
                   }
                   Path ep = sp.Child("cel").Child("expression");
-                  // TODO(cel): compile the expression and enforce the cost limit.
-                  if (s.cel->expression.empty()) {
+                  const std::string& expr = s.cel->expression;
+                  if (expr.empty()) {
                     errs.Required(ep);
-                  } else if (s.cel->expression.size() > kCELSelectorExpressionMaxLength) {
+                  } else if (expr.size() > kCELSelectorExpressionMaxLength) {
                     errs.TooLong(ep, kCELSelectorExpressionMaxLength);
+                  } else if (DeviceSelectorChecker check = GetDeviceSelectorChecker()) {
+                    DeviceSelectorCheckResult r = check(expr);
+                    if (!r.error.empty()) {
+                      errs.Invalid(ep, expr, r.error);
+                    } else if (r.estimated_cost > kCELSelectorExpressionMaxCost) {
+                      errs.Forbidden(ep, "too complex, exceeds cost limit");
+                    }
                   }
                 });
 }

@@ -8,9 +8,11 @@
 // validated on their own (metadata update rules included).
 //
 // Differences from upstream, all deliberate:
-//   * CEL selectors are only checked for being non-empty (`Required value`; upstream reports the
-//     compiler's syntax error) and at most 10 KiB; compiling them and the cost limit come with
-//     the CEL library (a later issue).
+//   * CEL selectors are checked for being non-empty (`Required value`; upstream reports the
+//     compiler's syntax error) and at most 10 KiB here; compiling them and the cost limit need
+//     the CEL library, which depends on this one, so it plugs in through
+//     SetDeviceSelectorChecker (cel::InstallSelectorValidation; the store installs it). Without
+//     a checker, expressions are not compiled.
 //   * Go prints some bad values unquoted (booleans, structs, device IDs); FieldErrors has no
 //     raw-value entry point yet, so those values are quoted (see dra_util::InvalidRaw). Structs
 //     are shown as JSON rather than Go syntax.
@@ -30,6 +32,10 @@
 //     reservedFor is set, and cannot be cleared while the allocation stays.
 #pragma once
 
+#include <cstdint>
+#include <string>
+#include <string_view>
+
 #include "api/dra.h"
 #include "api/validation.h"
 
@@ -43,6 +49,7 @@ inline constexpr size_t kDeviceSelectorsMaxSize = 32;
 inline constexpr size_t kFirstAvailableDeviceRequestMaxSize = 8;
 inline constexpr size_t kDeviceTolerationsMaxLength = 16;
 inline constexpr size_t kCELSelectorExpressionMaxLength = 10 * 1024;
+inline constexpr int64_t kCELSelectorExpressionMaxCost = 1'000'000;
 inline constexpr size_t kOpaqueParametersMaxLength = 10 * 1024;
 inline constexpr size_t kAllocationResultsMaxSize = 32;
 inline constexpr size_t kResourceClaimReservedForMaxSize = 256;
@@ -65,6 +72,25 @@ inline constexpr size_t kResourceSliceMaxSharedCounters = 32;
 inline constexpr size_t kResourceSliceMaxCountersPerDevice = 32;
 inline constexpr size_t kResourceSliceMaxDeviceCountersPerSlice = 1024;
 inline constexpr size_t kCapacityRequestPolicyDiscreteMaxOptions = 10;
+
+// The outcome of compiling one selector expression, for validation.
+struct DeviceSelectorCheckResult {
+  // Empty when the expression compiled; otherwise the compiler's message, e.g.
+  // "compilation failed: ERROR: <input>:1:1: undeclared reference to 'foo' (in container '')...".
+  std::string error;
+  // The estimated worst-case cost (compiled expressions only).
+  int64_t estimated_cost = 0;
+};
+// Compiles a non-empty expression of at most kCELSelectorExpressionMaxLength bytes. Must be
+// thread-safe; validation calls it from any thread.
+using DeviceSelectorChecker = DeviceSelectorCheckResult (*)(std::string_view expression);
+
+// Installs the checker every selector validation uses (nullptr: none). When installed, a
+// compile error is `<path>.cel.expression: Invalid value: "<expr>": <error>` and an estimated
+// cost above kCELSelectorExpressionMaxCost is `<path>.cel.expression: Forbidden: too complex,
+// exceeds cost limit`, as Kubernetes reports them. Thread-safe (an atomic pointer).
+void SetDeviceSelectorChecker(DeviceSelectorChecker checker);
+DeviceSelectorChecker GetDeviceSelectorChecker();
 
 void ValidateDeviceClass(const DeviceClass& obj, FieldErrors& errs);
 // Spec changes are allowed: only the metadata update rules.

@@ -716,5 +716,41 @@ TEST(DraValidationTest, ResourceClaimStatus) {
   EXPECT_EQ(errs.Messages(), std::vector<std::string>{});
 }
 
+// The CEL hook with a fake checker (api_test does not link the CEL library).
+DeviceSelectorCheckResult FakeSelectorChecker(std::string_view expr) {
+  DeviceSelectorCheckResult r;
+  if (expr == "bad") r.error = "compilation failed: ERROR: <input>:1:1: fake";
+  if (expr == "heavy") r.estimated_cost = kCELSelectorExpressionMaxCost + 1;
+  if (expr == "at-limit") r.estimated_cost = kCELSelectorExpressionMaxCost;
+  return r;
+}
+
+TEST(DraValidationTest, SelectorCheckerHook) {
+  DeviceSelectorChecker previous = GetDeviceSelectorChecker();
+  SetDeviceSelectorChecker(&FakeSelectorChecker);
+  DeviceClass c = ValidClass();
+  c.spec.selectors = {Cel("ok"), Cel("bad"), Cel("heavy"), Cel("at-limit"), Cel("")};
+  FieldErrors errs;
+  ValidateDeviceClass(c, errs);
+  EXPECT_EQ(errs.Messages(),
+            (std::vector<std::string>{
+                "spec.selectors[1].cel.expression: Invalid value: \"bad\": compilation failed: "
+                "ERROR: <input>:1:1: fake",
+                "spec.selectors[2].cel.expression: Forbidden: too complex, exceeds cost limit",
+                "spec.selectors[4].cel.expression: Required value"}));
+  ResourceClaim claim = ValidClaim();
+  claim.spec.devices.requests[0].exactly->selectors = {Cel("bad")};
+  FieldErrors claim_errs;
+  ValidateResourceClaim(claim, claim_errs);
+  ASSERT_EQ(claim_errs.size(), 1u);
+  EXPECT_EQ(claim_errs.causes()[0].field,
+            "spec.devices.requests[0].exactly.selectors[0].cel.expression");
+  SetDeviceSelectorChecker(nullptr);
+  FieldErrors none;
+  ValidateDeviceClass(c, none);
+  EXPECT_EQ(none.size(), 1u);  // only the empty expression
+  SetDeviceSelectorChecker(previous);
+}
+
 }  // namespace
 }  // namespace allot::api

@@ -1,12 +1,33 @@
 // `allot bench WORKLOAD [--mode inprocess|http] [--store sqlite|memory] [--out FILE.json]`
 //
-// scheduler_perf-shaped workloads. SchedulingBasic/<N>Nodes_<M>Pods: N nodes (4 CPU, 32 GiB,
-// 110 pods), then M pods (100m CPU, 500 MiB) created at once; measured from the first pod
-// created to the last pod bound. Latency per pod: creation request → binding seen in a watch.
-//   inprocess: store + scheduler + this client in one process (the client writes straight to
-//              the store).
-//   http:      `allot serve --no-scheduler` and `allot scheduler --server URL` as child
-//              processes; this process creates objects and watches over HTTP.
+// scheduler_perf-shaped workloads. Nodes have 4 CPU, 32 GiB, 110 pods; pods ask 100m CPU and
+// 500 MiB. Measured from the first measured pod created to the last one bound; latency per pod:
+// creation request -> binding seen in a watch.
+//   SchedulingBasic/<N>Nodes_<M>Pods                 M pods at once, no devices.
+//   SchedulingWithResourceClaimTemplate/<P>pods_<N>nodes
+//       N nodes with P/N devices each (one ResourceSlice per node, driver bench.example.com);
+//       every pod gets a claim from a template (1 device, a CEL selector on capacity). P/2 pods
+//       fill the cluster first, the other P/2 are measured.
+//   SchedulingWithResourceClaim/<P>pods_<N>nodes
+//       10 devices per node; P/5 claims created up front, each shared by 5 pods. P/2 + P/2.
+//   SteadyStateClusterResourceClaimTemplate/{empty,half,full}_<N>nodes
+//       10 devices per node filled to 0 %, 50 %, or all but 10 devices; then N*5 pods are
+//       measured with at most 10 alive: each is deleted once bound and the next created, so in
+//       "full" every pod needs the devices a deleted pod's claim releases (resourceclaim
+//       controller -> claim deleted -> scheduler requeue).
+//   SchedulingInfeasibleClaim/<P>pods_<N>nodes
+//       like the template workload, plus 100 pods whose claim asks one device more than a node
+//       has (with matchAttribute on the model), created before the measured pods; they stay
+//       pending and must not slow the others down.
+//
+//   inprocess: store + scheduler + resourceclaim controller + this client in one process.
+//   http:      `allot serve --no-scheduler` (API server, controllers) and `allot scheduler
+//              --server URL` as child processes; this process creates objects and watches over
+//              HTTP.
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -21,14 +42,13 @@
 #include <thread>
 #include <vector>
 
-#include <signal.h>
-#include <sys/wait.h>
-#include <unistd.h>
-
 #include "api/core.h"
+#include "api/dra.h"
+#include "api/resources.h"
+#include "cli/control_plane.h"
+#include "cli/roles.h"
 #include "client/http_client.h"
 #include "client/inprocess_client.h"
-#include "cli/roles.h"
 #include "common/flags.h"
 #include "store/store.h"
 
@@ -52,21 +72,67 @@ struct ScratchDir {
   std::string path_;
 };
 
+enum class ClaimKind { kNone, kTemplate, kShared };
+
 struct Workload {
   std::string name;
   int64_t nodes = 0;
-  int64_t pods = 0;
+  int64_t pods = 0;  // measured
+  int64_t init_pods = 0;
+  int64_t devices_per_node = 0;
+  ClaimKind claims = ClaimKind::kNone;
+  int64_t pods_per_claim = 1;
+  int64_t steady_window = 0;  // > 0: measured pods are deleted once bound, this many alive
+  int64_t infeasible = 0;
 };
+
+constexpr char kBenchDriver[] = "bench.example.com";
 
 Result<Workload> ParseWorkload(const std::string& name) {
   std::smatch m;
   static const std::regex kBasic(R"(SchedulingBasic/(\d+)Nodes_(\d+)Pods)");
-  if (!std::regex_match(name, m, kBasic)) {
-    return BadRequestError("unknown workload \"" + name +
-                           "\": want SchedulingBasic/<N>Nodes_<M>Pods, e.g. "
-                           "SchedulingBasic/5000Nodes_10000Pods");
+  static const std::regex kDra(
+      R"((SchedulingWithResourceClaimTemplate|SchedulingWithResourceClaim|SchedulingInfeasibleClaim)/(\d+)pods_(\d+)nodes)");
+  static const std::regex kSteady(
+      R"(SteadyStateClusterResourceClaimTemplate/(empty|half|full)_(\d+)nodes)");
+  Workload w;
+  w.name = name;
+  if (std::regex_match(name, m, kBasic)) {
+    w.nodes = std::stoll(m[1]);
+    w.pods = std::stoll(m[2]);
+  } else if (std::regex_match(name, m, kDra)) {
+    int64_t pods = std::stoll(m[2]);
+    w.nodes = std::stoll(m[3]);
+    if (w.nodes <= 0 || pods <= 0) return BadRequestError("nodes and pods must be positive");
+    w.init_pods = pods / 2;
+    w.pods = pods - w.init_pods;
+    w.claims = ClaimKind::kTemplate;
+    w.devices_per_node = std::max<int64_t>(1, (pods + w.nodes - 1) / w.nodes);
+    if (m[1] == "SchedulingWithResourceClaim") {
+      w.claims = ClaimKind::kShared;
+      w.pods_per_claim = 5;
+      w.devices_per_node = 10;
+    } else if (m[1] == "SchedulingInfeasibleClaim") {
+      w.infeasible = 100;
+    }
+  } else if (std::regex_match(name, m, kSteady)) {
+    w.nodes = std::stoll(m[2]);
+    w.devices_per_node = 10;
+    w.claims = ClaimKind::kTemplate;
+    w.steady_window = 10;
+    w.pods = w.nodes * 5;
+    int64_t total = w.nodes * w.devices_per_node;
+    w.init_pods = m[1] == "empty" ? 0 : m[1] == "half" ? total / 2 : total - w.steady_window;
+  } else {
+    return BadRequestError(
+        "unknown workload \"" + name +
+        "\": want SchedulingBasic/<N>Nodes_<M>Pods, SchedulingWithResourceClaimTemplate/"
+        "<P>pods_<N>nodes, SchedulingWithResourceClaim/<P>pods_<N>nodes, "
+        "SteadyStateClusterResourceClaimTemplate/{empty,half,full}_<N>nodes or "
+        "SchedulingInfeasibleClaim/<P>pods_<N>nodes");
   }
-  return Workload{name, std::stoll(m[1]), std::stoll(m[2])};
+  if (w.nodes <= 0 || w.pods <= 0) return BadRequestError("nodes and pods must be positive");
+  return w;
 }
 
 std::unique_ptr<api::Node> BenchNode(int64_t i) {
@@ -85,30 +151,128 @@ std::unique_ptr<api::Node> BenchNode(int64_t i) {
   return n;
 }
 
-std::unique_ptr<api::Pod> BenchPod(int64_t i) {
+std::unique_ptr<api::DeviceClass> BenchClass() {
+  auto c = std::make_unique<api::DeviceClass>();
+  c->metadata.name = kBenchDriver;
+  api::DeviceSelector s;
+  s.cel = api::CELDeviceSelector{std::string("device.driver == '") + kBenchDriver + "'"};
+  c->spec.selectors.push_back(std::move(s));
+  return c;
+}
+
+// One node-local slice per node, as a vendor's kubelet plugin publishes it.
+std::unique_ptr<api::ResourceSlice> BenchSlice(int64_t node, int64_t devices) {
+  auto s = std::make_unique<api::ResourceSlice>();
+  std::string n = "bench-node-" + std::to_string(node);
+  s->metadata.name = n + "-bench";
+  s->spec.driver = kBenchDriver;
+  s->spec.pool.name = n;
+  s->spec.pool.generation = 1;
+  s->spec.pool.resourceSliceCount = 1;
+  s->spec.nodeName = n;
+  for (int64_t d = 0; d < devices; ++d) {
+    api::Device dev;
+    dev.name = "gpu-" + std::to_string(d);
+    dev.attributes["index"].intValue = d;
+    dev.attributes["model"].stringValue = "BENCH-GPU";
+    dev.capacity["memory"].value = *api::Quantity::Parse("80Gi");
+    s->spec.devices.push_back(std::move(dev));
+  }
+  return s;
+}
+
+api::ResourceClaimSpec BenchClaimSpec(int64_t count) {
+  api::ResourceClaimSpec spec;
+  api::DeviceRequest r;
+  r.name = "gpu";
+  r.exactly.emplace();
+  r.exactly->deviceClassName = kBenchDriver;
+  r.exactly->allocationMode = "ExactCount";
+  r.exactly->count = count;
+  api::DeviceSelector s;
+  s.cel = api::CELDeviceSelector{std::string("device.capacity['") + kBenchDriver +
+                                 "'].memory.compareTo(quantity('4Gi')) >= 0"};
+  r.exactly->selectors.push_back(std::move(s));
+  spec.devices.requests.push_back(std::move(r));
+  if (count > 1) {
+    api::DeviceConstraint c;
+    c.matchAttribute = std::string(kBenchDriver) + "/model";
+    spec.devices.constraints.push_back(std::move(c));
+  }
+  return spec;
+}
+
+std::unique_ptr<api::ResourceClaimTemplate> BenchTemplate(const std::string& name, int64_t count) {
+  auto t = std::make_unique<api::ResourceClaimTemplate>();
+  t->metadata.name = name;
+  t->metadata.namespace_ = "default";
+  t->spec.spec = BenchClaimSpec(count);
+  return t;
+}
+
+std::unique_ptr<api::ResourceClaim> BenchSharedClaim(int64_t i) {
+  auto c = std::make_unique<api::ResourceClaim>();
+  c->metadata.name = "bench-shared-" + std::to_string(i);
+  c->metadata.namespace_ = "default";
+  c->spec = BenchClaimSpec(1);
+  return c;
+}
+
+// A pod named `name`; with claims it references the template `tmpl` or shared claim
+// `claim_index / pods_per_claim`.
+std::unique_ptr<api::Pod> BenchPod(const Workload& w, const std::string& name, int64_t claim_index,
+                                   const std::string& tmpl) {
   auto p = std::make_unique<api::Pod>();
-  p->metadata.name = "bench-pod-" + std::to_string(i);
+  p->metadata.name = name;
   p->metadata.namespace_ = "default";
   api::Container c;
   c.name = "pause";
   c.image = "registry.k8s.io/pause:3.10";
   c.resources.requests["cpu"] = *api::Quantity::Parse("100m");
   c.resources.requests["memory"] = *api::Quantity::Parse("500Mi");
+  if (w.claims != ClaimKind::kNone) {
+    api::PodResourceClaim ref;
+    ref.name = "gpu";
+    if (w.claims == ClaimKind::kTemplate) {
+      ref.resourceClaimTemplateName = tmpl;
+    } else {
+      ref.resourceClaimName = "bench-shared-" + std::to_string(claim_index / w.pods_per_claim);
+    }
+    p->spec.resourceClaims.push_back(std::move(ref));
+    api::ContainerResourceClaim cc;
+    cc.name = "gpu";
+    c.resources.claims.push_back(std::move(cc));
+  }
   p->spec.containers.push_back(std::move(c));
   return p;
 }
 
-// Creates the nodes and pods through `client` and waits until every pod is bound.
+// Index of `name` if it is "<prefix><i>", else -1.
+int64_t IndexOf(const std::string& name, const std::string& prefix) {
+  if (name.size() <= prefix.size() || name.compare(0, prefix.size(), prefix) != 0) return -1;
+  int64_t v = 0;
+  for (size_t i = prefix.size(); i < name.size(); ++i) {
+    if (name[i] < '0' || name[i] > '9') return -1;
+    v = v * 10 + (name[i] - '0');
+  }
+  return v;
+}
+
 struct Measurement {
   double seconds = 0;
   std::vector<double> latencies_ms;
   int64_t bound = 0;
 };
 
+// Creates the cluster and the pods through `client` and waits until every pod is bound.
 Result<Measurement> Drive(client::Client& client, const Workload& w) {
   const auto& reg = api::ResourceRegistry::Default();
   const auto& nodes = *reg.Find("", "v1", "nodes");
   const auto& pods = *reg.Find("", "v1", "pods");
+  const auto& classes = *reg.Find("resource.k8s.io", "v1", "deviceclasses");
+  const auto& slices = *reg.Find("resource.k8s.io", "v1", "resourceslices");
+  const auto& templates = *reg.Find("resource.k8s.io", "v1", "resourceclaimtemplates");
+  const auto& claims = *reg.Find("resource.k8s.io", "v1", "resourceclaims");
   std::mutex mu;
   std::condition_variable cv;
   int64_t inflight = 0;
@@ -129,10 +293,25 @@ Result<Measurement> Drive(client::Client& client, const Workload& w) {
     std::unique_lock<std::mutex> lock(mu);
     cv.wait(lock, [&] { return inflight == 0; });
   };
-  for (int64_t i = 0; i < w.nodes; ++i) submit(nodes, BenchNode(i));
+  const bool dra = w.claims != ClaimKind::kNone;
+  if (dra) {
+    submit(classes, BenchClass());
+    submit(templates, BenchTemplate("bench-claim", 1));
+    if (w.infeasible > 0) {
+      submit(templates, BenchTemplate("bench-claim-infeasible", w.devices_per_node + 1));
+    }
+    if (w.claims == ClaimKind::kShared) {
+      int64_t n = (w.init_pods + w.pods + w.pods_per_claim - 1) / w.pods_per_claim;
+      for (int64_t i = 0; i < n; ++i) submit(claims, BenchSharedClaim(i));
+    }
+  }
+  for (int64_t i = 0; i < w.nodes; ++i) {
+    submit(nodes, BenchNode(i));
+    if (dra) submit(slices, BenchSlice(i, w.devices_per_node));
+  }
   drain();
   ALLOT_RETURN_IF_ERROR(first_error);
-  // Give the scheduler's node informer a moment to see every node before pods arrive.
+  // Give the scheduler's informers a moment to see every node before pods arrive.
   for (int i = 0; i < 600; ++i) {
     auto list = client.List(nodes, {});
     if (list.ok() && static_cast<int64_t>(list->items.size()) >= w.nodes) break;
@@ -143,34 +322,70 @@ Result<Measurement> Drive(client::Client& client, const Workload& w) {
   store::WatchOptions wopts;
   wopts.resource_version = client.List(pods, {})->resource_version;
   ALLOT_ASSIGN_OR_RETURN(auto watcher, client.Watch(pods, wopts));
+  const auto deadline = Steady::now() + std::chrono::minutes(5);
+  // Waits until `count` pods named <prefix><i> are bound, calling on_bound(i) for each.
+  auto wait_bound = [&](const std::string& prefix, int64_t count, auto&& on_bound) -> int64_t {
+    std::vector<bool> seen(static_cast<size_t>(count), false);
+    int64_t bound = 0;
+    store::WatchEvent ev;
+    while (bound < count && Steady::now() < deadline) {
+      if (!watcher->WaitNext(ev, std::chrono::milliseconds(500))) continue;
+      if (!ev.object || ev.type == store::EventType::kDeleted) continue;
+      const auto* pod = api::As<api::Pod>(*ev.object);
+      if (!pod || pod->spec.nodeName.empty()) continue;
+      int64_t idx = IndexOf(pod->metadata.name, prefix);
+      if (idx < 0 || idx >= count || seen[static_cast<size_t>(idx)]) continue;
+      seen[static_cast<size_t>(idx)] = true;
+      ++bound;
+      on_bound(idx);
+    }
+    return bound;
+  };
+
+  // Fill.
+  for (int64_t i = 0; i < w.init_pods; ++i) {
+    submit(pods, BenchPod(w, "bench-init-" + std::to_string(i), i, "bench-claim"));
+  }
+  int64_t filled = wait_bound("bench-init-", w.init_pods, [](int64_t) {});
+  drain();
+  ALLOT_RETURN_IF_ERROR(first_error);
+  if (filled < w.init_pods) {
+    return Status(StatusCode::kTimeout, "only " + std::to_string(filled) + " of " +
+                                            std::to_string(w.init_pods) +
+                                            " pods of the fill phase were bound");
+  }
+  for (int64_t i = 0; i < w.infeasible; ++i) {
+    submit(pods, BenchPod(w, "bench-infeasible-" + std::to_string(i), 0, "bench-claim-infeasible"));
+  }
+  drain();
+
+  // Measure.
   std::vector<Steady::time_point> created(static_cast<size_t>(w.pods));
   const auto start = Steady::now();
+  std::atomic<int64_t> next{0};
+  auto create_next = [&] {
+    int64_t i = next.fetch_add(1);
+    if (i >= w.pods) return;
+    created[static_cast<size_t>(i)] = Steady::now();
+    submit(pods, BenchPod(w, "bench-pod-" + std::to_string(i), w.init_pods + i, "bench-claim"));
+  };
   std::thread creator([&] {
-    for (int64_t i = 0; i < w.pods; ++i) {
-      created[static_cast<size_t>(i)] = Steady::now();
-      submit(pods, BenchPod(i));
-    }
+    int64_t first = w.steady_window > 0 ? std::min(w.steady_window, w.pods) : w.pods;
+    for (int64_t i = 0; i < first; ++i) create_next();
   });
   Measurement m;
-  std::vector<bool> seen(static_cast<size_t>(w.pods), false);
   Steady::time_point last = start;
-  const auto deadline = start + std::chrono::minutes(3);
-  store::WatchEvent ev;
-  while (m.bound < w.pods && Steady::now() < deadline) {
-    if (!watcher->WaitNext(ev, std::chrono::milliseconds(500))) continue;
-    if (!ev.object) continue;
-    const auto* pod = api::As<api::Pod>(*ev.object);
-    if (!pod || pod->spec.nodeName.empty()) continue;
-    const std::string& name = pod->metadata.name;
-    if (name.rfind("bench-pod-", 0) != 0) continue;
-    size_t idx = std::stoul(name.substr(10));
-    if (idx >= seen.size() || seen[idx]) continue;
-    seen[idx] = true;
+  m.bound = wait_bound("bench-pod-", w.pods, [&](int64_t idx) {
     last = Steady::now();
     m.latencies_ms.push_back(
-        std::chrono::duration<double, std::milli>(last - created[idx]).count());
-    ++m.bound;
-  }
+        std::chrono::duration<double, std::milli>(last - created[static_cast<size_t>(idx)])
+            .count());
+    if (w.steady_window > 0) {
+      client.DeleteAsync(pods, "default", "bench-pod-" + std::to_string(idx), {},
+                         [](Result<store::DeleteResult>) {});
+      create_next();
+    }
+  });
   creator.join();
   drain();
   ALLOT_RETURN_IF_ERROR(first_error);
@@ -243,8 +458,9 @@ int RunBench(int argc, char** argv) {
   std::string mode = "inprocess";
   std::string store_kind = "sqlite";
   std::string out;
-  Flags flags("allot bench WORKLOAD", "Measures scheduling throughput on a scheduler_perf-shaped "
-                                      "workload, e.g. SchedulingBasic/5000Nodes_10000Pods.");
+  Flags flags("allot bench WORKLOAD",
+              "Measures scheduling throughput on a scheduler_perf-shaped "
+              "workload, e.g. SchedulingBasic/5000Nodes_10000Pods.");
   flags.String("mode", &mode, "inprocess or http");
   flags.String("store", &store_kind, "sqlite (durable) or memory");
   flags.String("out", &out, "write the result as JSON to this file");
@@ -258,7 +474,8 @@ int RunBench(int argc, char** argv) {
     std::fprintf(stderr, "allot bench: %s\n", w.status().message().c_str());
     return 2;
   }
-  if ((mode != "inprocess" && mode != "http") || (store_kind != "sqlite" && store_kind != "memory")) {
+  if ((mode != "inprocess" && mode != "http") ||
+      (store_kind != "sqlite" && store_kind != "memory")) {
     std::fprintf(stderr, "allot bench: --mode inprocess|http, --store sqlite|memory\n");
     return 2;
   }
@@ -287,8 +504,14 @@ int RunBench(int argc, char** argv) {
       std::fprintf(stderr, "allot bench: %s\n", sched.status().message().c_str());
       return 1;
     }
+    auto controllers = StartControllers(client, nullptr, dra::Features{});
+    if (!controllers.ok()) {
+      std::fprintf(stderr, "allot bench: %s\n", controllers.status().message().c_str());
+      return 1;
+    }
     m = Drive(client, *w);
     (*sched)->Stop();
+    (*controllers)->Stop();
   } else {
     std::string self = std::filesystem::read_symlink("/proc/self/exe").string();
     auto server = Spawn(self, {"serve", "--listen", "127.0.0.1:0", "--data-dir", dir.path(),

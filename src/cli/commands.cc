@@ -1,10 +1,11 @@
 #include "cli/commands.h"
 
-#include "cli/roles.h"
-#include "node/cli.h"
-
 #include <cstdio>
 #include <cstring>
+
+#include "cli/control_plane.h"
+#include "cli/roles.h"
+#include "node/cli.h"
 
 namespace allot::cli {
 
@@ -17,6 +18,7 @@ constexpr char kUsage[] =
     "commands:\n"
     "  serve     run the embedded control plane (API server, store, scheduler, simulated nodes)\n"
     "  scheduler run the scheduler against an API server (--server URL)\n"
+    "  controllers run the controllers (resourceclaim) against an API server (--server URL)\n"
     "  node-sim  run simulated kubelets against an API server (--server URL --nodes N)\n"
     "  bench     measure scheduling throughput (e.g. SchedulingBasic/500Nodes_1000Pods)\n"
     "  version   print the version\n\n"
@@ -31,7 +33,11 @@ int Main(int argc, char** argv) {
   if (std::strcmp(argv[1], "serve") == 0) return Serve(argc, argv);
   if (std::strcmp(argv[1], "scheduler") == 0) return RunScheduler(argc, argv);
   if (std::strcmp(argv[1], "bench") == 0) return RunBench(argc, argv);
-  if (std::strcmp(argv[1], "node-sim") == 0) return node::RunNodeSim(argc, argv);
+  if (std::strcmp(argv[1], "controllers") == 0) return RunControllers(argc, argv);
+  if (std::strcmp(argv[1], "node-sim") == 0) {
+    std::unique_ptr<node::NodeSimExtension> devices = NewSimDevicesExtension();
+    return node::RunNodeSim(argc, argv, devices.get());
+  }
   if (std::strcmp(argv[1], "version") == 0) {
     std::printf("allot v0.1.0 (Kubernetes API v1.34)\n");
     return 0;

@@ -1,14 +1,16 @@
 #include "cli/roles.h"
 
+#include <unistd.h>
+
 #include <csignal>
 #include <cstdio>
 #include <ctime>
-#include <unistd.h>
 #include <fstream>
 #include <random>
-#include <thread>
 #include <sstream>
+#include <thread>
 
+#include "api/dra_validation.h"
 #include "client/http_client.h"
 #include "client/leader_election.h"
 #include "common/flags.h"
@@ -32,9 +34,11 @@ Result<std::string> ReadFile(const std::string& path) {
 
 Result<std::unique_ptr<scheduler::Scheduler>> StartScheduler(client::Client& client,
                                                              const std::string& config_path,
-                                                             metrics::Registry* metrics) {
+                                                             metrics::Registry* metrics,
+                                                             const dra::Features& features) {
   scheduler::SchedulerOptions opts;
   opts.metrics = metrics;
+  opts.dra_features = features;
   if (!config_path.empty()) {
     ALLOT_ASSIGN_OR_RETURN(std::string text, ReadFile(config_path));
     ALLOT_ASSIGN_OR_RETURN(opts.config, scheduler::ParseConfiguration(text));
@@ -44,9 +48,9 @@ Result<std::unique_ptr<scheduler::Scheduler>> StartScheduler(client::Client& cli
   return sched;
 }
 
-Result<std::unique_ptr<node::NodeSimulator>> StartNodeSimulator(client::Client& client,
-                                                                Clock& clock, int64_t count,
-                                                                const std::string& template_path) {
+Result<std::unique_ptr<node::NodeSimulator>> StartNodeSimulator(
+    client::Client& client, Clock& clock, int64_t count, const std::string& template_path,
+    drivers::SimulatedDevices* devices) {
   node::NodeSimulatorOptions opts;
   opts.node_count = count;
   if (!template_path.empty()) {
@@ -54,8 +58,87 @@ Result<std::unique_ptr<node::NodeSimulator>> StartNodeSimulator(client::Client& 
     ALLOT_ASSIGN_OR_RETURN(opts.shape.node_template, node::ParseNodeTemplate(text));
   }
   auto sim = std::make_unique<node::NodeSimulator>(client, clock, std::move(opts));
-  ALLOT_RETURN_IF_ERROR(sim->Run());
+  if (devices) devices->Install(*sim);
+  Status st = sim->Run();
+  if (st.ok() && devices) st = devices->Start(*sim);
+  if (!st.ok()) {
+    if (devices) devices->Stop();  // detach it from `sim` before `sim` goes
+    return st;
+  }
   return sim;
+}
+
+// --- simulated devices ----------------------------------------------------------------------
+
+void SimDeviceFlags::Register(Flags& flags) {
+  flags.Int("sim-gpus-per-node", &gpus_per_node,
+            "node-local GPUs (driver gpu.example.com) per simulated node: publishes a "
+            "ResourceSlice per node and the DeviceClass, and starts a pod only once its "
+            "ResourceClaims are allocated and reserved for it; 0: no devices");
+  flags.String("sim-device-profile", &profile_path,
+               "YAML device profile for --sim-gpus-per-node (driver, model, memory, extra "
+               "attributes; see drivers/device_profile.h); its count is replaced by K");
+}
+
+Result<std::optional<drivers::DeviceProfile>> SimDeviceFlags::Profile() const {
+  if (gpus_per_node < 0 || gpus_per_node > static_cast<int64_t>(api::kResourceSliceMaxDevices)) {
+    return BadRequestError("--sim-gpus-per-node must be between 0 and " +
+                           std::to_string(api::kResourceSliceMaxDevices) + ", got " +
+                           std::to_string(gpus_per_node));
+  }
+  if (gpus_per_node == 0) {
+    if (!profile_path.empty()) {
+      return BadRequestError("--sim-device-profile needs --sim-gpus-per-node > 0");
+    }
+    return std::optional<drivers::DeviceProfile>();
+  }
+  drivers::DeviceProfile profile;
+  if (!profile_path.empty()) {
+    ALLOT_ASSIGN_OR_RETURN(std::string text, ReadFile(profile_path));
+    Result<drivers::DeviceProfile> parsed = drivers::ParseDeviceProfile(text);
+    if (!parsed.ok()) return BadRequestError(profile_path + ": " + parsed.status().message());
+    profile = std::move(parsed).value();
+  }
+  profile.count = gpus_per_node;
+  ALLOT_RETURN_IF_ERROR(drivers::ValidateDeviceProfile(profile));
+  return std::optional<drivers::DeviceProfile>(std::move(profile));
+}
+
+namespace {
+
+void LogDevices(std::string_view line) {
+  std::fprintf(stderr, "allot: simulated devices: %.*s\n", static_cast<int>(line.size()),
+               line.data());
+}
+
+class SimDevicesExtension final : public node::NodeSimExtension {
+ public:
+  void AddFlags(Flags& flags) override { flags_.Register(flags); }
+  Status Configure(client::Client& client, node::NodeSimulator& sim) override {
+    ALLOT_ASSIGN_OR_RETURN(std::optional<drivers::DeviceProfile> profile, flags_.Profile());
+    if (!profile) return Status::Ok();
+    devices_ = std::make_unique<drivers::SimulatedDevices>(
+        client,
+        drivers::SimulatedDevicesOptions{.profile = std::move(*profile), .log = LogDevices});
+    devices_->Install(sim);
+    return Status::Ok();
+  }
+  Status Start(node::NodeSimulator& sim) override {
+    return devices_ ? devices_->Start(sim) : Status::Ok();
+  }
+  void Stop() override {
+    if (devices_) devices_->Stop();
+  }
+
+ private:
+  SimDeviceFlags flags_;
+  std::unique_ptr<drivers::SimulatedDevices> devices_;
+};
+
+}  // namespace
+
+std::unique_ptr<node::NodeSimExtension> NewSimDevicesExtension() {
+  return std::make_unique<SimDevicesExtension>();
 }
 
 int RunScheduler(int argc, char** argv) {
@@ -75,9 +158,18 @@ int RunScheduler(int argc, char** argv) {
             "the leader gives up after failing to renew for this long");
   flags.Int("leader-elect-retry-period-ms", &retry_period_ms, "time between attempts");
   flags.String("identity", &identity, "holder identity (default: hostname_random)");
+  std::string gates;
+  flags.String("feature-gates", &gates,
+               "comma-separated Name=true|false for the DRA features, e.g. DRADeviceTaints=false");
   if (Status s = flags.Parse(argc, argv); !s.ok() || flags.help_requested()) {
     std::fprintf(stderr, "%s\n", s.ok() ? flags.Usage().c_str() : s.message().c_str());
     return s.ok() ? 0 : 2;
+  }
+  auto features = dra::ParseFeatureGates(gates);
+  if (!features.ok()) {
+    std::fprintf(stderr, "allot scheduler: --feature-gates: %s\n",
+                 features.status().message().c_str());
+    return 2;
   }
   auto client = client::HttpClient::FromUrl(server);
   if (!client.ok()) {
@@ -94,7 +186,7 @@ int RunScheduler(int argc, char** argv) {
   std::unique_ptr<scheduler::Scheduler> sched;
   int exit_code = 0;
   auto start = [&] {
-    auto s = StartScheduler(**client, config);
+    auto s = StartScheduler(**client, config, nullptr, *features);
     if (!s.ok()) {
       std::fprintf(stderr, "allot scheduler: %s\n", s.status().message().c_str());
       exit_code = 1;

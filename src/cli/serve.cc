@@ -7,14 +7,15 @@
 #include <string>
 
 #include "apiserver/server.h"
-#include "client/inprocess_client.h"
+#include "cli/commands.h"
+#include "cli/control_plane.h"
 #include "cli/roles.h"
+#include "client/inprocess_client.h"
+#include "common/flags.h"
+#include "common/time.h"
 #include "node/node_objects.h"
 #include "node/simulator.h"
 #include "scheduler/scheduler.h"
-#include "cli/commands.h"
-#include "common/flags.h"
-#include "common/time.h"
 #include "store/garbage_collector.h"
 #include "store/store.h"
 
@@ -26,7 +27,7 @@ volatile std::sig_atomic_t g_stop = 0;
 void OnSignal(int) { g_stop = 1; }
 
 Result<std::unique_ptr<store::Backend>> OpenBackend(const std::string& kind,
-                                                   const std::string& data_dir) {
+                                                    const std::string& data_dir) {
   if (kind == "memory") return store::NewMemoryBackend();
   if (kind != "sqlite") {
     return BadRequestError("unknown --store \"" + kind + "\": want sqlite or memory");
@@ -48,8 +49,12 @@ int Serve(int argc, char** argv) {
   std::string sim_node_template;
   bool no_scheduler = false;
   std::string scheduler_config;
-  Flags flags("allot serve", "Runs the embedded control plane: API server, store, garbage "
-                             "collector.");
+  SimDeviceFlags sim_devices;
+  bool no_controllers = false;
+  std::string feature_gates;
+  Flags flags("allot serve",
+              "Runs the embedded control plane: API server, store, garbage "
+              "collector.");
   flags.String("listen", &listen, "address:port to listen on; port 0 picks a free port");
   flags.String("data-dir", &data_dir, "directory for the sqlite database");
   flags.String("store", &store_kind, "storage backend: sqlite (durable) or memory");
@@ -60,9 +65,27 @@ int Serve(int argc, char** argv) {
   flags.Bool("no-scheduler", &no_scheduler, "do not run the scheduler in-process");
   flags.String("scheduler-config", &scheduler_config,
                "scheduler configuration file (KubeSchedulerConfiguration-like YAML)");
+  sim_devices.Register(flags);
+  flags.Bool("no-controllers", &no_controllers,
+             "do not run the controllers (resourceclaim) in-process");
+  flags.String("feature-gates", &feature_gates,
+               "comma-separated Name=true|false for the DRA features, e.g. "
+               "DRADeviceTaints=false (all of Allot's DRA features are on by default)");
   if (Status s = flags.Parse(argc, argv); !s.ok() || flags.help_requested()) {
     std::fprintf(stderr, "%s\n", s.ok() ? flags.Usage().c_str() : s.message().c_str());
     return s.ok() ? 0 : 2;
+  }
+  auto features = dra::ParseFeatureGates(feature_gates);
+  if (!features.ok()) {
+    std::fprintf(stderr, "allot serve: --feature-gates: %s\n", features.status().message().c_str());
+    return 2;
+  }
+  auto device_profile = sim_devices.Profile();
+  if (!device_profile.ok() || (*device_profile && sim_nodes <= 0)) {
+    std::fprintf(stderr, "allot serve: %s\n",
+                 device_profile.ok() ? "--sim-gpus-per-node needs --sim-nodes > 0"
+                                     : device_profile.status().message().c_str());
+    return 2;
   }
 
   auto backend = OpenBackend(store_kind, data_dir);
@@ -92,9 +115,18 @@ int Serve(int argc, char** argv) {
     return 1;
   }
   client::InProcessClient in_process(store, clock);
+  std::unique_ptr<Controllers> controllers;
+  if (!no_controllers) {
+    auto c = StartControllers(in_process, &metrics_registry, *features);
+    if (!c.ok()) {
+      std::fprintf(stderr, "allot serve: controllers: %s\n", c.status().message().c_str());
+      return 1;
+    }
+    controllers = std::move(c).value();
+  }
   std::unique_ptr<scheduler::Scheduler> sched;
   if (!no_scheduler) {
-    auto s = StartScheduler(in_process, scheduler_config, &metrics_registry);
+    auto s = StartScheduler(in_process, scheduler_config, &metrics_registry, *features);
     if (!s.ok()) {
       std::fprintf(stderr, "allot serve: scheduler: %s\n", s.status().message().c_str());
       return 1;
@@ -102,8 +134,17 @@ int Serve(int argc, char** argv) {
     sched = std::move(s).value();
   }
   std::unique_ptr<node::NodeSimulator> sim;
+  std::unique_ptr<drivers::SimulatedDevices> devices;  // after `sim`: destroyed (stopped) first
+  if (*device_profile) {
+    devices = std::make_unique<drivers::SimulatedDevices>(
+        in_process, drivers::SimulatedDevicesOptions{
+                        .profile = **device_profile, .log = [](std::string_view line) {
+                          std::fprintf(stderr, "allot serve: simulated devices: %.*s\n",
+                                       static_cast<int>(line.size()), line.data());
+                        }});
+  }
   if (sim_nodes > 0) {
-    auto s = StartNodeSimulator(in_process, clock, sim_nodes, sim_node_template);
+    auto s = StartNodeSimulator(in_process, clock, sim_nodes, sim_node_template, devices.get());
     if (!s.ok()) {
       std::fprintf(stderr, "allot serve: simulated nodes: %s\n", s.status().message().c_str());
       return 1;
@@ -113,22 +154,27 @@ int Serve(int argc, char** argv) {
   std::string host = listen.substr(0, listen.rfind(':'));
   std::printf("allot: serving on http://%s:%u (store: %s%s)\n", host.c_str(), server.port(),
               store_kind.c_str(), store_kind == "sqlite" ? (", " + data_dir).c_str() : "");
-  std::printf("allot: point kubectl at it with:\n"
-              "  kubectl --server http://%s:%u get namespaces\n"
-              "or: kubectl config set-cluster allot --server=http://%s:%u && "
-              "kubectl config set-context allot --cluster=allot && kubectl config use-context allot\n",
-              host.c_str(), server.port(), host.c_str(), server.port());
+  std::printf(
+      "allot: point kubectl at it with:\n"
+      "  kubectl --server http://%s:%u get namespaces\n"
+      "or: kubectl config set-cluster allot --server=http://%s:%u && "
+      "kubectl config set-context allot --cluster=allot && kubectl config use-context allot\n",
+      host.c_str(), server.port(), host.c_str(), server.port());
   std::fflush(stdout);
 
   std::signal(SIGINT, OnSignal);
   std::signal(SIGTERM, OnSignal);
   while (!g_stop) {
-    struct timespec ts{0, 100 * 1000 * 1000};
+    struct timespec ts {
+      0, 100 * 1000 * 1000
+    };
     nanosleep(&ts, nullptr);
   }
   std::printf("allot: shutting down\n");
   if (sim) sim->Stop();
+  if (devices) devices->Stop();
   if (sched) sched->Stop();
+  if (controllers) controllers->Stop();
   server.Stop();
   gc.Stop();
   store.Close();

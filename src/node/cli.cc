@@ -89,7 +89,7 @@ void PrintSummary(const NodeSimulator::Stats& s) {
 
 }  // namespace
 
-int RunNodeSim(int argc, char** argv) {
+int RunNodeSim(int argc, char** argv, NodeSimExtension* extension) {
   NodeSimFlags f;
   Flags flags("allot node-sim",
               "Simulated kubelets (KWOK-like): registers nodes, keeps their leases and Ready "
@@ -106,6 +106,7 @@ int RunNodeSim(int argc, char** argv) {
   flags.String("startup-delay", &f.startup_delay, "Go duration from binding to Running");
   flags.String("max-grace", &f.max_grace, "Go duration capping a deleted pod's grace period");
   flags.String("token", &f.token, "bearer token for the API server");
+  if (extension) extension->AddFlags(flags);
   Status parsed = flags.Parse(argc, argv);
   if (!parsed.ok() || flags.help_requested()) {
     std::fprintf(stderr, "%s\n", parsed.ok() ? flags.Usage().c_str() : parsed.message().c_str());
@@ -129,12 +130,25 @@ int RunNodeSim(int argc, char** argv) {
     return 2;
   }
   NodeSimulator sim(**client, RealClock::Instance(), std::move(opts).value());
+  if (Status s = extension ? extension->Configure(**client, sim) : Status::Ok(); !s.ok()) {
+    std::fprintf(stderr, "allot node-sim: %s\n", s.message().c_str());
+    return 2;
+  }
   g_stop = false;
   std::signal(SIGINT, OnSignal);
   std::signal(SIGTERM, OnSignal);
   if (Status s = sim.Run(); !s.ok()) {
     std::fprintf(stderr, "allot node-sim: %s\n", s.ToString().c_str());
-    if (sim.GetStats().nodes == 0) return 1;
+    if (sim.GetStats().nodes == 0) {
+      if (extension) extension->Stop();
+      return 1;
+    }
+  }
+  if (Status s = extension ? extension->Start(sim) : Status::Ok(); !s.ok()) {
+    std::fprintf(stderr, "allot node-sim: %s\n", s.message().c_str());
+    sim.Stop();
+    extension->Stop();
+    return 1;
   }
   auto next_summary = std::chrono::steady_clock::now();
   while (!g_stop) {
@@ -146,6 +160,7 @@ int RunNodeSim(int argc, char** argv) {
   }
   std::printf("allot node-sim: stopping\n");
   sim.Stop();
+  if (extension) extension->Stop();
   PrintSummary(sim.GetStats());
   return 0;
 }

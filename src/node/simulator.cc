@@ -64,6 +64,9 @@ bool NodeSimulator::WaitForWrites(std::chrono::milliseconds timeout) {
 }
 void NodeSimulator::OnPodChanged(const api::ObjectPtr& pod) { impl_->OnPodChanged(pod); }
 void NodeSimulator::OnPodDeleted(const api::ObjectPtr& pod) { impl_->OnPodDeleted(pod); }
+void NodeSimulator::Recheck(std::string_view ns, std::string_view name) {
+  impl_->Recheck(ns, name);
+}
 std::optional<Time> NodeSimulator::NextTimer() const { return impl_->NextTimer(); }
 NodeSimulator::Stats NodeSimulator::GetStats() const { return impl_->GetStats(); }
 
@@ -271,6 +274,19 @@ void NodeSimulator::Impl::OnPodDeleted(const api::ObjectPtr& obj) {
   std::lock_guard<std::mutex> lock(mu_);
   auto it = pods_.find(key);
   if (it != pods_.end() && it->second.uid == pod->metadata.uid) ForgetLocked(key);
+}
+
+void NodeSimulator::Impl::Recheck(std::string_view ns, std::string_view name) {
+  std::string key = std::string(ns) + "/" + std::string(name);
+  Time now = clock_.Now();
+  std::lock_guard<std::mutex> lock(mu_);
+  if (stopping_) return;
+  auto it = pods_.find(key);
+  if (it == pods_.end()) return;
+  SimPod& p = it->second;
+  if (p.stage != PodStage::kPending || !p.retrying || p.busy) return;
+  p.retrying = false;  // as ReconcileLocked does when the pod itself changed
+  SchedulePodLocked(key, p, now);
 }
 
 // --- Impl: introspection --------------------------------------------------------------------

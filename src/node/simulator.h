@@ -115,6 +115,11 @@ class NodeSimulator {
   // (a test, a shared informer of the embedding process) can drive the simulator.
   void OnPodChanged(const api::ObjectPtr& pod);
   void OnPodDeleted(const api::ObjectPtr& pod);
+  // Retries a pod that a start rule or the preparer refused now, instead of after its backoff:
+  // for a hook whose condition changed (the DRA rule, when a claim gets reserved for the pod).
+  // A no-op unless the pod is ours, Pending and waiting for a retry. A refusal that is still
+  // being decided when this is called is retried after its backoff as usual.
+  void Recheck(std::string_view ns, std::string_view name);
 
   std::vector<std::string> NodeNames() const;
   bool OwnsNode(std::string_view name) const;

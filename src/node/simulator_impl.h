@@ -103,6 +103,7 @@ class NodeSimulator::Impl {
   void Tick();
   void OnPodChanged(const api::ObjectPtr& obj);
   void OnPodDeleted(const api::ObjectPtr& obj);
+  void Recheck(std::string_view ns, std::string_view name);
   NodeSimulator::Stats GetStats() const;
   std::optional<Time> NextTimer() const;
   const SimNode* FindNode(std::string_view name) const;

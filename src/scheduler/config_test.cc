@@ -68,7 +68,8 @@ profiles:
   EXPECT_EQ(Names(packer.plugins.multi_point.enabled),
             (std::vector<std::string>{"SchedulingGates", "PrioritySort", "NodeUnschedulable",
                                       "NodeName", "NodeAffinity", "NodeResourcesFit",
-                                      "NodeResourcesBalancedAllocation", "DefaultBinder"}));
+                                      "NodeResourcesBalancedAllocation", "DynamicResources",
+                                      "DefaultBinder"}));
   EXPECT_EQ(packer.ArgsFor("NodeResourcesFit"), R"({"scoringStrategy":{"type":"MostAllocated"}})");
   EXPECT_EQ(packer.ArgsFor("NodeAffinity"), "");
 

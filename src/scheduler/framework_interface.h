@@ -37,6 +37,7 @@ class Clock;
 
 namespace allot::client {
 class Client;
+class InformerFactory;
 }  // namespace allot::client
 
 namespace allot::scheduler {
@@ -101,6 +102,10 @@ class Handle {
   virtual const Snapshot& snapshot() const = 0;
   // The API client; nullptr in unit tests that run without one.
   virtual client::Client* client() const = 0;
+  // The process's shared informers (claims, slices, classes ...); nullptr in unit tests that run
+  // without a client. Plugins add handlers and indexes when they are built; the scheduler
+  // starts the informers and waits for their sync before it schedules.
+  virtual client::InformerFactory* informers() const = 0;
   virtual Clock& clock() const = 0;
   virtual WaitingPods& waiting_pods() = 0;
 };
@@ -206,6 +211,13 @@ class PreBindPlugin : public virtual Plugin {
  public:
   // Runs on a binding worker; may block (e.g. to write API objects).
   virtual Status PreBind(CycleState& state, const PodInfo& pod, const std::string& node) = 0;
+  // Kubernetes' PreBindPreFlight (1.34): Skip when PreBind has nothing to do for this pod, so a
+  // pod for which every plugin skips is bound at once, without a binding worker. Called on the
+  // scheduling side, after Permit; must not block.
+  virtual Status PreBindPreFlight(const CycleState& /*state*/, const PodInfo& /*pod*/,
+                                  const std::string& /*node*/) const {
+    return Status::Success();
+  }
 };
 
 using BindCallback = std::function<void(Status)>;

@@ -441,6 +441,14 @@ void Framework::WaitOnPermit(const PodInfo& pod, std::function<void(Status)> don
   });
 }
 
+bool Framework::NeedsPreBind(const CycleState& state, const PodInfo& pod,
+                             const std::string& node) const {
+  for (const PreBindPlugin* p : pre_bind_) {
+    if (!p->PreBindPreFlight(state, pod, node).IsSkip()) return true;
+  }
+  return false;
+}
+
 Status Framework::RunPreBindPlugins(CycleState& state, const PodInfo& pod,
                                     const std::string& node) {
   auto start = SteadyClock::now();

@@ -41,6 +41,7 @@ inline constexpr std::chrono::milliseconds kMaxPermitTimeout{15 * 60 * 1000};
 
 struct FrameworkOptions {
   client::Client* client = nullptr;      // may be null (unit tests)
+  client::InformerFactory* informers = nullptr;  // may be null (unit tests)
   Clock* clock = nullptr;                // required
   Parallelizer* parallelizer = nullptr;  // required
   const Snapshot* snapshot = nullptr;    // required; the scheduler's, updated per cycle
@@ -58,6 +59,7 @@ class Framework final : public Handle {
   std::string_view profile_name() const override { return profile_.scheduler_name; }
   const Snapshot& snapshot() const override { return *options_.snapshot; }
   client::Client* client() const override { return options_.client; }
+  client::InformerFactory* informers() const override { return options_.informers; }
   Clock& clock() const override { return *options_.clock; }
   WaitingPods& waiting_pods() override { return waiting_pods_; }
 
@@ -106,6 +108,8 @@ class Framework final : public Handle {
   void WaitOnPermit(const PodInfo& pod, std::function<void(Status)> done);
   Status RunPreBindPlugins(CycleState& state, const PodInfo& pod, const std::string& node);
   bool HasPreBindPlugins() const { return !pre_bind_.empty(); }
+  // Whether some PreBind plugin has work for this pod (PreBindPreFlight not Skip).
+  bool NeedsPreBind(const CycleState& state, const PodInfo& pod, const std::string& node) const;
   // Asks each Bind plugin in turn until one does not Skip; `done` gets its outcome (Error if
   // all skipped). state, pod and node must stay alive until `done` runs.
   void RunBindPlugins(CycleState& state, const PodInfo& pod, const std::string& node,

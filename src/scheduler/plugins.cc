@@ -1,5 +1,6 @@
 #include "scheduler/plugins.h"
 
+#include "scheduler/plugin_dynamic_resources.h"
 #include "scheduler/plugin_node_affinity.h"
 #include "scheduler/plugin_node_resources.h"
 #include "scheduler/plugin_simple.h"
@@ -24,7 +25,7 @@ void MustRegister(Registry& r, std::string_view name, PluginFactory f) {
 
 }  // namespace
 
-Registry InTreeRegistry() {
+Registry InTreeRegistry(const dra::Features& features) {
   Registry r;
   MustRegister(r, names::kPrioritySort, NoArgs<PrioritySort>());
   MustRegister(r, names::kSchedulingGates, NoArgs<SchedulingGates>());
@@ -47,6 +48,11 @@ Registry InTreeRegistry() {
   MustRegister(r, names::kDefaultBinder,
                [](std::string_view, Handle& h) -> Result<std::unique_ptr<Plugin>> {
                  return std::unique_ptr<Plugin>(std::make_unique<DefaultBinder>(h));
+               });
+  MustRegister(r, names::kDynamicResources,
+               [features](std::string_view args, Handle& h) -> Result<std::unique_ptr<Plugin>> {
+                 ALLOT_ASSIGN_OR_RETURN(DynamicResourcesArgs a, ParseDynamicResourcesArgs(args));
+                 return std::unique_ptr<Plugin>(std::make_unique<DynamicResources>(h, features, a));
                });
   return r;
 }

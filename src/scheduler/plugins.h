@@ -10,6 +10,7 @@
 //   NodeResourcesFit                 Filter + Score (LeastAllocated, MostAllocated,
 //                                    RequestedToCapacityRatio)
 //   NodeResourcesBalancedAllocation  Score
+//   DynamicResources                 DRA: claims, structured allocation (plugin_dynamic_resources.h)
 //   DefaultBinder                    Bind through Client::BindAsync
 //
 // Each plugin's failure reasons are Kubernetes' own strings (named constants in its header).
@@ -17,6 +18,7 @@
 
 #include <string_view>
 
+#include "dra/features.h"
 #include "scheduler/framework_registry.h"
 
 namespace allot::scheduler {
@@ -33,9 +35,10 @@ inline constexpr std::string_view kNodeResourcesFit = "NodeResourcesFit";
 inline constexpr std::string_view kNodeResourcesBalancedAllocation =
     "NodeResourcesBalancedAllocation";
 inline constexpr std::string_view kDefaultBinder = "DefaultBinder";
+inline constexpr std::string_view kDynamicResources = "DynamicResources";
 }  // namespace names
 
-// A registry with every in-tree plugin.
-Registry InTreeRegistry();
+// A registry with every in-tree plugin; `features` configures DynamicResources.
+Registry InTreeRegistry(const dra::Features& features = {});
 
 }  // namespace allot::scheduler

@@ -184,20 +184,28 @@ bool SchedulingQueue::EventOfInterest(const ClusterEvent& event) const {
 
 bool SchedulingQueue::EventMayHelp(const QueuedPodInfo& p, const ClusterEvent& event,
                                    const api::Object* old_obj, const api::Object* new_obj) const {
-  std::vector<std::string> plugins = Rejectors(p);
-  if (plugins.empty()) return true;
-  const std::string& profile = p.pod().spec.schedulerName.empty()
-                                   ? std::string(kDefaultSchedulerName)
-                                   : p.pod().spec.schedulerName;
+  // Called for every waiting pod on every event: no allocation here.
+  if (!p.gated && p.unschedulable_plugins.empty() && p.pending_plugins.empty()) return true;
+  std::string_view profile = p.pod().spec.schedulerName.empty()
+                                 ? std::string_view(kDefaultSchedulerName)
+                                 : std::string_view(p.pod().spec.schedulerName);
   auto pit = events_.find(profile);
   if (pit == events_.end()) return false;
-  for (const std::string& plugin : plugins) {
+  auto helps = [&](const std::string& plugin) {
     auto it = pit->second.find(plugin);
-    if (it == pit->second.end()) continue;
+    if (it == pit->second.end()) return false;
     for (const ClusterEventWithHint& reg : it->second) {
       if (!reg.event.Matches(event)) continue;
       if (!reg.hint || reg.hint(p.pod(), old_obj, new_obj) == QueueingHint::kQueue) return true;
     }
+    return false;
+  };
+  if (p.gated) return helps(p.gating_plugin);
+  for (const std::string& plugin : p.unschedulable_plugins) {
+    if (helps(plugin)) return true;
+  }
+  for (const std::string& plugin : p.pending_plugins) {
+    if (helps(plugin)) return true;
   }
   return false;
 }

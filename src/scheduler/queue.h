@@ -137,7 +137,8 @@ class SchedulingQueue {
   const std::map<std::string, Framework*> profiles_;
   Framework* sort_profile_;
   // Per scheduler name: plugin -> its registered events.
-  std::map<std::string, std::map<std::string, std::vector<ClusterEventWithHint>>> events_;
+  std::map<std::string, std::map<std::string, std::vector<ClusterEventWithHint>>, std::less<>>
+      events_;
   std::vector<ClusterEvent> all_registered_;
   SchedulerMetrics* metrics_;
   metrics::Gauge* gauges_[4] = {nullptr, nullptr, nullptr, nullptr};

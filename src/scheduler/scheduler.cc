@@ -3,6 +3,7 @@
 #include "scheduler/scheduler.h"
 
 #include <algorithm>
+#include <set>
 
 #include "api/resources.h"
 #include "scheduler/plugins.h"
@@ -70,10 +71,17 @@ allot::Status Scheduler::Init() {
   snapshot_ = std::make_unique<Snapshot>();
   cache_ = std::make_unique<Cache>(*clock_, cfg.assumed_pod_ttl);
 
-  Registry registry = InTreeRegistry();
+  if (options_.informers) {
+    informers_ = options_.informers;
+  } else {
+    owned_informers_ = std::make_unique<client::InformerFactory>(client_);
+    informers_ = owned_informers_.get();
+  }
+  Registry registry = InTreeRegistry(options_.dra_features);
   ALLOT_RETURN_IF_ERROR(registry.Merge(options_.out_of_tree));
   FrameworkOptions fo;
   fo.client = &client_;
+  fo.informers = informers_;
   fo.clock = clock_;
   fo.parallelizer = parallelizer_.get();
   fo.snapshot = snapshot_.get();
@@ -99,6 +107,7 @@ allot::Status Scheduler::Init() {
   uint64_t seed = options_.seed ? *options_.seed : std::random_device{}();
   algorithm_ = std::make_unique<ScheduleAlgorithm>(cfg.percentage_of_nodes_to_score, seed);
   binding_pool_ = std::make_unique<TaskPool>(std::max(1, options_.binding_workers));
+  ForwardClusterEvents();
   last_leftover_flush_ = clock_->Steady();
   last_assumed_cleanup_ = clock_->Steady();
   return allot::Status::Ok();
@@ -145,6 +154,10 @@ allot::Status Scheduler::Start(std::chrono::milliseconds sync_timeout) {
     if (!owned_pods_->WaitForSync(sync_timeout))
       return allot::InternalError("pod informer did not sync");
   }
+  // Plugins' informers (claims, slices ...): started here unless the owner started them.
+  ALLOT_RETURN_IF_ERROR(informers_->StartAll());
+  if (!informers_->WaitForCacheSync(sync_timeout))
+    return allot::InternalError("informers did not sync");
   loop_thread_ = std::thread([this] { LoopThread(); });
   housekeeping_thread_ = std::thread([this] { HousekeepingThread(); });
   return allot::Status::Ok();
@@ -159,6 +172,51 @@ void Scheduler::Stop(std::chrono::milliseconds drain) {
   if (binding_pool_) binding_pool_->Stop();
   if (owned_pods_) owned_pods_->Stop();
   if (owned_nodes_) owned_nodes_->Stop();
+  if (owned_informers_) owned_informers_->StopAll();
+}
+
+void Scheduler::ForwardClusterEvents() {
+  // Which resources some plugin asked for. Wildcard registrations do not create informers:
+  // they are served by the pod and node events and the periodic flush.
+  std::set<EventResource> wanted;
+  for (const auto& [name, fw] : frameworks_) {
+    for (const auto& [plugin, events] : fw->EventsToRegister()) {
+      for (const ClusterEventWithHint& e : events) wanted.insert(e.event.resource);
+    }
+  }
+  struct Source {
+    EventResource resource;
+    const char* group;
+    const char* version;
+    const char* plural;
+  };
+  static constexpr Source kSources[] = {
+      {EventResource::kResourceClaim, "resource.k8s.io", "v1", "resourceclaims"},
+      {EventResource::kResourceSlice, "resource.k8s.io", "v1", "resourceslices"},
+      {EventResource::kDeviceClass, "resource.k8s.io", "v1", "deviceclasses"},
+  };
+  const api::ResourceRegistry& reg = api::ResourceRegistry::Default();
+  for (const Source& src : kSources) {
+    if (!wanted.count(src.resource)) continue;
+    const api::ResourceInfo* info = reg.Find(src.group, src.version, src.plural);
+    if (!info) continue;
+    EventResource r = src.resource;
+    // Registered after the plugins' own handlers on the same informer, so a plugin's view of
+    // the change is current when the pods it may help are requeued.
+    informers_->For(*info).AddHandler(
+        {.on_add =
+             [this, r](const api::ObjectPtr& o) {
+               queue_->OnEvent({r, kAdd}, nullptr, o);
+             },
+         .on_update =
+             [this, r](const api::ObjectPtr& o, const api::ObjectPtr& n) {
+               queue_->OnEvent({r, kUpdateOther}, o, n);
+             },
+         .on_delete =
+             [this, r](const api::ObjectPtr& o) {
+               queue_->OnEvent({r, kDelete}, o, nullptr);
+             }});
+  }
 }
 
 void Scheduler::LoopThread() {

@@ -38,8 +38,10 @@
 
 #include "client/client.h"
 #include "client/informer.h"
+#include "client/informer_factory.h"
 #include "common/metrics.h"
 #include "common/time.h"
+#include "dra/features.h"
 #include "scheduler/cache.h"
 #include "scheduler/config.h"
 #include "scheduler/framework_runtime.h"
@@ -57,6 +59,10 @@ struct SchedulerOptions {
   metrics::Registry* metrics = nullptr;         // default: a registry owned by the scheduler
   EventSink* events = nullptr;                  // default: a ClientEventSink
   Registry out_of_tree;                         // plugins added to the in-tree registry
+  // Shared informers for everything but pods and nodes (DRA claims, slices, classes,
+  // namespaces). Default: a factory owned by the scheduler. Start() starts them either way.
+  client::InformerFactory* informers = nullptr;
+  dra::Features dra_features;  // --feature-gates for the DynamicResources plugin
   std::optional<uint64_t> seed;                 // tie-breaking randomness (default: random)
   int binding_workers = 4;                      // threads for PreBind
   std::string component = "default-scheduler";  // Event source
@@ -156,6 +162,11 @@ class Scheduler {
   };
   std::map<const Framework*, AttemptMetrics> attempt_metrics_;
 
+  // Queue events for the resources plugins register for, beyond pods and nodes.
+  void ForwardClusterEvents();
+
+  std::unique_ptr<client::InformerFactory> owned_informers_;
+  client::InformerFactory* informers_ = nullptr;
   std::unique_ptr<client::Informer> owned_pods_;
   std::unique_ptr<client::Informer> owned_nodes_;
   bool handlers_added_ = false;

@@ -155,7 +155,7 @@ void Scheduler::StartBinding(std::unique_ptr<BindingContext> owned) {
   ctx->fw->WaitOnPermit(ctx->pod(), [this, ctx](Status st) {
     if (!st.IsSuccess()) {
       BindingFailed(ctx, st);
-    } else if (ctx->fw->HasPreBindPlugins()) {
+    } else if (ctx->fw->NeedsPreBind(*ctx->state, ctx->pod(), ctx->host)) {
       binding_pool_->Submit([this, ctx] { RunPreBindAndBind(ctx); });
     } else {
       Bind(ctx);

@@ -13,6 +13,7 @@
 #include <unordered_map>
 
 #include "api/codec.h"
+#include "cel/cel.h"
 #include "store/watch_impl.h"
 
 namespace allot::store {
@@ -896,7 +897,9 @@ Store::Stats Store::Impl::GetStats() const {
 // --- Store ------------------------------------------------------------------------------------
 
 Store::Store(std::unique_ptr<Backend> backend, Clock& clock, StoreOptions options)
-    : impl_(std::make_unique<Impl>(std::move(backend), clock, std::move(options))) {}
+    : impl_(std::make_unique<Impl>(std::move(backend), clock, std::move(options))) {
+  cel::InstallSelectorValidation();  // every write path validates CEL selectors
+}
 
 Store::~Store() { impl_->Close(); }
 

@@ -1,0 +1,568 @@
+#include "scheduler/plugin_dynamic_resources.h"
+
+#include <algorithm>
+#include <map>
+#include <mutex>
+#include <optional>
+#include <set>
+
+#include "api/dra.h"
+#include "api/resources.h"
+#include "api/selector.h"
+#include "client/client.h"
+#include "client/informer.h"
+#include "client/informer_factory.h"
+#include "common/time.h"
+#include "dra/allocator.h"
+#include "rapidjson/document.h"
+
+namespace allot::scheduler {
+
+namespace {
+
+// reservedFor may hold at most this many consumers (resource.k8s.io/v1
+// ResourceClaimReservedForMaxSize).
+constexpr size_t kReservedForMaxSize = 256;
+// PreBind retries a claim write this often on conflicts before giving up (the pod is retried).
+constexpr int kWriteAttempts = 8;
+
+const api::ResourceInfo& ResourceFor(const char* group, const char* plural) {
+  const api::ResourceInfo* r = api::ResourceRegistry::Default().Find(group, "v1", plural);
+  return *r;
+}
+const api::ResourceInfo& ClaimsResource() {
+  return ResourceFor("resource.k8s.io", "resourceclaims");
+}
+
+std::shared_ptr<const api::ResourceClaim> AsClaim(const api::ObjectPtr& obj) {
+  if (!obj || !api::As<api::ResourceClaim>(*obj)) return nullptr;
+  return std::static_pointer_cast<const api::ResourceClaim>(obj);
+}
+
+bool ReservedFor(const api::ResourceClaim& claim, const std::string& pod_uid) {
+  for (const auto& r : claim.status.reservedFor) {
+    if (r.uid == pod_uid) return true;
+  }
+  return false;
+}
+
+// The name of the claim behind pod.spec.resourceClaims[i]: the claim it names, or the one the
+// resourceclaim controller generated (pod.status.resourceClaimStatuses). nullopt with `needed`
+// false: the controller decided no claim is needed. nullopt with `needed` true: not created yet.
+std::optional<std::string> ClaimName(const api::Pod& pod, const api::PodResourceClaim& ref,
+                                     bool& from_template) {
+  from_template = false;
+  if (ref.resourceClaimName) return *ref.resourceClaimName;
+  from_template = true;
+  for (const auto& s : pod.status.resourceClaimStatuses) {
+    if (s.name == ref.name) return s.resourceClaimName ? *s.resourceClaimName : std::string();
+  }
+  return std::nullopt;
+}
+
+bool OwnedByPod(const api::ResourceClaim& claim, const api::Pod& pod) {
+  for (const auto& o : claim.metadata.ownerReferences) {
+    if (o.uid == pod.metadata.uid && o.controller.value_or(false)) return true;
+  }
+  return false;
+}
+
+// Whether the pod references the claim by name (directly or through its status). A claim
+// generated for a template the pod still waits on does not count: the pod itself is updated
+// when the controller records the claim, and that update requeues it.
+bool PodUsesClaim(const api::Pod& pod, const api::ResourceClaim& claim) {
+  if (pod.spec.resourceClaims.empty() || pod.metadata.namespace_ != claim.metadata.namespace_) {
+    return false;
+  }
+  for (const auto& ref : pod.spec.resourceClaims) {
+    if (ref.resourceClaimName) {
+      if (*ref.resourceClaimName == claim.metadata.name) return true;
+      continue;
+    }
+    for (const auto& s : pod.status.resourceClaimStatuses) {
+      if (s.name == ref.name && s.resourceClaimName &&
+          *s.resourceClaimName == claim.metadata.name) {
+        return true;
+      }
+    }
+  }
+  return false;
+}
+
+struct NodeOutcomes {
+  std::mutex mu;
+  // Filter's verdict per feasible node: the allocator's preference score. The allocation itself
+  // is computed again for the chosen node only (same inputs, same answer), so Filter builds no
+  // result objects.
+  std::map<std::string, int64_t, std::less<>> score_by_node;
+  std::set<size_t> unavailable;  // allocated claims whose node selector ruled a node out
+};
+
+// What one attempt knows, from PreFilter to PreBind / Unreserve.
+struct DraState {
+  std::vector<std::shared_ptr<const api::ResourceClaim>> claims;  // the pod's, spec order
+  std::vector<size_t> to_allocate;                                // indices into claims
+  std::shared_ptr<const dra::Allocator> allocator;
+  DeviceTracker::View view;
+  std::shared_ptr<NodeOutcomes> outcomes = std::make_shared<NodeOutcomes>();
+  bool has_preferences = false;
+  // Reserve onwards: per claim, the allocation chosen for it (unallocated claims only), and
+  // whether PreBind added the pod to its reservedFor.
+  std::vector<std::optional<api::AllocationResult>> chosen;
+  std::vector<bool> reserved;
+};
+const StateKey<DraState> kDraStateKey("PreFilterDynamicResources");
+
+Status Unschedulable(std::string reason) { return Status(Code::kUnschedulable, std::move(reason)); }
+Status Unresolvable(std::string reason) {
+  return Status(Code::kUnschedulableAndUnresolvable, std::move(reason));
+}
+
+}  // namespace
+
+struct DynamicResources::Claims {
+  std::vector<std::shared_ptr<const api::ResourceClaim>> list;
+};
+
+Result<DynamicResourcesArgs> ParseDynamicResourcesArgs(std::string_view json) {
+  DynamicResourcesArgs args;
+  if (json.empty()) return args;
+  rapidjson::Document doc;
+  doc.Parse(json.data(), json.size());
+  if (doc.HasParseError() || !doc.IsObject()) {
+    return allot::BadRequestError("DynamicResources args: expected a JSON object");
+  }
+  for (auto it = doc.MemberBegin(); it != doc.MemberEnd(); ++it) {
+    std::string_view key(it->name.GetString(), it->name.GetStringLength());
+    if (key == "apiVersion" || key == "kind") continue;
+    if (key == "maxAllocationSteps") {
+      if (!it->value.IsUint64() || it->value.GetUint64() == 0) {
+        return allot::BadRequestError(
+            "DynamicResources args: maxAllocationSteps: must be a positive integer");
+      }
+      args.max_allocation_steps = it->value.GetUint64();
+      continue;
+    }
+    if (key == "filterTimeout" || key == "bindingTimeout") continue;  // accepted, see header
+    return allot::BadRequestError("DynamicResources args: unknown field \"" + std::string(key) +
+                                  "\"");
+  }
+  return args;
+}
+
+DynamicResources::DynamicResources(Handle& handle, dra::Features features,
+                                   DynamicResourcesArgs args)
+    : handle_(handle), features_(features), args_(args) {
+  client::InformerFactory* f = handle_.informers();
+  if (f) {
+    claims_ = &f->For(ClaimsResource());
+    slices_ = &f->For(ResourceFor("resource.k8s.io", "resourceslices"));
+    classes_ = &f->For(ResourceFor("resource.k8s.io", "deviceclasses"));
+    namespaces_ = &f->For(ResourceFor("", "namespaces"));
+  }
+  tracker_ = std::make_unique<DeviceTracker>([this] {
+    std::vector<std::shared_ptr<const api::ResourceSlice>> out;
+    if (!slices_) return out;
+    for (const api::ObjectPtr& o : slices_->List()) {
+      if (api::As<api::ResourceSlice>(*o)) {
+        out.push_back(std::static_pointer_cast<const api::ResourceSlice>(o));
+      }
+    }
+    return out;
+  });
+  if (f) {
+    // Registered before the scheduler's queue handlers (the scheduler adds those after the
+    // plugins are built), so the tracker is current when a waiting pod is retried.
+    DeviceTracker* t = tracker_.get();
+    claims_->AddHandler({.on_add =
+                             [t](const api::ObjectPtr& o) {
+                               if (auto c = AsClaim(o)) t->ClaimChanged(nullptr, c.get());
+                             },
+                         .on_update =
+                             [t](const api::ObjectPtr& o, const api::ObjectPtr& n) {
+                               auto oc = AsClaim(o), nc = AsClaim(n);
+                               if (nc) t->ClaimChanged(oc.get(), nc.get());
+                             },
+                         .on_delete =
+                             [t](const api::ObjectPtr& o) {
+                               if (auto c = AsClaim(o)) t->ClaimChanged(c.get(), nullptr);
+                             }});
+    slices_->AddHandler(
+        {.on_add = [t](const api::ObjectPtr&) { t->SlicesChanged(); },
+         .on_update = [t](const api::ObjectPtr&, const api::ObjectPtr&) { t->SlicesChanged(); },
+         .on_delete = [t](const api::ObjectPtr&) { t->SlicesChanged(); }});
+  }
+}
+
+DynamicResources::~DynamicResources() = default;
+
+bool DynamicResources::AdminAccessAllowed(const std::string& ns) const {
+  if (!namespaces_) return false;
+  api::ObjectPtr o = namespaces_->Get("", ns);
+  if (!o) return false;
+  auto it = o->metadata.labels.find(std::string(api::kDRAAdminNamespaceLabel));
+  return it != o->metadata.labels.end() && it->second == "true";
+}
+
+Status DynamicResources::GatherClaims(const api::Pod& pod, Claims& out) const {
+  for (const api::PodResourceClaim& ref : pod.spec.resourceClaims) {
+    bool from_template;
+    std::optional<std::string> name = ClaimName(pod, ref, from_template);
+    if (!name) {
+      return Unresolvable("pod \"" + pod.metadata.namespace_ + "/" + pod.metadata.name +
+                          "\": ResourceClaim not created yet");
+    }
+    if (name->empty()) continue;  // no claim needed
+    if (!claims_) return Unresolvable("resourceclaims are not available to this scheduler");
+    auto claim = AsClaim(claims_->Get(pod.metadata.namespace_, *name));
+    if (!claim) {
+      return Unresolvable("resourceclaim \"" + *name + "\" not found");
+    }
+    if (claim->metadata.deletionTimestamp) {
+      return Unresolvable("resourceclaim \"" + *name + "\" is being deleted");
+    }
+    if (from_template && !OwnedByPod(*claim, pod)) {
+      return Unresolvable("ResourceClaim " + pod.metadata.namespace_ + "/" + *name +
+                          " was not created for pod " + pod.metadata.namespace_ + "/" +
+                          pod.metadata.name + " (pod is not owner)");
+    }
+    out.list.push_back(std::move(claim));
+  }
+  return Status::Success();
+}
+
+Status DynamicResources::PreEnqueue(const api::Pod& pod) const {
+  if (pod.spec.resourceClaims.empty()) return Status::Success();
+  Claims claims;
+  return GatherClaims(pod, claims);
+}
+
+Status DynamicResources::PreFilter(CycleState& state, const PodInfo& pod_info,
+                                   PreFilterResult& /*result*/) {
+  const api::Pod& pod = *pod_info.pod;
+  if (pod.spec.resourceClaims.empty()) return Status::Skip();
+  Claims claims;
+  if (Status s = GatherClaims(pod, claims); !s.IsSuccess()) return s;
+  if (claims.list.empty()) return Status::Skip();
+
+  DraState s;
+  s.claims = std::move(claims.list);
+  std::vector<std::shared_ptr<const api::ResourceClaim>> unallocated;
+  for (size_t i = 0; i < s.claims.size(); ++i) {
+    const api::ResourceClaim& c = *s.claims[i];
+    if (c.status.allocation) {
+      if (c.status.reservedFor.size() >= kReservedForMaxSize && !ReservedFor(c, pod.metadata.uid)) {
+        return Unschedulable(std::string(kErrReasonClaimInUse));
+      }
+      if (c.status.deallocationRequested) {
+        return Unschedulable("resourceclaim " + c.metadata.namespace_ + "/" + c.metadata.name +
+                             " is being deallocated");
+      }
+      continue;
+    }
+    if (!c.spec.controllerName.empty()) {
+      // KEP-3063 claims are allocated by their driver's controller, not here.
+      return Unschedulable("resourceclaim " + c.metadata.namespace_ + "/" + c.metadata.name +
+                           " waits for its control-plane controller " + c.spec.controllerName);
+    }
+    if (tracker_->IsAssumed(c.metadata.uid)) {
+      return Unschedulable("resource claim " + c.metadata.namespace_ + "/" + c.metadata.name +
+                           " is in the process of being allocated");
+    }
+    s.to_allocate.push_back(i);
+    unallocated.push_back(s.claims[i]);
+  }
+  if (!s.to_allocate.empty()) {
+    s.view = tracker_->Current();
+    dra::AllocatorOptions opts;
+    opts.features = features_;
+    opts.compile = [this](std::string_view expr) { return programs_.Get(expr); };
+    opts.admin_access_allowed = AdminAccessAllowed(pod.metadata.namespace_);
+    opts.max_steps = args_.max_allocation_steps;
+    dra::ClassLookup classes = [this](std::string_view name) {
+      std::shared_ptr<const api::DeviceClass> out;
+      if (!classes_) return out;
+      api::ObjectPtr o = classes_->Get("", name);
+      if (o && api::As<api::DeviceClass>(*o)) {
+        out = std::static_pointer_cast<const api::DeviceClass>(o);
+      }
+      return out;
+    };
+    auto allocator = dra::Allocator::Create(opts, s.view.inventory, unallocated, classes);
+    // A missing class or a selector that does not compile: the pod waits for a class or
+    // claim event.
+    if (!allocator.ok()) return Unschedulable(allocator.status().message());
+    s.allocator = std::move(allocator).value();
+    for (const auto& c : unallocated) {
+      for (const auto& r : c->spec.devices.requests) {
+        if (!r.firstAvailable.empty()) s.has_preferences = true;
+      }
+    }
+    // TODO(issue 5): also score device tiers (node-local > attached fabric > fabric to
+    // attach) when the inventory has devices with binding conditions.
+  }
+  s.chosen.resize(s.claims.size());
+  s.reserved.resize(s.claims.size());
+  state.Write(kDraStateKey, std::move(s));
+  return Status::Success();
+}
+
+Status DynamicResources::Filter(const CycleState& state, const PodInfo& /*pod*/,
+                                const NodeInfo& node_info) const {
+  const DraState* s = state.Read(kDraStateKey);
+  if (!s) return Status::Success();
+  const api::Node& node = *node_info.node();
+  for (size_t i = 0; i < s->claims.size(); ++i) {
+    const auto& alloc = s->claims[i]->status.allocation;
+    if (alloc && alloc->nodeSelector &&
+        !api::MatchesNodeSelector(*alloc->nodeSelector, node.metadata.labels, node.metadata.name)) {
+      std::lock_guard<std::mutex> lock(s->outcomes->mu);
+      s->outcomes->unavailable.insert(i);
+      return Unresolvable(std::string(kErrReasonClaimNotOnNode));
+    }
+  }
+  if (!s->allocator) return Status::Success();
+  dra::Allocator::Outcome out = s->allocator->Check(node, *s->view.in_use);
+  if (out.result != dra::Allocator::Outcome::Result::kAllocated) {
+    return Unschedulable(out.reason.empty() ? std::string(kErrReasonCannotAllocate) : out.reason);
+  }
+  if (s->has_preferences) {
+    std::lock_guard<std::mutex> lock(s->outcomes->mu);
+    s->outcomes->score_by_node.insert_or_assign(node.metadata.name, out.score);
+  }
+  return Status::Success();
+}
+
+Status DynamicResources::PostFilter(CycleState& state, const PodInfo& pod,
+                                    const NodeToStatus& /*statuses*/,
+                                    PostFilterResult& /*result*/) {
+  DraState* s = state.Mutable(kDraStateKey);
+  // Nothing to do for a pod without claims: no reason, so the message stays as Filter made it.
+  if (!s) return Status(Code::kUnschedulable, std::vector<std::string>{});
+  std::set<size_t> unavailable;
+  {
+    std::lock_guard<std::mutex> lock(s->outcomes->mu);
+    unavailable = s->outcomes->unavailable;
+  }
+  client::Client* c = handle_.client();
+  for (size_t i : unavailable) {
+    const api::ResourceClaim& claim = *s->claims[i];
+    // Only claims that nobody uses and that the scheduler allocated itself.
+    if (!claim.status.allocation || !claim.status.reservedFor.empty() ||
+        !claim.spec.controllerName.empty() || !c) {
+      continue;
+    }
+    auto copy = std::make_unique<api::ResourceClaim>(claim);
+    copy->status.allocation.reset();
+    copy->status.devices.clear();
+    auto written = c->UpdateStatus(ClaimsResource(), std::move(copy));
+    if (!written.ok()) return Status::FromError(written.status());
+    (void)pod;
+    return Unschedulable("deallocation of ResourceClaim completed");
+  }
+  // Kubernetes' wording; FailedScheduling messages end with it ("... cannot allocate all
+  // claims. still not schedulable").
+  return Unschedulable("still not schedulable");
+}
+
+Status DynamicResources::PreScore(CycleState& state, const PodInfo& /*pod*/,
+                                  std::span<const NodeInfo* const> /*nodes*/) {
+  const DraState* s = state.Read(kDraStateKey);
+  if (!s || !s->allocator || !s->has_preferences) return Status::Skip();
+  return Status::Success();
+}
+
+Status DynamicResources::Score(const CycleState& state, const PodInfo& /*pod*/,
+                               const NodeInfo& node, int64_t& score) const {
+  score = 0;
+  const DraState* s = state.Read(kDraStateKey);
+  if (!s) return Status::Success();
+  std::lock_guard<std::mutex> lock(s->outcomes->mu);
+  auto it = s->outcomes->score_by_node.find(node.node()->metadata.name);
+  if (it != s->outcomes->score_by_node.end()) score = it->second;
+  return Status::Success();
+}
+
+Status DynamicResources::NormalizeScore(const CycleState& /*state*/, const PodInfo& /*pod*/,
+                                        std::span<NodeScore> scores) const {
+  // Raw scores may be negative (device tiers); scale [min, max] to [0, 100].
+  if (scores.empty()) return Status::Success();
+  int64_t lo = scores[0].score, hi = scores[0].score;
+  for (const NodeScore& s : scores) {
+    lo = std::min(lo, s.score);
+    hi = std::max(hi, s.score);
+  }
+  for (NodeScore& s : scores) s.score = hi > lo ? (s.score - lo) * kMaxNodeScore / (hi - lo) : 0;
+  return Status::Success();
+}
+
+Status DynamicResources::Reserve(CycleState& state, const PodInfo& pod, const std::string& node) {
+  DraState* s = state.Mutable(kDraStateKey);
+  if (!s || !s->allocator) return Status::Success();
+  // The same search Filter ran for this node, now with results.
+  const NodeInfo* ni = handle_.snapshot().Get(node);
+  if (!ni || !ni->node()) return Status::Error("node " + node + " not in the snapshot");
+  std::optional<dra::Allocator::Outcome> out = s->allocator->Allocate(*ni->node(), *s->view.in_use);
+  if (out->result != dra::Allocator::Outcome::Result::kAllocated) {
+    return Unschedulable(std::string(kErrReasonCannotAllocate));
+  }
+  if (out->allocations.size() != s->to_allocate.size()) {
+    return Status::Error("allocator returned " + std::to_string(out->allocations.size()) +
+                         " allocations for " + std::to_string(s->to_allocate.size()) + " claims");
+  }
+  for (size_t k = 0; k < s->to_allocate.size(); ++k) {
+    size_t i = s->to_allocate[k];
+    s->chosen[i] = std::move(out->allocations[k]);
+    tracker_->Assume(s->claims[i]->metadata.uid, *s->chosen[i]);
+  }
+  (void)pod;
+  return Status::Success();
+}
+
+void DynamicResources::Unreserve(CycleState& state, const PodInfo& pod, const std::string&) {
+  DraState* s = state.Mutable(kDraStateKey);
+  if (!s) return;
+  for (size_t i = 0; i < s->claims.size(); ++i) {
+    if (s->chosen[i]) tracker_->Forget(s->claims[i]->metadata.uid);
+    if (!s->reserved[i]) continue;
+    // Take the pod out of reservedFor again (best effort, retried on conflicts).
+    client::Client* c = handle_.client();
+    if (!c) continue;
+    for (int attempt = 0; attempt < kWriteAttempts; ++attempt) {
+      auto cur =
+          c->Get(ClaimsResource(), s->claims[i]->metadata.namespace_, s->claims[i]->metadata.name);
+      if (!cur.ok()) break;
+      auto claim = AsClaim(*cur);
+      if (!claim || !ReservedFor(*claim, pod.uid())) break;
+      auto copy = std::make_unique<api::ResourceClaim>(*claim);
+      auto& rf = copy->status.reservedFor;
+      rf.erase(
+          std::remove_if(rf.begin(), rf.end(), [&](const auto& r) { return r.uid == pod.uid(); }),
+          rf.end());
+      auto w = c->UpdateStatus(ClaimsResource(), std::move(copy));
+      if (w.ok() || w.status().code() != StatusCode::kConflict) break;
+    }
+    s->reserved[i] = false;
+  }
+}
+
+allot::Status DynamicResources::WriteClaim(const PodInfo& pod, const api::ResourceClaim& claim,
+                                           const api::AllocationResult* allocation) {
+  client::Client* c = handle_.client();
+  if (!c) return allot::InternalError("no API client");
+  std::shared_ptr<const api::ResourceClaim> cur = std::make_shared<api::ResourceClaim>(claim);
+  for (int attempt = 0; attempt < kWriteAttempts; ++attempt) {
+    if (attempt > 0) {
+      ALLOT_ASSIGN_OR_RETURN(
+          api::ObjectPtr fresh,
+          c->Get(ClaimsResource(), claim.metadata.namespace_, claim.metadata.name));
+      cur = AsClaim(fresh);
+      if (!cur) return allot::InternalError("not a ResourceClaim");
+      if (cur->metadata.uid != claim.metadata.uid) {
+        return allot::ConflictError("resourceclaims.resource.k8s.io", claim.metadata.name,
+                                    "the claim was replaced");
+      }
+    }
+    if (cur->metadata.deletionTimestamp) {
+      return allot::ConflictError("resourceclaims.resource.k8s.io", claim.metadata.name,
+                                  "the claim is being deleted");
+    }
+    // 1. The finalizer first, so that nobody deletes an allocated claim under a running pod.
+    const auto& fin = cur->metadata.finalizers;
+    if (allocation &&
+        std::find(fin.begin(), fin.end(), api::kResourceClaimFinalizer) == fin.end()) {
+      auto copy = std::make_unique<api::ResourceClaim>(*cur);
+      copy->metadata.finalizers.emplace_back(api::kResourceClaimFinalizer);
+      auto w = c->Update(ClaimsResource(), std::move(copy));
+      if (!w.ok()) {
+        if (w.status().code() == StatusCode::kConflict) continue;
+        return w.status();
+      }
+      cur = AsClaim(*w);
+      if (!cur) return allot::InternalError("not a ResourceClaim");
+    }
+    // 2. Allocation and reservation in one status write.
+    auto copy = std::make_unique<api::ResourceClaim>(*cur);
+    if (allocation) {
+      if (copy->status.allocation) {
+        if (copy->status.allocation->devices != allocation->devices) {
+          return allot::ConflictError("resourceclaims.resource.k8s.io", claim.metadata.name,
+                                      "allocated by someone else in the meantime");
+        }
+      } else {
+        copy->status.allocation = *allocation;
+        copy->status.allocation->allocationTimestamp = handle_.clock().Now().TruncatedToSeconds();
+      }
+    } else if (!copy->status.allocation) {
+      return allot::ConflictError("resourceclaims.resource.k8s.io", claim.metadata.name,
+                                  "the claim was deallocated in the meantime");
+    }
+    if (copy->status.deallocationRequested) {
+      return allot::ConflictError("resourceclaims.resource.k8s.io", claim.metadata.name,
+                                  "deallocation was requested");
+    }
+    if (!ReservedFor(*copy, pod.uid())) {
+      if (copy->status.reservedFor.size() >= kReservedForMaxSize) {
+        return allot::ConflictError("resourceclaims.resource.k8s.io", claim.metadata.name,
+                                    std::string(kErrReasonClaimInUse));
+      }
+      copy->status.reservedFor.push_back({"", "pods", pod.name(), pod.uid()});
+    } else if (!allocation) {
+      return allot::Status::Ok();  // already reserved for the pod
+    }
+    auto w = c->UpdateStatus(ClaimsResource(), std::move(copy));
+    if (w.ok()) return allot::Status::Ok();
+    if (w.status().code() != StatusCode::kConflict) return w.status();
+  }
+  return allot::ConflictError("resourceclaims.resource.k8s.io", claim.metadata.name,
+                              "too many conflicts while writing the claim");
+}
+
+Status DynamicResources::PreBindPreFlight(const CycleState& state, const PodInfo&,
+                                          const std::string&) const {
+  return state.Read(kDraStateKey) ? Status::Success() : Status::Skip();
+}
+
+Status DynamicResources::PreBind(CycleState& state, const PodInfo& pod, const std::string&) {
+  DraState* s = state.Mutable(kDraStateKey);
+  if (!s) return Status::Success();
+  for (size_t i = 0; i < s->claims.size(); ++i) {
+    const api::ResourceClaim& claim = *s->claims[i];
+    const api::AllocationResult* alloc = s->chosen[i] ? &*s->chosen[i] : nullptr;
+    if (!alloc && ReservedFor(claim, pod.uid())) continue;
+    allot::Status w = WriteClaim(pod, claim, alloc);
+    if (!w.ok()) {
+      return Status::Error("writing resourceclaim " + claim.metadata.namespace_ + "/" +
+                           claim.metadata.name + ": " + w.message());
+    }
+    s->reserved[i] = true;
+    if (alloc) tracker_->Written(claim.metadata.uid);
+  }
+  return Status::Success();
+}
+
+std::vector<ClusterEventWithHint> DynamicResources::EventsToRegister() const {
+  std::vector<ClusterEventWithHint> out;
+  // A claim of the pod appeared or changed status; or some claim released its devices.
+  out.push_back({{EventResource::kResourceClaim, kAdd | kUpdate | kDelete},
+                 [](const api::Pod& pod, const api::Object* old_obj, const api::Object* new_obj) {
+                   const auto* oc = old_obj ? api::As<api::ResourceClaim>(*old_obj) : nullptr;
+                   const auto* nc = new_obj ? api::As<api::ResourceClaim>(*new_obj) : nullptr;
+                   if (nc && PodUsesClaim(pod, *nc)) {
+                     if (!oc || oc->status != nc->status) return QueueingHint::kQueue;
+                     return QueueingHint::kQueueSkip;
+                   }
+                   if (oc && PodUsesClaim(pod, *oc) && !nc) return QueueingHint::kQueue;
+                   // Devices released: an allocation went away.
+                   bool before = oc && oc->status.allocation;
+                   bool after = nc && nc->status.allocation;
+                   return before && !after ? QueueingHint::kQueue : QueueingHint::kQueueSkip;
+                 }});
+  out.push_back({{EventResource::kResourceSlice, kAdd | kUpdate}, nullptr});
+  out.push_back({{EventResource::kDeviceClass, kAdd | kUpdate}, nullptr});
+  // The resourceclaim controller recorded a generated claim in the pod's status.
+  out.push_back({{EventResource::kPod, kUpdatePodGeneratedResourceClaim}, nullptr});
+  return out;
+}
+
+}  // namespace allot::scheduler
