@@ -10,7 +10,7 @@ if ! command -v kubectl >/dev/null; then
   exit 1
 fi
 ctest --test-dir build --output-on-failure -j 2 --timeout 900
-# Fuzz the JSON/YAML decoders briefly (libFuzzer, clang).
+# Fuzz the JSON/YAML decoders and the CEL compiler briefly (libFuzzer, clang).
 if [ "${ALLOT_SKIP_FUZZ:-0}" != 1 ]; then
   if [ ! -f build-fuzz/build.ninja ]; then
     # Libraries are instrumented too (fuzzer-no-link) so libFuzzer gets coverage feedback.
@@ -18,10 +18,15 @@ if [ "${ALLOT_SKIP_FUZZ:-0}" != 1 ]; then
       -DALLOT_BENCH=OFF -DALLOT_WERROR=OFF -DCMAKE_BUILD_TYPE=RelWithDebInfo \
       -DCMAKE_CXX_FLAGS="-fsanitize=fuzzer-no-link,address,undefined" >/dev/null
   fi
-  ninja -C build-fuzz -j "$(nproc)" decode_fuzz
-  mkdir -p build-fuzz/corpus
+  ninja -C build-fuzz -j "$(nproc)" decode_fuzz cel_fuzz
+  mkdir -p build-fuzz/corpus build-fuzz/corpus-cel
   UBSAN_OPTIONS=suppressions=tests/fuzz/ubsan.supp:halt_on_error=1:print_stacktrace=1 \
   ./build-fuzz/src/decode_fuzz -max_total_time="${ALLOT_FUZZ_SECONDS:-30}" -rss_limit_mb=2048 \
     build-fuzz/corpus tests/fuzz/corpus/decode 2>&1 | tail -n 3
   echo "fuzz: decode_fuzz ran ${ALLOT_FUZZ_SECONDS:-30}s without a crash"
+  # CEL selectors: compile, and evaluate what compiles, against a fixed device.
+  UBSAN_OPTIONS=suppressions=tests/fuzz/ubsan.supp:halt_on_error=1:print_stacktrace=1 \
+  ./build-fuzz/src/cel_fuzz -max_total_time="${ALLOT_FUZZ_SECONDS:-30}" -rss_limit_mb=2048 \
+    -max_len=2048 build-fuzz/corpus-cel tests/fuzz/corpus/cel 2>&1 | tail -n 3
+  echo "fuzz: cel_fuzz ran ${ALLOT_FUZZ_SECONDS:-30}s without a crash"
 fi
