@@ -29,6 +29,10 @@ Result<std::unique_ptr<Controllers>> StartControllers(client::Client& client,
   controllers::ResourceClaimController::Options opts;
   opts.metrics = metrics;
   opts.admin_access_enabled = features.admin_access;
+  // Syncs mostly wait for durable writes (a claim create, then a pod status patch), so more
+  // workers than cores keep the store's group commit fed (kube-controller-manager's
+  // --concurrent-resource-claim-syncs default is 10).
+  opts.workers = 8;
   c->resource_claims_ =
       std::make_unique<controllers::ResourceClaimController>(client, *c->informers_, opts);
   ALLOT_RETURN_IF_ERROR(c->resource_claims_->Start());

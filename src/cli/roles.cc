@@ -39,6 +39,9 @@ Result<std::unique_ptr<scheduler::Scheduler>> StartScheduler(client::Client& cli
   scheduler::SchedulerOptions opts;
   opts.metrics = metrics;
   opts.dra_features = features;
+  // PreBind blocks on claim writes (finalizer, then status): enough workers to keep many in
+  // flight, since each mostly waits for the store.
+  opts.binding_workers = 16;
   if (!config_path.empty()) {
     ALLOT_ASSIGN_OR_RETURN(std::string text, ReadFile(config_path));
     ALLOT_ASSIGN_OR_RETURN(opts.config, scheduler::ParseConfiguration(text));
