@@ -78,8 +78,10 @@ template <class M>
 std::vector<Value> Ids(const M& map, std::string_view driver, std::string_view domain) {
   std::vector<Value> out;
   for (const auto& [name, unused] : map) {
-    auto [d, id] = SplitName(name, driver);
-    if (d != domain) continue;
+    // Not a structured binding: lambdas may not capture those before C++20 as clang 14 reads it.
+    const auto split = SplitName(name, driver);
+    if (split.first != domain) continue;
+    const auto& id = split.second;
     bool dup =
         std::any_of(out.begin(), out.end(), [&](const Value& v) { return v.string_value() == id; });
     if (!dup) out.push_back(Value::String(StringRef::View(id)));

@@ -84,9 +84,15 @@ enum class QueueingHint : uint8_t { kQueueSkip, kQueue };
 using QueueingHintFn = std::function<QueueingHint(const api::Pod& pod, const api::Object* old_obj,
                                                   const api::Object* new_obj)>;
 
+// Decides, before any pod is looked at, whether the change old_obj -> new_obj can help any pod
+// at all (e.g. a claim update that changed only metadata cannot). Must be fast and
+// thread-safe. False spares the queue a pass over every waiting pod.
+using EventFilterFn = std::function<bool(const api::Object* old_obj, const api::Object* new_obj)>;
+
 struct ClusterEventWithHint {
   ClusterEvent event;
-  QueueingHintFn hint;  // empty: always kQueue
+  QueueingHintFn hint;   // empty: always kQueue
+  EventFilterFn filter;  // empty: every change of this kind may help
 };
 
 // The node update kinds between two versions of a node (kUpdateNode* bits; 0 if none).

@@ -557,6 +557,18 @@ std::vector<ClusterEventWithHint> DynamicResources::EventsToRegister() const {
                    bool before = oc && oc->status.allocation;
                    bool after = nc && nc->status.allocation;
                    return before && !after ? QueueingHint::kQueue : QueueingHint::kQueueSkip;
+                 },
+                 // Changes no waiting pod can care about, ruled out before any pod is looked
+                 // at: updates that leave the status alone (finalizers, labels) and
+                 // unallocated claims going away. Every new claim counts: a pod may have seen
+                 // its own status name a generated claim before the claim reached this
+                 // scheduler's informer.
+                 [](const api::Object* old_obj, const api::Object* new_obj) {
+                   const auto* oc = old_obj ? api::As<api::ResourceClaim>(*old_obj) : nullptr;
+                   const auto* nc = new_obj ? api::As<api::ResourceClaim>(*new_obj) : nullptr;
+                   if (!oc) return true;
+                   if (nc) return oc->status != nc->status;
+                   return oc->status.allocation.has_value();
                  }});
   out.push_back({{EventResource::kResourceSlice, kAdd | kUpdate}, nullptr});
   out.push_back({{EventResource::kDeviceClass, kAdd | kUpdate}, nullptr});

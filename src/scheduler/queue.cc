@@ -50,7 +50,7 @@ SchedulingQueue::SchedulingQueue(Clock& clock, QueueOptions options,
   for (const auto& [name, fw] : profiles_) {
     auto& by_plugin = events_[name];
     for (auto& [plugin, events] : fw->EventsToRegister()) {
-      for (const ClusterEventWithHint& e : events) all_registered_.push_back(e.event);
+      for (const ClusterEventWithHint& e : events) all_registered_.push_back(e);
       by_plugin[plugin] = std::move(events);
     }
   }
@@ -175,9 +175,10 @@ void SchedulingQueue::MoveToActiveOrBackoff(Lock& lock, std::unique_ptr<QueuedPo
   MoveToActiveQ(lock, std::move(p), event);
 }
 
-bool SchedulingQueue::EventOfInterest(const ClusterEvent& event) const {
-  for (const ClusterEvent& e : all_registered_) {
-    if (e.Matches(event)) return true;
+bool SchedulingQueue::EventOfInterest(const ClusterEvent& event, const api::Object* old_obj,
+                                      const api::Object* new_obj) const {
+  for (const ClusterEventWithHint& e : all_registered_) {
+    if (e.event.Matches(event) && (!e.filter || e.filter(old_obj, new_obj))) return true;
   }
   return false;
 }
@@ -196,6 +197,7 @@ bool SchedulingQueue::EventMayHelp(const QueuedPodInfo& p, const ClusterEvent& e
     if (it == pit->second.end()) return false;
     for (const ClusterEventWithHint& reg : it->second) {
       if (!reg.event.Matches(event)) continue;
+      if (reg.filter && !reg.filter(old_obj, new_obj)) continue;
       if (!reg.hint || reg.hint(p.pod(), old_obj, new_obj) == QueueingHint::kQueue) return true;
     }
     return false;
@@ -303,7 +305,7 @@ void SchedulingQueue::Delete(const api::Pod& pod) {
 void SchedulingQueue::OnEvent(const ClusterEvent& event, const api::ObjectPtr& old_obj,
                               const api::ObjectPtr& new_obj) {
   Lock lock(mu_);
-  if (!EventOfInterest(event)) return;
+  if (!EventOfInterest(event, old_obj.get(), new_obj.get())) return;
   if (!in_flight_.empty()) in_flight_events_.push_back({++event_seq_, event, old_obj, new_obj});
   MoveUnschedulable(lock, event, old_obj.get(), new_obj.get(), false);
   UpdateGauges();

@@ -124,7 +124,9 @@ class SchedulingQueue {
   // Whether `event` may make `p` schedulable, per its rejecting plugins' registrations.
   bool EventMayHelp(const QueuedPodInfo& p, const ClusterEvent& event, const api::Object* old_obj,
                     const api::Object* new_obj) const;
-  bool EventOfInterest(const ClusterEvent& event) const;
+  // Whether some registration matches the event and its filter does not rule the change out.
+  bool EventOfInterest(const ClusterEvent& event, const api::Object* old_obj,
+                       const api::Object* new_obj) const;
   void MoveUnschedulable(Lock& lock, const ClusterEvent& event, const api::Object* old_obj,
                          const api::Object* new_obj, bool all);
   void FlushBackoffLocked(Lock& lock);
@@ -139,7 +141,7 @@ class SchedulingQueue {
   // Per scheduler name: plugin -> its registered events.
   std::map<std::string, std::map<std::string, std::vector<ClusterEventWithHint>>, std::less<>>
       events_;
-  std::vector<ClusterEvent> all_registered_;
+  std::vector<ClusterEventWithHint> all_registered_;  // every profile's, for EventOfInterest
   SchedulerMetrics* metrics_;
   metrics::Gauge* gauges_[4] = {nullptr, nullptr, nullptr, nullptr};
   struct IncomingCounter {
