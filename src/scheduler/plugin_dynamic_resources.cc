@@ -89,7 +89,7 @@ bool PodUsesClaim(const api::Pod& pod, const api::ResourceClaim& claim) {
   return false;
 }
 
-struct NodeOutcomes {
+struct FilterResults {
   std::mutex mu;
   // Filter's verdict per feasible node: the allocator's preference score. The allocation itself
   // is computed again for the chosen node only (same inputs, same answer), so Filter builds no
@@ -104,7 +104,7 @@ struct DraState {
   std::vector<size_t> to_allocate;                                // indices into claims
   std::shared_ptr<const dra::Allocator> allocator;
   DeviceTracker::View view;
-  std::shared_ptr<NodeOutcomes> outcomes = std::make_shared<NodeOutcomes>();
+  std::shared_ptr<FilterResults> filter_results = std::make_shared<FilterResults>();
   bool has_preferences = false;
   // Reserve onwards: per claim, the allocation chosen for it (unallocated claims only), and
   // whether PreBind added the pod to its reservedFor.
@@ -119,10 +119,6 @@ Status Unresolvable(std::string reason) {
 }
 
 }  // namespace
-
-struct DynamicResources::Claims {
-  std::vector<std::shared_ptr<const api::ResourceClaim>> list;
-};
 
 Result<DynamicResourcesArgs> ParseDynamicResourcesArgs(std::string_view json) {
   DynamicResourcesArgs args;
@@ -204,7 +200,7 @@ bool DynamicResources::AdminAccessAllowed(const std::string& ns) const {
   return it != o->metadata.labels.end() && it->second == "true";
 }
 
-Status DynamicResources::GatherClaims(const api::Pod& pod, Claims& out) const {
+Status DynamicResources::GatherClaims(const api::Pod& pod, ClaimList& out) const {
   for (const api::PodResourceClaim& ref : pod.spec.resourceClaims) {
     bool from_template;
     std::optional<std::string> name = ClaimName(pod, ref, from_template);
@@ -226,14 +222,14 @@ Status DynamicResources::GatherClaims(const api::Pod& pod, Claims& out) const {
                           " was not created for pod " + pod.metadata.namespace_ + "/" +
                           pod.metadata.name + " (pod is not owner)");
     }
-    out.list.push_back(std::move(claim));
+    out.push_back(std::move(claim));
   }
   return Status::Success();
 }
 
 Status DynamicResources::PreEnqueue(const api::Pod& pod) const {
   if (pod.spec.resourceClaims.empty()) return Status::Success();
-  Claims claims;
+  ClaimList claims;
   return GatherClaims(pod, claims);
 }
 
@@ -241,12 +237,12 @@ Status DynamicResources::PreFilter(CycleState& state, const PodInfo& pod_info,
                                    PreFilterResult& /*result*/) {
   const api::Pod& pod = *pod_info.pod;
   if (pod.spec.resourceClaims.empty()) return Status::Skip();
-  Claims claims;
+  ClaimList claims;
   if (Status s = GatherClaims(pod, claims); !s.IsSuccess()) return s;
-  if (claims.list.empty()) return Status::Skip();
+  if (claims.empty()) return Status::Skip();
 
   DraState s;
-  s.claims = std::move(claims.list);
+  s.claims = std::move(claims);
   std::vector<std::shared_ptr<const api::ResourceClaim>> unallocated;
   for (size_t i = 0; i < s.claims.size(); ++i) {
     const api::ResourceClaim& c = *s.claims[i];
@@ -316,8 +312,8 @@ Status DynamicResources::Filter(const CycleState& state, const PodInfo& /*pod*/,
     const auto& alloc = s->claims[i]->status.allocation;
     if (alloc && alloc->nodeSelector &&
         !api::MatchesNodeSelector(*alloc->nodeSelector, node.metadata.labels, node.metadata.name)) {
-      std::lock_guard<std::mutex> lock(s->outcomes->mu);
-      s->outcomes->unavailable.insert(i);
+      std::lock_guard<std::mutex> lock(s->filter_results->mu);
+      s->filter_results->unavailable.insert(i);
       return Unresolvable(std::string(kErrReasonClaimNotOnNode));
     }
   }
@@ -327,13 +323,13 @@ Status DynamicResources::Filter(const CycleState& state, const PodInfo& /*pod*/,
     return Unschedulable(out.reason.empty() ? std::string(kErrReasonCannotAllocate) : out.reason);
   }
   if (s->has_preferences) {
-    std::lock_guard<std::mutex> lock(s->outcomes->mu);
-    s->outcomes->score_by_node.insert_or_assign(node.metadata.name, out.score);
+    std::lock_guard<std::mutex> lock(s->filter_results->mu);
+    s->filter_results->score_by_node.insert_or_assign(node.metadata.name, out.score);
   }
   return Status::Success();
 }
 
-Status DynamicResources::PostFilter(CycleState& state, const PodInfo& pod,
+Status DynamicResources::PostFilter(CycleState& state, const PodInfo& /*pod*/,
                                     const NodeToStatus& /*statuses*/,
                                     PostFilterResult& /*result*/) {
   DraState* s = state.Mutable(kDraStateKey);
@@ -341,8 +337,8 @@ Status DynamicResources::PostFilter(CycleState& state, const PodInfo& pod,
   if (!s) return Status(Code::kUnschedulable, std::vector<std::string>{});
   std::set<size_t> unavailable;
   {
-    std::lock_guard<std::mutex> lock(s->outcomes->mu);
-    unavailable = s->outcomes->unavailable;
+    std::lock_guard<std::mutex> lock(s->filter_results->mu);
+    unavailable = s->filter_results->unavailable;
   }
   client::Client* c = handle_.client();
   for (size_t i : unavailable) {
@@ -357,7 +353,6 @@ Status DynamicResources::PostFilter(CycleState& state, const PodInfo& pod,
     copy->status.devices.clear();
     auto written = c->UpdateStatus(ClaimsResource(), std::move(copy));
     if (!written.ok()) return Status::FromError(written.status());
-    (void)pod;
     return Unschedulable("deallocation of ResourceClaim completed");
   }
   // Kubernetes' wording; FailedScheduling messages end with it ("... cannot allocate all
@@ -377,9 +372,9 @@ Status DynamicResources::Score(const CycleState& state, const PodInfo& /*pod*/,
   score = 0;
   const DraState* s = state.Read(kDraStateKey);
   if (!s) return Status::Success();
-  std::lock_guard<std::mutex> lock(s->outcomes->mu);
-  auto it = s->outcomes->score_by_node.find(node.node()->metadata.name);
-  if (it != s->outcomes->score_by_node.end()) score = it->second;
+  std::lock_guard<std::mutex> lock(s->filter_results->mu);
+  auto it = s->filter_results->score_by_node.find(node.node()->metadata.name);
+  if (it != s->filter_results->score_by_node.end()) score = it->second;
   return Status::Success();
 }
 
@@ -396,7 +391,8 @@ Status DynamicResources::NormalizeScore(const CycleState& /*state*/, const PodIn
   return Status::Success();
 }
 
-Status DynamicResources::Reserve(CycleState& state, const PodInfo& pod, const std::string& node) {
+Status DynamicResources::Reserve(CycleState& state, const PodInfo& /*pod*/,
+                                 const std::string& node) {
   DraState* s = state.Mutable(kDraStateKey);
   if (!s || !s->allocator) return Status::Success();
   // The same search Filter ran for this node, now with results.
@@ -415,7 +411,6 @@ Status DynamicResources::Reserve(CycleState& state, const PodInfo& pod, const st
     s->chosen[i] = std::move(out->allocations[k]);
     tracker_->Assume(s->claims[i]->metadata.uid, *s->chosen[i]);
   }
-  (void)pod;
   return Status::Success();
 }
 

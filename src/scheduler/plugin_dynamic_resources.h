@@ -56,6 +56,9 @@ struct DynamicResourcesArgs {
   uint64_t max_allocation_steps = 1'000'000;
 };
 // Parses the plugin's pluginConfig args (JSON object; "" = defaults). Unknown fields are errors.
+// Kubernetes' filterTimeout and bindingTimeout are accepted so its configurations load, and not
+// used: maxAllocationSteps bounds Filter's work, and binding conditions (issue 5) are not
+// waited for yet.
 Result<DynamicResourcesArgs> ParseDynamicResourcesArgs(std::string_view json);
 
 class DynamicResources final : public PreEnqueuePlugin,
@@ -95,9 +98,9 @@ class DynamicResources final : public PreEnqueuePlugin,
   DeviceTracker& tracker() { return *tracker_; }
 
  private:
-  struct Claims;
+  using ClaimList = std::vector<std::shared_ptr<const api::ResourceClaim>>;
   // The pod's claims from the informer, in spec order; a rejection when one is missing.
-  Status GatherClaims(const api::Pod& pod, Claims& out) const;
+  Status GatherClaims(const api::Pod& pod, ClaimList& out) const;
   allot::Status WriteClaim(const PodInfo& pod, const api::ResourceClaim& claim,
                            const api::AllocationResult* allocation);
   bool AdminAccessAllowed(const std::string& ns) const;
