@@ -265,16 +265,43 @@ Status ResourceClaimController::Sync(const std::string& key) {
 
 // --- created-claims cache ---------------------------------------------------------------------
 
+namespace {
+
+// Drops `claim` from the by-owner index of the created-claims cache.
+void EraseByOwner(std::unordered_multimap<std::string, api::ObjectPtr>& by_owner,
+                  const api::ObjectPtr& claim) {
+  for (const std::string& uid : ClaimOwnerPodUids(*claim)) {
+    auto [first, last] = by_owner.equal_range(uid);
+    for (auto it = first; it != last; ++it) {
+      if (it->second == claim) {
+        by_owner.erase(it);
+        break;
+      }
+    }
+  }
+}
+
+}  // namespace
+
 void ResourceClaimController::RememberCreated(const api::ObjectPtr& claim) {
   std::lock_guard<std::mutex> lock(created_mu_);
-  if (created_.size() >= kMaxCreatedClaims) created_.clear();
-  created_[claim->metadata.namespace_ + "/" + claim->metadata.name] = claim;
+  if (created_.size() >= kMaxCreatedClaims) {
+    created_.clear();
+    created_by_owner_.clear();
+  }
+  api::ObjectPtr& slot = created_[claim->metadata.namespace_ + "/" + claim->metadata.name];
+  if (slot) EraseByOwner(created_by_owner_, slot);
+  slot = claim;
+  for (const std::string& uid : ClaimOwnerPodUids(*claim)) created_by_owner_.emplace(uid, claim);
 }
 
 void ResourceClaimController::ForgetCreated(const api::ResourceClaim& claim) {
   std::lock_guard<std::mutex> lock(created_mu_);
   if (created_.empty()) return;
-  created_.erase(claim.metadata.namespace_ + "/" + claim.metadata.name);
+  auto it = created_.find(claim.metadata.namespace_ + "/" + claim.metadata.name);
+  if (it == created_.end()) return;
+  EraseByOwner(created_by_owner_, it->second);
+  created_.erase(it);
 }
 
 api::ObjectPtr ResourceClaimController::FindClaim(const std::string& ns,
@@ -299,10 +326,9 @@ api::ObjectPtr ResourceClaimController::FindOwnedClaim(const api::Pod& pod,
     if (matches(obj)) return obj;
   }
   std::lock_guard<std::mutex> lock(created_mu_);
-  for (const auto& [key, obj] : created_) {
-    for (const std::string& uid : ClaimOwnerPodUids(*obj)) {
-      if (uid == pod.metadata.uid && matches(obj)) return obj;
-    }
+  auto [first, last] = created_by_owner_.equal_range(pod.metadata.uid);
+  for (auto it = first; it != last; ++it) {
+    if (matches(it->second)) return it->second;
   }
   return nullptr;
 }

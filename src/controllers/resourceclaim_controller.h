@@ -67,6 +67,7 @@
 #include <mutex>
 #include <string>
 #include <thread>
+#include <unordered_map>
 #include <vector>
 
 #include "api/core.h"
@@ -196,6 +197,8 @@ class ResourceClaimController {
 
   mutable std::mutex created_mu_;
   std::map<std::string, api::ObjectPtr> created_;  // "<ns>/<name>"; guarded by created_mu_
+  // The same claims by the uid of the pod that owns them (FindOwnedClaim); guarded by created_mu_.
+  std::unordered_multimap<std::string, api::ObjectPtr> created_by_owner_;
 };
 
 }  // namespace allot::controllers

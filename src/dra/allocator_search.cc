@@ -57,16 +57,23 @@ bool Search::Prepare() {
 
 void Search::BuildAltStates() {
   alts_.assign(impl_.alternatives.size(), AltState{});
-  std::map<std::tuple<uint32_t, bool, bool>, uint32_t> first;  // (set, admin, all) -> alt
   for (uint32_t a = 0; a < impl_.alternatives.size(); ++a) {
     const Alternative& alt = impl_.alternatives[a];
-    auto [it, added] = first.try_emplace(std::make_tuple(alt.candidates, alt.admin, alt.all), a);
-    if (!added) {
-      alts_[a] = alts_[it->second];
+    // Alternatives with the same candidates, admin and All flags share one state (a linear
+    // scan: a pod has few alternatives, and this runs for every node).
+    uint32_t same = a;
+    for (uint32_t b = 0; b < a && same == a; ++b) {
+      const Alternative& o = impl_.alternatives[b];
+      if (o.candidates == alt.candidates && o.admin == alt.admin && o.all == alt.all) same = b;
+    }
+    if (same != a) {
+      alts_[a] = alts_[same];
       continue;
     }
     const CandidateSet& set = *impl_.sets[alt.candidates];
     AltState& st = alts_[a];
+    st.list.reserve(reachable_.size());
+    st.amounts.reserve(reachable_.size());
     for (uint32_t p = 0; p < reachable_.size(); ++p) {
       Local& l = locals_[p];
       if (!set.Has(l.global)) continue;

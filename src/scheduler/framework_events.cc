@@ -83,6 +83,15 @@ std::string ClusterEvent::Label() const {
   return out;
 }
 
+std::string EventTargetKey(const api::Object& obj) {
+  std::string key;
+  key.reserve(obj.metadata.namespace_.size() + 1 + obj.metadata.name.size());
+  key += obj.metadata.namespace_;
+  key += '/';
+  key += obj.metadata.name;
+  return key;
+}
+
 uint32_t NodeUpdateActions(const api::Node& o, const api::Node& n) {
   uint32_t a = 0;
   if (o.status.allocatable != n.status.allocatable) a |= kUpdateNodeAllocatable;

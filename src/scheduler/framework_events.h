@@ -89,10 +89,23 @@ using QueueingHintFn = std::function<QueueingHint(const api::Pod& pod, const api
 // thread-safe. False spares the queue a pass over every waiting pod.
 using EventFilterFn = std::function<bool(const api::Object* old_obj, const api::Object* new_obj)>;
 
+// Targeting: appends to `out` the keys ("namespace/name") of the objects of the registration's
+// resource that `pod` waits for. A targeted registration lets an event reach only the waiting
+// pods that name the changed object: the queue indexes waiting pods by these keys when they
+// start to wait, so an event costs work in proportion to the pods it concerns, not to all
+// waiting pods. The hint still runs for each of them. Must depend on the pod object alone
+// (the queue recomputes it whenever the pod changes). Fast and thread-safe.
+using PodTargetsFn = std::function<void(const api::Pod& pod, std::vector<std::string>& out)>;
+
+// The key PodTargetsFn lists for `obj`: "namespace/name" ("name" for cluster-scoped objects is
+// "/name").
+std::string EventTargetKey(const api::Object& obj);
+
 struct ClusterEventWithHint {
   ClusterEvent event;
   QueueingHintFn hint;   // empty: always kQueue
   EventFilterFn filter;  // empty: every change of this kind may help
+  PodTargetsFn targets;  // empty: the event concerns every pod the plugin rejected
 };
 
 // The node update kinds between two versions of a node (kUpdateNode* bits; 0 if none).

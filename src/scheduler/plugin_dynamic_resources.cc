@@ -67,26 +67,23 @@ bool OwnedByPod(const api::ResourceClaim& claim, const api::Pod& pod) {
   return false;
 }
 
-// Whether the pod references the claim by name (directly or through its status). A claim
-// generated for a template the pod still waits on does not count: the pod itself is updated
-// when the controller records the claim, and that update requeues it.
-bool PodUsesClaim(const api::Pod& pod, const api::ResourceClaim& claim) {
-  if (pod.spec.resourceClaims.empty() || pod.metadata.namespace_ != claim.metadata.namespace_) {
-    return false;
-  }
+// The keys ("namespace/name") of the claims the pod references: by name, or generated from a
+// template and recorded in its status. A claim generated for a template the pod still waits
+// on is not listed: the pod itself is updated when the controller records the claim, and that
+// update requeues it.
+void PodClaimKeys(const api::Pod& pod, std::vector<std::string>& out) {
+  auto add = [&](const std::string& name) {
+    out.push_back(pod.metadata.namespace_ + "/" + name);
+  };
   for (const auto& ref : pod.spec.resourceClaims) {
     if (ref.resourceClaimName) {
-      if (*ref.resourceClaimName == claim.metadata.name) return true;
+      add(*ref.resourceClaimName);
       continue;
     }
     for (const auto& s : pod.status.resourceClaimStatuses) {
-      if (s.name == ref.name && s.resourceClaimName &&
-          *s.resourceClaimName == claim.metadata.name) {
-        return true;
-      }
+      if (s.name == ref.name && s.resourceClaimName) add(*s.resourceClaimName);
     }
   }
-  return false;
 }
 
 struct FilterResults {
@@ -538,32 +535,33 @@ Status DynamicResources::PreBind(CycleState& state, const PodInfo& pod, const st
 
 std::vector<ClusterEventWithHint> DynamicResources::EventsToRegister() const {
   std::vector<ClusterEventWithHint> out;
-  // A claim of the pod appeared or changed status; or some claim released its devices.
-  out.push_back({{EventResource::kResourceClaim, kAdd | kUpdate | kDelete},
-                 [](const api::Pod& pod, const api::Object* old_obj, const api::Object* new_obj) {
-                   const auto* oc = old_obj ? api::As<api::ResourceClaim>(*old_obj) : nullptr;
-                   const auto* nc = new_obj ? api::As<api::ResourceClaim>(*new_obj) : nullptr;
-                   if (nc && PodUsesClaim(pod, *nc)) {
-                     if (!oc || oc->status != nc->status) return QueueingHint::kQueue;
-                     return QueueingHint::kQueueSkip;
-                   }
-                   if (oc && PodUsesClaim(pod, *oc) && !nc) return QueueingHint::kQueue;
-                   // Devices released: an allocation went away.
-                   bool before = oc && oc->status.allocation;
-                   bool after = nc && nc->status.allocation;
-                   return before && !after ? QueueingHint::kQueue : QueueingHint::kQueueSkip;
-                 },
-                 // Changes no waiting pod can care about, ruled out before any pod is looked
-                 // at: updates that leave the status alone (finalizers, labels) and
-                 // unallocated claims going away. Every new claim counts: a pod may have seen
-                 // its own status name a generated claim before the claim reached this
-                 // scheduler's informer.
+  // A claim of the pod appeared, changed status or went away. Targeted: the queue looks only at
+  // the pods that name the claim (PodClaimKeys), not at every waiting pod.
+  ClusterEventWithHint own_claim{{EventResource::kResourceClaim, kAdd | kUpdate | kDelete}};
+  own_claim.hint = [](const api::Pod&, const api::Object* old_obj, const api::Object* new_obj) {
+    const auto* oc = old_obj ? api::As<api::ResourceClaim>(*old_obj) : nullptr;
+    const auto* nc = new_obj ? api::As<api::ResourceClaim>(*new_obj) : nullptr;
+    if (!nc) return QueueingHint::kQueue;
+    return !oc || oc->status != nc->status ? QueueingHint::kQueue : QueueingHint::kQueueSkip;
+  };
+  // Changes no waiting pod can care about, ruled out before any pod is looked at: updates
+  // that leave the status alone (finalizers, labels). Every new claim counts: a pod may have
+  // seen its own status name a generated claim before the claim reached this scheduler's
+  // informer.
+  own_claim.filter = [](const api::Object* old_obj, const api::Object* new_obj) {
+    const auto* oc = old_obj ? api::As<api::ResourceClaim>(*old_obj) : nullptr;
+    const auto* nc = new_obj ? api::As<api::ResourceClaim>(*new_obj) : nullptr;
+    return !oc || !nc || oc->status != nc->status;
+  };
+  own_claim.targets = PodClaimKeys;
+  out.push_back(std::move(own_claim));
+  // Some claim released its devices (its allocation went away): any pod may now fit.
+  out.push_back({{EventResource::kResourceClaim, kUpdate | kDelete},
+                 nullptr,
                  [](const api::Object* old_obj, const api::Object* new_obj) {
                    const auto* oc = old_obj ? api::As<api::ResourceClaim>(*old_obj) : nullptr;
                    const auto* nc = new_obj ? api::As<api::ResourceClaim>(*new_obj) : nullptr;
-                   if (!oc) return true;
-                   if (nc) return oc->status != nc->status;
-                   return oc->status.allocation.has_value();
+                   return oc && oc->status.allocation && !(nc && nc->status.allocation);
                  }});
   out.push_back({{EventResource::kResourceSlice, kAdd | kUpdate}, nullptr});
   out.push_back({{EventResource::kDeviceClass, kAdd | kUpdate}, nullptr});

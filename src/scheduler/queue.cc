@@ -50,8 +50,11 @@ SchedulingQueue::SchedulingQueue(Clock& clock, QueueOptions options,
   for (const auto& [name, fw] : profiles_) {
     auto& by_plugin = events_[name];
     for (auto& [plugin, events] : fw->EventsToRegister()) {
-      for (const ClusterEventWithHint& e : events) all_registered_.push_back(e);
-      by_plugin[plugin] = std::move(events);
+      std::vector<size_t>& ids = by_plugin[plugin];
+      for (ClusterEventWithHint& e : events) {
+        ids.push_back(regs_.size());
+        regs_.push_back(Registration{std::move(e), {}, {}});
+      }
     }
   }
   if (metrics_) {
@@ -128,6 +131,7 @@ void SchedulingQueue::PutUnschedulable(std::unique_ptr<QueuedPodInfo> p) {
     if (metrics_ && fw) metrics_->unschedulable_pods.With({plugin, fw->profile_name()}).Inc();
   }
   if (p->gated) ++gated_count_;
+  Index(*p);
   std::string uid = p->pod_info->uid();
   unschedulable_[uid] = std::move(p);
 }
@@ -137,6 +141,7 @@ std::unique_ptr<QueuedPodInfo> SchedulingQueue::TakeUnschedulable(const std::str
   if (it == unschedulable_.end()) return nullptr;
   std::unique_ptr<QueuedPodInfo> p = std::move(it->second);
   unschedulable_.erase(it);
+  Unindex(uid);
   Framework* fw = ProfileFor(p->pod());
   for (const std::string& plugin : Rejectors(*p)) {
     if (metrics_ && fw) metrics_->unschedulable_pods.With({plugin, fw->profile_name()}).Dec();
@@ -175,54 +180,152 @@ void SchedulingQueue::MoveToActiveOrBackoff(Lock& lock, std::unique_ptr<QueuedPo
   MoveToActiveQ(lock, std::move(p), event);
 }
 
-bool SchedulingQueue::EventOfInterest(const ClusterEvent& event, const api::Object* old_obj,
-                                      const api::Object* new_obj) const {
-  for (const ClusterEventWithHint& e : all_registered_) {
-    if (e.event.Matches(event) && (!e.filter || e.filter(old_obj, new_obj))) return true;
-  }
-  return false;
-}
-
-bool SchedulingQueue::EventMayHelp(const QueuedPodInfo& p, const ClusterEvent& event,
-                                   const api::Object* old_obj, const api::Object* new_obj) const {
-  // Called for every waiting pod on every event: no allocation here.
-  if (!p.gated && p.unschedulable_plugins.empty() && p.pending_plugins.empty()) return true;
+template <class Fn>
+void SchedulingQueue::ForEachRejectorRegistration(const QueuedPodInfo& p, Fn fn) const {
   std::string_view profile = p.pod().spec.schedulerName.empty()
                                  ? std::string_view(kDefaultSchedulerName)
                                  : std::string_view(p.pod().spec.schedulerName);
   auto pit = events_.find(profile);
-  if (pit == events_.end()) return false;
-  auto helps = [&](const std::string& plugin) {
+  if (pit == events_.end()) return;
+  auto visit = [&](const std::string& plugin) {
     auto it = pit->second.find(plugin);
-    if (it == pit->second.end()) return false;
-    for (const ClusterEventWithHint& reg : it->second) {
-      if (!reg.event.Matches(event)) continue;
-      if (reg.filter && !reg.filter(old_obj, new_obj)) continue;
-      if (!reg.hint || reg.hint(p.pod(), old_obj, new_obj) == QueueingHint::kQueue) return true;
-    }
-    return false;
+    if (it == pit->second.end()) return;
+    for (size_t id : it->second) fn(id);
   };
-  if (p.gated) return helps(p.gating_plugin);
-  for (const std::string& plugin : p.unschedulable_plugins) {
-    if (helps(plugin)) return true;
+  if (p.gated) {
+    visit(p.gating_plugin);
+    return;
   }
-  for (const std::string& plugin : p.pending_plugins) {
-    if (helps(plugin)) return true;
+  for (const std::string& plugin : p.unschedulable_plugins) visit(plugin);
+  for (const std::string& plugin : p.pending_plugins) visit(plugin);
+}
+
+void SchedulingQueue::Index(const QueuedPodInfo& p) {
+  const std::string& uid = p.pod_info->uid();
+  IndexEntry& entry = index_[uid];
+  if (!p.gated && p.unschedulable_plugins.empty() && p.pending_plugins.empty()) {
+    entry.any = true;
+    any_event_pods_.insert(uid);
+    return;
+  }
+  std::vector<std::string> keys;
+  ForEachRejectorRegistration(p, [&](size_t id) {
+    Registration& r = regs_[id];
+    if (!r.reg.targets) {
+      if (r.pods.insert(uid).second) entry.regs.push_back(id);
+      return;
+    }
+    keys.clear();
+    r.reg.targets(p.pod(), keys);
+    for (std::string& key : keys) {
+      if (r.pods_by_target[key].insert(uid).second) entry.targets.emplace_back(id, std::move(key));
+    }
+  });
+}
+
+void SchedulingQueue::Unindex(const std::string& uid) {
+  auto it = index_.find(uid);
+  if (it == index_.end()) return;
+  IndexEntry& entry = it->second;
+  if (entry.any) any_event_pods_.erase(uid);
+  for (size_t id : entry.regs) regs_[id].pods.erase(uid);
+  for (const auto& [id, key] : entry.targets) {
+    auto& by_target = regs_[id].pods_by_target;
+    auto t = by_target.find(key);
+    if (t == by_target.end()) continue;
+    t->second.erase(uid);
+    if (t->second.empty()) by_target.erase(t);
+  }
+  index_.erase(it);
+}
+
+bool SchedulingQueue::EventOfInterest(const ClusterEvent& event, const api::Object* old_obj,
+                                      const api::Object* new_obj) const {
+  for (const Registration& r : regs_) {
+    if (r.reg.event.Matches(event) && (!r.reg.filter || r.reg.filter(old_obj, new_obj))) {
+      return true;
+    }
   }
   return false;
+}
+
+bool SchedulingQueue::RegistrationMoves(const Registration& r, const api::Pod& pod,
+                                        const api::Object* old_obj,
+                                        const api::Object* new_obj) const {
+  if (r.reg.targets) {
+    // Per-pod path (pod updates, events replayed after an attempt): is the object one of the
+    // pod's targets?
+    std::vector<std::string> keys;
+    r.reg.targets(pod, keys);
+    bool named = false;
+    for (const api::Object* obj : {old_obj, new_obj}) {
+      if (!obj || named) continue;
+      named = std::find(keys.begin(), keys.end(), EventTargetKey(*obj)) != keys.end();
+    }
+    if (!named) return false;
+  }
+  return !r.reg.hint || r.reg.hint(pod, old_obj, new_obj) == QueueingHint::kQueue;
+}
+
+bool SchedulingQueue::EventMayHelp(const QueuedPodInfo& p, const ClusterEvent& event,
+                                   const api::Object* old_obj, const api::Object* new_obj) const {
+  if (!p.gated && p.unschedulable_plugins.empty() && p.pending_plugins.empty()) return true;
+  bool helps = false;
+  ForEachRejectorRegistration(p, [&](size_t id) {
+    const Registration& r = regs_[id];
+    if (helps || !r.reg.event.Matches(event)) return;
+    if (r.reg.filter && !r.reg.filter(old_obj, new_obj)) return;
+    helps = RegistrationMoves(r, p.pod(), old_obj, new_obj);
+  });
+  return helps;
 }
 
 void SchedulingQueue::MoveUnschedulable(Lock& lock, const ClusterEvent& event,
                                         const api::Object* old_obj, const api::Object* new_obj,
                                         bool all) {
   std::vector<std::string> to_move;
-  for (const auto& [uid, p] : unschedulable_) {
-    if (all ? !p->gated : EventMayHelp(*p, event, old_obj, new_obj)) to_move.push_back(uid);
+  if (all) {
+    for (const auto& [uid, p] : unschedulable_) {
+      if (!p->gated) to_move.push_back(uid);
+    }
+  } else {
+    // Only the pods indexed under a matching registration are looked at; a targeted one looks
+    // up the changed object's key instead of walking its pods.
+    to_move.assign(any_event_pods_.begin(), any_event_pods_.end());
+    auto consider = [&](const Registration& r, const std::string& uid) {
+      auto it = unschedulable_.find(uid);
+      if (it == unschedulable_.end()) return;
+      if (!r.reg.hint || r.reg.hint(it->second->pod(), old_obj, new_obj) == QueueingHint::kQueue) {
+        to_move.push_back(uid);
+      }
+    };
+    std::string keys[2];
+    for (const Registration& r : regs_) {
+      if (!r.reg.event.Matches(event)) continue;
+      if (r.reg.filter && !r.reg.filter(old_obj, new_obj)) continue;
+      if (!r.reg.targets) {
+        for (const std::string& uid : r.pods) consider(r, uid);
+        continue;
+      }
+      int n = 0;
+      for (const api::Object* obj : {old_obj, new_obj}) {
+        if (!obj) continue;
+        std::string key = EventTargetKey(*obj);
+        if (n == 1 && key == keys[0]) continue;
+        keys[n++] = std::move(key);
+      }
+      for (int i = 0; i < n; ++i) {
+        auto t = r.pods_by_target.find(keys[i]);
+        if (t == r.pods_by_target.end()) continue;
+        for (const std::string& uid : t->second) consider(r, uid);
+      }
+    }
   }
   if (to_move.empty()) return;
   std::string label = event.Label();
   for (const std::string& uid : to_move) {
     std::unique_ptr<QueuedPodInfo> p = TakeUnschedulable(uid);
+    if (!p) continue;  // listed twice
     if (p->gated) {
       MoveToActiveQ(lock, std::move(p), label);
     } else {

@@ -33,6 +33,8 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "common/time.h"
@@ -110,6 +112,21 @@ class SchedulingQueue {
     api::ObjectPtr old_obj, new_obj;
   };
   using Lock = std::unique_lock<std::mutex>;
+  // Every registration of every profile's plugins, by id, with the waiting pods it may move.
+  // A waiting pod is indexed under the registrations of the plugins that rejected (or gated)
+  // it: by target key for targeted registrations, else in `pods`. An event then looks only at
+  // the pods indexed under registrations that match it (see MoveUnschedulable).
+  struct Registration {
+    ClusterEventWithHint reg;
+    std::unordered_set<std::string> pods;                                           // uids
+    std::unordered_map<std::string, std::unordered_set<std::string>> pods_by_target;  // key -> uids
+  };
+  // Where a waiting pod is indexed, so it can be taken out again.
+  struct IndexEntry {
+    std::vector<size_t> regs;                             // untargeted registrations
+    std::vector<std::pair<size_t, std::string>> targets;  // (targeted registration, key)
+    bool any = false;                                     // no rejecting plugin: any event
+  };
 
   Framework* ProfileFor(const api::Pod& pod) const;
   // Into / out of the unschedulable map, keeping the gated count and per-plugin gauges.
@@ -121,6 +138,13 @@ class SchedulingQueue {
   void MoveToActiveOrBackoff(Lock& lock, std::unique_ptr<QueuedPodInfo> p, std::string_view event);
   bool IsBackingOff(const QueuedPodInfo& p) const;
   TimePoint BackoffExpiry(const QueuedPodInfo& p) const;
+  // The registrations of the plugins that rejected (or gated) `p`, in its profile.
+  template <class Fn> void ForEachRejectorRegistration(const QueuedPodInfo& p, Fn fn) const;
+  void Index(const QueuedPodInfo& p);
+  void Unindex(const std::string& uid);
+  // Whether registration `r` covers this change for `pod` (match, filter, target, hint).
+  bool RegistrationMoves(const Registration& r, const api::Pod& pod, const api::Object* old_obj,
+                         const api::Object* new_obj) const;
   // Whether `event` may make `p` schedulable, per its rejecting plugins' registrations.
   bool EventMayHelp(const QueuedPodInfo& p, const ClusterEvent& event, const api::Object* old_obj,
                     const api::Object* new_obj) const;
@@ -138,10 +162,10 @@ class SchedulingQueue {
   const QueueOptions options_;
   const std::map<std::string, Framework*> profiles_;
   Framework* sort_profile_;
-  // Per scheduler name: plugin -> its registered events.
-  std::map<std::string, std::map<std::string, std::vector<ClusterEventWithHint>>, std::less<>>
+  std::vector<Registration> regs_;
+  // Per scheduler name: plugin -> ids of its registrations in regs_.
+  std::map<std::string, std::map<std::string, std::vector<size_t>, std::less<>>, std::less<>>
       events_;
-  std::vector<ClusterEventWithHint> all_registered_;  // every profile's, for EventOfInterest
   SchedulerMetrics* metrics_;
   metrics::Gauge* gauges_[4] = {nullptr, nullptr, nullptr, nullptr};
   struct IncomingCounter {
@@ -155,6 +179,8 @@ class SchedulingQueue {
   PodHeap active_;                                                       // guarded by mu_
   PodHeap backoff_;                                                      // guarded by mu_
   std::map<std::string, std::unique_ptr<QueuedPodInfo>> unschedulable_;  // guarded by mu_
+  std::unordered_map<std::string, IndexEntry> index_;  // uid -> entry; guarded by mu_
+  std::unordered_set<std::string> any_event_pods_;     // uids; guarded by mu_
   size_t gated_count_ = 0;                                               // guarded by mu_
   std::map<std::string, uint64_t> in_flight_;            // uid -> event seq at Pop; guarded by mu_
   std::map<std::string, PodInfoPtr> in_flight_updates_;  // newest object seen while in flight

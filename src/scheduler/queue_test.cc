@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include "api/dra.h"
 #include "scheduler/testing_builders.h"
 #include "scheduler/testing_fakes.h"
 
@@ -228,6 +229,75 @@ TEST_F(QueueTest, PopWaitsForAnAddFromAnotherThread) {
   EXPECT_EQ(p->pod_info->name(), "late");
   queue_->Close();
   EXPECT_EQ(queue_->Pop(seconds(10)), nullptr);
+}
+
+// A targeted registration: an event on claim "x" looks only at the pods that name "x" (here
+// through the label "wants"), and the hint runs for no other pod.
+TEST(QueueTargeting, EventsReachOnlyThePodsThatNameTheObject) {
+  FrameworkHarness h;
+  int hint_calls = 0;
+  ClusterEventWithHint claims{{EventResource::kResourceClaim, kAdd | kUpdate}};
+  claims.hint = [&](const api::Pod&, const api::Object*, const api::Object*) {
+    ++hint_calls;
+    return QueueingHint::kQueue;
+  };
+  claims.targets = [](const api::Pod& pod, std::vector<std::string>& out) {
+    auto it = pod.metadata.labels.find("wants");
+    if (it != pod.metadata.labels.end()) out.push_back(pod.metadata.namespace_ + "/" + it->second);
+  };
+  h.Add("ClaimWatcher", {.events = {claims}});
+  h.Enable("filter", "ClaimWatcher");
+  h.Enable("bind", "DefaultBinder");
+  auto fw = h.Build();
+  ASSERT_TRUE(fw.ok()) << fw.status().ToString();
+  SchedulingQueue queue(h.clock(), QueueOptions{},
+                        std::map<std::string, Framework*>{{"default-scheduler", fw.value().get()}},
+                        nullptr);
+  for (const char* name : {"a", "b", "c"}) {
+    queue.Add(PodBuilder(name).Label("wants", name[0] == 'c' ? "x" : name).Info());
+  }
+  for (int i = 0; i < 3; ++i) {
+    auto p = queue.Pop(milliseconds(0));
+    ASSERT_NE(p, nullptr);
+    p->unschedulable_plugins = {"ClaimWatcher"};
+    queue.AddUnschedulableIfNotPresent(std::move(p), false);
+  }
+  ASSERT_EQ(queue.UnschedulableSize(), 3u);
+  h.clock().Advance(seconds(60));  // past every backoff
+
+  auto claim = [](const std::string& name) {
+    auto c = std::make_shared<api::ResourceClaim>();
+    c->metadata.namespace_ = "default";
+    c->metadata.name = name;
+    return api::ObjectPtr(c);
+  };
+  queue.OnEvent({EventResource::kResourceClaim, kAdd}, nullptr, claim("x"));
+  EXPECT_EQ(hint_calls, 1);  // only "c" names "x"
+  EXPECT_EQ(queue.Where("uid-default-c"), "active");
+  EXPECT_EQ(queue.Where("uid-default-a"), "unschedulable");
+  EXPECT_EQ(queue.Where("uid-default-b"), "unschedulable");
+  queue.OnEvent({EventResource::kResourceClaim, kAdd}, nullptr, claim("other"));
+  EXPECT_EQ(queue.UnschedulableSize(), 2u);
+  // Another namespace's claim of the same name is another object.
+  auto elsewhere = std::make_shared<api::ResourceClaim>();
+  elsewhere->metadata.namespace_ = "ns2";
+  elsewhere->metadata.name = "b";
+  queue.OnEvent({EventResource::kResourceClaim, kAdd}, nullptr, elsewhere);
+  EXPECT_EQ(queue.UnschedulableSize(), 2u);
+  queue.OnEvent({EventResource::kResourceClaim, kAdd}, nullptr, claim("b"));
+  EXPECT_EQ(queue.Where("uid-default-b"), "active");
+  EXPECT_EQ(queue.Where("uid-default-a"), "unschedulable");
+  EXPECT_EQ(hint_calls, 2);  // once for "c", once for "b"
+
+  // A pod update re-indexes the pod under its new targets.
+  auto old_a = PodBuilder("a").Label("wants", "a").Info();
+  queue.Update(old_a->pod, PodBuilder("a").Label("wants", "z").Info());
+  EXPECT_EQ(queue.Where("uid-default-a"), "unschedulable");
+  queue.OnEvent({EventResource::kResourceClaim, kUpdate}, claim("a"), claim("a"));
+  EXPECT_EQ(queue.Where("uid-default-a"), "unschedulable");
+  queue.OnEvent({EventResource::kResourceClaim, kUpdate}, claim("z"), claim("z"));
+  EXPECT_EQ(queue.Where("uid-default-a"), "active");
+  EXPECT_EQ(hint_calls, 3);
 }
 
 }  // namespace
