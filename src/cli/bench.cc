@@ -45,6 +45,7 @@
 #include "api/core.h"
 #include "api/dra.h"
 #include "api/resources.h"
+#include "cli/bench_support.h"
 #include "cli/control_plane.h"
 #include "cli/roles.h"
 #include "client/http_client.h"
@@ -56,21 +57,15 @@ namespace allot::cli {
 
 namespace {
 
-using Steady = std::chrono::steady_clock;
+using bench::BenchClaimSpec;
+using bench::BenchClass;
+using bench::BenchNode;
+using bench::BenchTemplate;
+using bench::IndexOf;
+using bench::kBenchDriver;
+using bench::Percentile;
 
-// A temporary directory for the benchmark's database, removed afterwards.
-struct ScratchDir {
-  ScratchDir() {
-    std::string tmpl = (std::filesystem::temp_directory_path() / "allot-bench-XXXXXX").string();
-    if (mkdtemp(tmpl.data())) path_ = tmpl;
-  }
-  ~ScratchDir() {
-    std::error_code ec;
-    if (!path_.empty()) std::filesystem::remove_all(path_, ec);
-  }
-  const std::string& path() const { return path_; }
-  std::string path_;
-};
+using Steady = std::chrono::steady_clock;
 
 enum class ClaimKind { kNone, kTemplate, kShared };
 
@@ -85,8 +80,6 @@ struct Workload {
   int64_t steady_window = 0;  // > 0: measured pods are deleted once bound, this many alive
   int64_t infeasible = 0;
 };
-
-constexpr char kBenchDriver[] = "bench.example.com";
 
 Result<Workload> ParseWorkload(const std::string& name) {
   std::smatch m;
@@ -135,31 +128,6 @@ Result<Workload> ParseWorkload(const std::string& name) {
   return w;
 }
 
-std::unique_ptr<api::Node> BenchNode(int64_t i) {
-  auto n = std::make_unique<api::Node>();
-  n->metadata.name = "bench-node-" + std::to_string(i);
-  n->metadata.labels["kubernetes.io/hostname"] = n->metadata.name;
-  for (auto* list : {&n->status.capacity, &n->status.allocatable}) {
-    (*list)["cpu"] = *api::Quantity::Parse("4");
-    (*list)["memory"] = *api::Quantity::Parse("32Gi");
-    (*list)["pods"] = *api::Quantity::Parse("110");
-  }
-  api::NodeCondition ready;
-  ready.type = "Ready";
-  ready.status = "True";
-  n->status.conditions.push_back(ready);
-  return n;
-}
-
-std::unique_ptr<api::DeviceClass> BenchClass() {
-  auto c = std::make_unique<api::DeviceClass>();
-  c->metadata.name = kBenchDriver;
-  api::DeviceSelector s;
-  s.cel = api::CELDeviceSelector{std::string("device.driver == '") + kBenchDriver + "'"};
-  c->spec.selectors.push_back(std::move(s));
-  return c;
-}
-
 // One node-local slice per node, as a vendor's kubelet plugin publishes it.
 std::unique_ptr<api::ResourceSlice> BenchSlice(int64_t node, int64_t devices) {
   auto s = std::make_unique<api::ResourceSlice>();
@@ -179,35 +147,6 @@ std::unique_ptr<api::ResourceSlice> BenchSlice(int64_t node, int64_t devices) {
     s->spec.devices.push_back(std::move(dev));
   }
   return s;
-}
-
-api::ResourceClaimSpec BenchClaimSpec(int64_t count) {
-  api::ResourceClaimSpec spec;
-  api::DeviceRequest r;
-  r.name = "gpu";
-  r.exactly.emplace();
-  r.exactly->deviceClassName = kBenchDriver;
-  r.exactly->allocationMode = "ExactCount";
-  r.exactly->count = count;
-  api::DeviceSelector s;
-  s.cel = api::CELDeviceSelector{std::string("device.capacity['") + kBenchDriver +
-                                 "'].memory.compareTo(quantity('4Gi')) >= 0"};
-  r.exactly->selectors.push_back(std::move(s));
-  spec.devices.requests.push_back(std::move(r));
-  if (count > 1) {
-    api::DeviceConstraint c;
-    c.matchAttribute = std::string(kBenchDriver) + "/model";
-    spec.devices.constraints.push_back(std::move(c));
-  }
-  return spec;
-}
-
-std::unique_ptr<api::ResourceClaimTemplate> BenchTemplate(const std::string& name, int64_t count) {
-  auto t = std::make_unique<api::ResourceClaimTemplate>();
-  t->metadata.name = name;
-  t->metadata.namespace_ = "default";
-  t->spec.spec = BenchClaimSpec(count);
-  return t;
 }
 
 std::unique_ptr<api::ResourceClaim> BenchSharedClaim(int64_t i) {
@@ -245,17 +184,6 @@ std::unique_ptr<api::Pod> BenchPod(const Workload& w, const std::string& name, i
   }
   p->spec.containers.push_back(std::move(c));
   return p;
-}
-
-// Index of `name` if it is "<prefix><i>", else -1.
-int64_t IndexOf(const std::string& name, const std::string& prefix) {
-  if (name.size() <= prefix.size() || name.compare(0, prefix.size(), prefix) != 0) return -1;
-  int64_t v = 0;
-  for (size_t i = prefix.size(); i < name.size(); ++i) {
-    if (name[i] < '0' || name[i] > '9') return -1;
-    v = v * 10 + (name[i] - '0');
-  }
-  return v;
 }
 
 struct Measurement {
@@ -397,62 +325,11 @@ Result<Measurement> Drive(client::Client& client, const Workload& w) {
   return m;
 }
 
-// A child process running `allot ARGS...`; its stdout is read for "http://127.0.0.1:PORT".
-struct Child {
-  pid_t pid = -1;
-  int out_fd = -1;
-  ~Child() {
-    if (pid > 0) {
-      kill(pid, SIGTERM);
-      int st;
-      waitpid(pid, &st, 0);
-    }
-    if (out_fd >= 0) close(out_fd);
-  }
-};
-
-Result<std::unique_ptr<Child>> Spawn(const std::string& self, std::vector<std::string> args) {
-  int fds[2];
-  if (pipe(fds) != 0) return InternalError("pipe failed");
-  auto child = std::make_unique<Child>();
-  child->pid = fork();
-  if (child->pid == 0) {
-    dup2(fds[1], 1);
-    close(fds[0]);
-    std::vector<char*> argv;
-    argv.push_back(const_cast<char*>(self.c_str()));
-    for (auto& a : args) argv.push_back(a.data());
-    argv.push_back(nullptr);
-    execv(self.c_str(), argv.data());
-    _exit(127);
-  }
-  close(fds[1]);
-  child->out_fd = fds[0];
-  return child;
-}
-
-Result<std::string> ReadServerUrl(int fd) {
-  std::string buf;
-  char c;
-  static const std::regex kUrl(R"(http://127\.0\.0\.1:\d+)");
-  while (read(fd, &c, 1) == 1) {
-    buf += c;
-    std::smatch m;
-    if (c == '\n' && std::regex_search(buf, m, kUrl)) return m.str();
-  }
-  return InternalError("allot serve exited before printing its address");
-}
-
-std::string Percentile(std::vector<double>& v, double p) {
-  if (v.empty()) return "0";
-  std::sort(v.begin(), v.end());
-  size_t i = std::min(v.size() - 1, static_cast<size_t>(p * static_cast<double>(v.size())));
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.1f", v[i]);
-  return buf;
-}
-
 }  // namespace
+
+// bench_binding.cc
+int RunBindingBench(const std::string& workload, const std::string& mode,
+                    const std::string& store_kind, const std::string& out);
 
 int RunBench(int argc, char** argv) {
   std::string mode = "inprocess";
@@ -469,6 +346,14 @@ int RunBench(int argc, char** argv) {
     std::fprintf(stderr, "%s\n", st.ok() ? flags.Usage().c_str() : st.message().c_str());
     return st.ok() && flags.help_requested() ? 0 : 2;
   }
+  if (flags.positional()[0].rfind("BindingConditions/", 0) == 0) {
+    if ((mode != "inprocess" && mode != "http") ||
+        (store_kind != "sqlite" && store_kind != "memory")) {
+      std::fprintf(stderr, "allot bench: --mode inprocess|http, --store sqlite|memory\n");
+      return 2;
+    }
+    return RunBindingBench(flags.positional()[0], mode, store_kind, out);
+  }
   auto w = ParseWorkload(flags.positional()[0]);
   if (!w.ok()) {
     std::fprintf(stderr, "allot bench: %s\n", w.status().message().c_str());
@@ -479,55 +364,12 @@ int RunBench(int argc, char** argv) {
     std::fprintf(stderr, "allot bench: --mode inprocess|http, --store sqlite|memory\n");
     return 2;
   }
-  ScratchDir dir;
   Result<Measurement> m = InternalError("not run");
-  if (mode == "inprocess") {
-    std::unique_ptr<store::Backend> backend;
-    if (store_kind == "sqlite") {
-      auto b = store::NewSqliteBackend(dir.path() + "/bench.db");
-      if (!b.ok()) {
-        std::fprintf(stderr, "allot bench: %s\n", b.status().message().c_str());
-        return 1;
-      }
-      backend = std::move(b).value();
-    } else {
-      backend = store::NewMemoryBackend();
-    }
-    store::Store store(std::move(backend), RealClock::Instance());
-    if (Status s = store.Open(); !s.ok()) {
-      std::fprintf(stderr, "allot bench: %s\n", s.message().c_str());
-      return 1;
-    }
-    client::InProcessClient client(store, RealClock::Instance());
-    auto sched = StartScheduler(client, "");
-    if (!sched.ok()) {
-      std::fprintf(stderr, "allot bench: %s\n", sched.status().message().c_str());
-      return 1;
-    }
-    auto controllers = StartControllers(client, nullptr, dra::Features{});
-    if (!controllers.ok()) {
-      std::fprintf(stderr, "allot bench: %s\n", controllers.status().message().c_str());
-      return 1;
-    }
-    m = Drive(client, *w);
-    (*sched)->Stop();
-    (*controllers)->Stop();
-  } else {
-    std::string self = std::filesystem::read_symlink("/proc/self/exe").string();
-    auto server = Spawn(self, {"serve", "--listen", "127.0.0.1:0", "--data-dir", dir.path(),
-                               "--store", store_kind, "--no-scheduler"});
-    if (!server.ok()) return 1;
-    auto url = ReadServerUrl((*server)->out_fd);
-    if (!url.ok()) {
-      std::fprintf(stderr, "allot bench: %s\n", url.status().message().c_str());
-      return 1;
-    }
-    auto sched = Spawn(self, {"scheduler", "--server", *url});
-    if (!sched.ok()) return 1;
-    auto client = client::HttpClient::FromUrl(*url);
-    if (!client.ok()) return 1;
-    m = Drive(**client, *w);
-  }
+  Status env_status = bench::RunInEnvironment({mode, store_kind}, "", [&](client::Client& c) {
+    m = Drive(c, *w);
+    return Status();
+  });
+  if (!env_status.ok()) m = env_status;
   if (!m.ok()) {
     std::fprintf(stderr, "allot bench: %s\n", m.status().message().c_str());
     return 1;

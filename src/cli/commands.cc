@@ -5,6 +5,7 @@
 
 #include "cli/control_plane.h"
 #include "cli/roles.h"
+#include "drivers/cli.h"
 #include "node/cli.h"
 
 namespace allot::cli {
@@ -20,6 +21,7 @@ constexpr char kUsage[] =
     "  scheduler run the scheduler against an API server (--server URL)\n"
     "  controllers run the controllers (resourceclaim) against an API server (--server URL)\n"
     "  node-sim  run simulated kubelets against an API server (--server URL --nodes N)\n"
+    "  driver    run a DRA driver against an API server (driver fabric --server URL --config F)\n"
     "  bench     measure scheduling throughput (e.g. SchedulingBasic/500Nodes_1000Pods)\n"
     "  version   print the version\n\n"
     "Run `allot <command> --help` for a command's flags.\n";
@@ -38,6 +40,7 @@ int Main(int argc, char** argv) {
     std::unique_ptr<node::NodeSimExtension> devices = NewSimDevicesExtension();
     return node::RunNodeSim(argc, argv, devices.get());
   }
+  if (std::strcmp(argv[1], "driver") == 0) return drivers::RunDriverCommand(argc, argv);
   if (std::strcmp(argv[1], "version") == 0) {
     std::printf("allot v0.1.0 (Kubernetes API v1.34)\n");
     return 0;

@@ -294,7 +294,11 @@ bool Builder::StaticallyUsable(const RequestView& view, DeviceIndex i, Candidate
   const Inventory::DeviceRef& ref = impl_.inventory->device(i);
   const Inventory::DeviceInfo& info = impl_.inventory->info(i);
   const api::Device& d = *ref.device;
-  if (info.has_binding_conditions() && !f.binding_conditions) return false;
+  // Devices with binding conditions need both gates: the conditions are reported in the
+  // claim's status.devices (KEP-5007).
+  if (info.has_binding_conditions() && !(f.binding_conditions && f.resource_claim_device_status)) {
+    return false;
+  }
   if (!f.partitionable_devices && (info.per_device_node_selection || !d.consumesCounters.empty())) {
     return false;
   }

@@ -23,23 +23,23 @@ struct DraGate {
   Stage stage;  // Kubernetes 1.34 maturity
 };
 
-constexpr std::array<DraGate, 7> kDraGates{{
+constexpr std::array<DraGate, 8> kDraGates{{
     {"DRAPrioritizedList", &Features::prioritized_list, Stage::kBeta},
     {"DRAAdminAccess", &Features::admin_access, Stage::kBeta},
     {"DRADeviceTaints", &Features::device_taints, Stage::kAlpha},
     {"DRAPartitionableDevices", &Features::partitionable_devices, Stage::kAlpha},
     {"DRAConsumableCapacity", &Features::consumable_capacity, Stage::kAlpha},
     {"DRADeviceBindingConditions", &Features::binding_conditions, Stage::kAlpha},
+    {"DRAResourceClaimDeviceStatus", &Features::resource_claim_device_status, Stage::kBeta},
     {"DRAControlPlaneController", &Features::control_plane_controller, Stage::kAllot},
 }};
 
 // Other Kubernetes gates a kube-scheduler command line may carry: accepted, ignored. Not every
 // gate Kubernetes ever had; the ones a scheduler or DRA deployment is likely to pass.
-constexpr std::array<std::string_view, 60> kOtherGates{{
+constexpr std::array<std::string_view, 59> kOtherGates{{
     "AllAlpha",
     "AllBeta",
     "DynamicResourceAllocation",
-    "DRAResourceClaimDeviceStatus",
     "DRAExtendedResource",
     "DRASchedulerFilterTimeout",
     "DRAPartitionableDevicesAllocation",

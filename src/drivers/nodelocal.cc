@@ -6,6 +6,7 @@
 #include <functional>
 #include <utility>
 
+#include "drivers/device_status.h"
 #include "node/write_pipeline.h"
 
 namespace allot::drivers {
@@ -41,6 +42,14 @@ std::set<std::string> DeviceNames(const std::vector<api::Device>& devices) {
   std::set<std::string> names;
   for (const api::Device& d : devices) names.insert(d.name);
   return names;
+}
+
+// A device of another pool of our driver (a fabric device, drivers/fabric.h) that was
+// hot-plugged into `node` for this claim: the allocation is pinned to the node and the claim's
+// status shows the device ready (binding conditions True).
+bool HotPluggedInto(const api::ResourceClaim& claim, const api::DeviceRequestAllocationResult& r,
+                    std::string_view node) {
+  return PinnedNode(*claim.status.allocation) == node && ReportedReady(claim.status, r);
 }
 
 }  // namespace
@@ -264,12 +273,18 @@ Status NodeLocalDriver::PrepareResources(const api::ResourceClaim& claim, std::s
   std::vector<std::string> devices;
   for (const api::DeviceRequestAllocationResult& r : claim.status.allocation->devices.results) {
     if (r.driver != driver_) continue;
-    if (r.pool != node || !published->second.contains(r.device)) {
-      return Status(StatusCode::kBadRequest, "resourceclaim " + id + ": device " + r.driver + "/" +
-                                                 r.pool + "/" + r.device +
-                                                 " is not a device of node " + std::string(node));
+    if (r.pool == node && published->second.contains(r.device)) {
+      devices.push_back(r.device);
+    } else if (r.pool != node && HotPluggedInto(claim, r, node)) {
+      devices.push_back(r.pool + "/" + r.device);
+    } else {
+      return Status(StatusCode::kBadRequest,
+                    "resourceclaim " + id + ": device " + r.driver + "/" + r.pool + "/" + r.device +
+                        " is not a device of node " + std::string(node) +
+                        (r.pool == node ? ""
+                                        : " (nor shown attached to it in the claim's "
+                                          "status.devices)"));
     }
-    devices.push_back(r.device);
   }
   std::sort(devices.begin(), devices.end());
   auto& on_node = prepared_[std::string(node)];

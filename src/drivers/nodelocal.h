@@ -14,8 +14,12 @@
 // drivers or processes serving disjoint nodes can share a cluster.
 //
 // Kubelet side (node::DraKubeletPlugin): PrepareResources checks that every allocation result
-// of this driver names a device of the node's published slice (pool = the node) and records
-// the claim as prepared on that node; UnprepareResources forgets it. Both are idempotent.
+// of this driver names a device of the node's published slice (pool = the node), or a device of
+// another pool of this driver that was hot-plugged into the node (a fabric device,
+// drivers/fabric.h: the allocation is pinned to the node and the claim's status.devices entry
+// shows every binding condition of the result True, drivers/device_status.h ReportedReady),
+// and records the claim as prepared on that node; UnprepareResources forgets it. Both are
+// idempotent.
 //
 // Thread safety: thread-safe. Publish() calls run one at a time; Prepare / Unprepare never
 // wait for a Publish in progress. `client` must outlive the driver.
@@ -64,7 +68,8 @@ class NodeLocalDriver final : public node::DraKubeletPlugin {
     int64_t prepared_claims = 0;  // (node, claim) pairs prepared now
   };
   Stats GetStats() const;
-  // Devices held by prepared claims on `node`, sorted.
+  // Devices held by prepared claims on `node`, sorted: the device name for the node's own
+  // devices, "<pool>/<device>" for hot-plugged ones.
   std::vector<std::string> PreparedDevices(std::string_view node) const;
   // Nodes whose slice is published as the current profile describes it.
   std::vector<std::string> PublishedNodes() const;

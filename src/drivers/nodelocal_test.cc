@@ -286,5 +286,66 @@ TEST_F(NodeLocalDriverTest, PrepareChecksTheDevicesAreOnTheNode) {
   EXPECT_THAT(driver_.PreparedDevices("n-0"), IsEmpty());
 }
 
+// A fabric device (drivers/fabric.h) allocated to the claim and hot-plugged into n-0: its pool
+// is not the node, so the claim's status must show it attached there.
+TEST_F(NodeLocalDriverTest, PrepareAcceptsAFabricDeviceShownAttachedToTheNode) {
+  driver_.SetNodes({"n-0", "n-1"});
+  ASSERT_TRUE(driver_.Publish().ok());
+  api::ResourceClaim claim =
+      Claim("f", {"gpu.example.com/n-0/gpu-1", "gpu.example.com/fabric-a100/a100-0"});
+  api::DeviceRequestAllocationResult& fabric = claim.status.allocation->devices.results[1];
+  fabric.bindingConditions = {"kubernetes.io/is-attached"};
+  fabric.bindingFailureConditions = {"kubernetes.io/attach-failed"};
+  api::NodeSelector pinned;
+  pinned.nodeSelectorTerms.push_back(
+      {.matchFields = {{.key = "metadata.name", .operator_ = "In", .values = {"n-0"}}}});
+  claim.status.allocation->nodeSelector = pinned;
+  auto condition = [](std::string type, std::string status) {
+    return api::Condition{.type = std::move(type),
+                          .status = std::move(status),
+                          .lastTransitionTime = Time::FromUnixSeconds(1700000000),
+                          .reason = "Test"};
+  };
+
+  // No status entry yet: the attach has not been reported.
+  EXPECT_THAT(driver_.PrepareResources(claim, "n-0").message(),
+              HasSubstr("device gpu.example.com/fabric-a100/a100-0 is not a device of node n-0 "
+                        "(nor shown attached to it in the claim's status.devices)"));
+  claim.status.devices.push_back({.driver = "gpu.example.com",
+                                  .pool = "fabric-a100",
+                                  .device = "a100-0",
+                                  .conditions = {condition("kubernetes.io/is-attached", "False")}});
+  EXPECT_EQ(driver_.PrepareResources(claim, "n-0").code(), StatusCode::kBadRequest);
+  EXPECT_EQ(driver_.GetStats().prepared_claims, 0);
+
+  claim.status.devices[0].conditions[0].status = "True";
+  ASSERT_TRUE(driver_.PrepareResources(claim, "n-0").ok());
+  EXPECT_THAT(driver_.PreparedDevices("n-0"), ElementsAre("fabric-a100/a100-0", "gpu-1"));
+
+  // Attached to n-0, so not usable on n-1.
+  api::ResourceClaim elsewhere = claim;
+  elsewhere.metadata.uid = "uid-elsewhere";
+  elsewhere.status.allocation->devices.results.erase(
+      elsewhere.status.allocation->devices.results.begin());
+  EXPECT_THAT(driver_.PrepareResources(elsewhere, "n-1").message(),
+              HasSubstr("is not a device of node n-1"));
+  // A failure condition True outweighs the binding condition.
+  api::ResourceClaim failed = claim;
+  failed.metadata.uid = "uid-failed";
+  failed.status.devices[0].conditions.push_back(condition("kubernetes.io/attach-failed", "True"));
+  EXPECT_EQ(driver_.PrepareResources(failed, "n-0").code(), StatusCode::kBadRequest);
+  // Allocated while it was already attached (the result has no binding conditions): the
+  // driver's entry with its conditions True is what counts.
+  api::ResourceClaim reused = claim;
+  reused.metadata.uid = "uid-reused";
+  reused.status.allocation->devices.results[1].bindingConditions.clear();
+  reused.status.allocation->devices.results[1].bindingFailureConditions.clear();
+  EXPECT_TRUE(driver_.PrepareResources(reused, "n-0").ok());
+  reused.status.devices.clear();
+  reused.metadata.uid = "uid-reused-2";
+  EXPECT_EQ(driver_.PrepareResources(reused, "n-0").code(), StatusCode::kBadRequest);
+  EXPECT_EQ(driver_.GetStats().prepared_claims, 2);
+}
+
 }  // namespace
 }  // namespace allot::drivers

@@ -12,7 +12,7 @@
 #include "client/http_client.h"
 #include "common/flags.h"
 #include "common/time.h"
-#include "node/go_duration.h"
+#include "common/go_duration.h"
 #include "node/simulator.h"
 
 namespace allot::node {

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <utility>
 
-#include "node/go_duration.h"
+#include "common/go_duration.h"
 
 namespace allot::node {
 

@@ -1,8 +1,8 @@
-#include "node/go_duration.h"
+#include "common/go_duration.h"
 
 #include <gtest/gtest.h>
 
-namespace allot::node {
+namespace allot {
 namespace {
 
 using std::chrono::microseconds;
@@ -53,4 +53,4 @@ TEST(GoDurationTest, RejectsWithGoMessages) {
 }
 
 }  // namespace
-}  // namespace allot::node
+}  // namespace allot

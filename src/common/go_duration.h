@@ -7,7 +7,7 @@
 
 #include "common/status.h"
 
-namespace allot::node {
+namespace allot {
 
 // A sequence of decimal numbers, each with an optional fraction and a unit suffix: "ns", "us"
 // (or "µs", "μs"), "ms", "s", "m", "h"; an optional leading sign; "0" alone is allowed.
@@ -16,4 +16,4 @@ namespace allot::node {
 // `time: unknown unit "d" in duration "1d"`.
 Result<std::chrono::microseconds> ParseGoDuration(std::string_view text);
 
-}  // namespace allot::node
+}  // namespace allot

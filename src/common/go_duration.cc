@@ -1,10 +1,10 @@
-#include "node/go_duration.h"
+#include "common/go_duration.h"
 
 #include <cstdint>
 #include <limits>
 #include <string>
 
-namespace allot::node {
+namespace allot {
 
 namespace {
 
@@ -96,4 +96,4 @@ Result<std::chrono::microseconds> ParseGoDuration(std::string_view text) {
   return std::chrono::microseconds(negative ? -micros : micros);
 }
 
-}  // namespace allot::node
+}  // namespace allot

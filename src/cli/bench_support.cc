@@ -1,0 +1,196 @@
+#include "cli/bench_support.h"
+
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <regex>
+#include <string>
+
+#include "cli/control_plane.h"
+#include "cli/roles.h"
+#include "client/http_client.h"
+#include "client/inprocess_client.h"
+#include "store/backend.h"
+#include "store/store.h"
+
+namespace allot::cli::bench {
+
+namespace {
+
+// A temporary directory for the benchmark's database, removed afterwards.
+struct ScratchDir {
+  ScratchDir() {
+    std::string tmpl = (std::filesystem::temp_directory_path() / "allot-bench-XXXXXX").string();
+    if (mkdtemp(tmpl.data())) path_ = tmpl;
+  }
+  ~ScratchDir() {
+    std::error_code ec;
+    if (!path_.empty()) std::filesystem::remove_all(path_, ec);
+  }
+  const std::string& path() const { return path_; }
+  std::string path_;
+};
+
+// A child process running `allot ARGS...`; its stdout is read for "http://127.0.0.1:PORT".
+struct Child {
+  pid_t pid = -1;
+  int out_fd = -1;
+  ~Child() {
+    if (pid > 0) {
+      kill(pid, SIGTERM);
+      int st;
+      waitpid(pid, &st, 0);
+    }
+    if (out_fd >= 0) close(out_fd);
+  }
+};
+
+Result<std::unique_ptr<Child>> Spawn(const std::string& self, std::vector<std::string> args) {
+  int fds[2];
+  if (pipe(fds) != 0) return InternalError("pipe failed");
+  auto child = std::make_unique<Child>();
+  child->pid = fork();
+  if (child->pid == 0) {
+    dup2(fds[1], 1);
+    close(fds[0]);
+    std::vector<char*> argv;
+    argv.push_back(const_cast<char*>(self.c_str()));
+    for (auto& a : args) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    execv(self.c_str(), argv.data());
+    _exit(127);
+  }
+  close(fds[1]);
+  child->out_fd = fds[0];
+  return child;
+}
+
+Result<std::string> ReadServerUrl(int fd) {
+  std::string buf;
+  char c;
+  static const std::regex kUrl(R"(http://127\.0\.0\.1:\d+)");
+  while (read(fd, &c, 1) == 1) {
+    buf += c;
+    std::smatch m;
+    if (c == '\n' && std::regex_search(buf, m, kUrl)) return m.str();
+  }
+  return InternalError("allot serve exited before printing its address");
+}
+
+}  // namespace
+
+std::unique_ptr<api::Node> BenchNode(int64_t i) {
+  auto n = std::make_unique<api::Node>();
+  n->metadata.name = "bench-node-" + std::to_string(i);
+  n->metadata.labels["kubernetes.io/hostname"] = n->metadata.name;
+  for (auto* list : {&n->status.capacity, &n->status.allocatable}) {
+    (*list)["cpu"] = *api::Quantity::Parse("4");
+    (*list)["memory"] = *api::Quantity::Parse("32Gi");
+    (*list)["pods"] = *api::Quantity::Parse("110");
+  }
+  api::NodeCondition ready;
+  ready.type = "Ready";
+  ready.status = "True";
+  n->status.conditions.push_back(ready);
+  return n;
+}
+
+std::unique_ptr<api::DeviceClass> BenchClass() {
+  auto c = std::make_unique<api::DeviceClass>();
+  c->metadata.name = kBenchDriver;
+  api::DeviceSelector s;
+  s.cel = api::CELDeviceSelector{std::string("device.driver == '") + kBenchDriver + "'"};
+  c->spec.selectors.push_back(std::move(s));
+  return c;
+}
+
+api::ResourceClaimSpec BenchClaimSpec(int64_t count) {
+  api::ResourceClaimSpec spec;
+  api::DeviceRequest r;
+  r.name = "gpu";
+  r.exactly.emplace();
+  r.exactly->deviceClassName = kBenchDriver;
+  r.exactly->allocationMode = "ExactCount";
+  r.exactly->count = count;
+  api::DeviceSelector s;
+  s.cel = api::CELDeviceSelector{std::string("device.capacity['") + kBenchDriver +
+                                 "'].memory.compareTo(quantity('4Gi')) >= 0"};
+  r.exactly->selectors.push_back(std::move(s));
+  spec.devices.requests.push_back(std::move(r));
+  if (count > 1) {
+    api::DeviceConstraint c;
+    c.matchAttribute = std::string(kBenchDriver) + "/model";
+    spec.devices.constraints.push_back(std::move(c));
+  }
+  return spec;
+}
+
+std::unique_ptr<api::ResourceClaimTemplate> BenchTemplate(const std::string& name, int64_t count) {
+  auto t = std::make_unique<api::ResourceClaimTemplate>();
+  t->metadata.name = name;
+  t->metadata.namespace_ = "default";
+  t->spec.spec = BenchClaimSpec(count);
+  return t;
+}
+
+// Index of `name` if it is "<prefix><i>", else -1.
+int64_t IndexOf(const std::string& name, const std::string& prefix) {
+  if (name.size() <= prefix.size() || name.compare(0, prefix.size(), prefix) != 0) return -1;
+  int64_t v = 0;
+  for (size_t i = prefix.size(); i < name.size(); ++i) {
+    if (name[i] < '0' || name[i] > '9') return -1;
+    v = v * 10 + (name[i] - '0');
+  }
+  return v;
+}
+
+std::string Percentile(std::vector<double>& v, double p) {
+  if (v.empty()) return "0";
+  std::sort(v.begin(), v.end());
+  size_t i = std::min(v.size() - 1, static_cast<size_t>(p * static_cast<double>(v.size())));
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.1f", v[i]);
+  return buf;
+}
+
+Status RunInEnvironment(const Environment& env, const std::string& scheduler_config,
+                        const std::function<Status(client::Client&)>& drive) {
+  ScratchDir dir;
+  if (env.mode == "inprocess") {
+    std::unique_ptr<store::Backend> backend;
+    if (env.store == "sqlite") {
+      ALLOT_ASSIGN_OR_RETURN(backend, store::NewSqliteBackend(dir.path() + "/bench.db"));
+    } else {
+      backend = store::NewMemoryBackend();
+    }
+    store::Store store(std::move(backend), RealClock::Instance());
+    ALLOT_RETURN_IF_ERROR(store.Open());
+    client::InProcessClient client(store, RealClock::Instance());
+    ALLOT_ASSIGN_OR_RETURN(auto sched, StartScheduler(client, scheduler_config));
+    ALLOT_ASSIGN_OR_RETURN(auto controllers, StartControllers(client, nullptr, dra::Features{}));
+    Status st = drive(client);
+    sched->Stop();
+    controllers->Stop();
+    return st;
+  }
+  std::string self = std::filesystem::read_symlink("/proc/self/exe").string();
+  ALLOT_ASSIGN_OR_RETURN(auto server,
+                         Spawn(self, {"serve", "--listen", "127.0.0.1:0", "--data-dir", dir.path(),
+                                      "--store", env.store, "--no-scheduler"}));
+  ALLOT_ASSIGN_OR_RETURN(std::string url, ReadServerUrl(server->out_fd));
+  std::vector<std::string> sched_args = {"scheduler", "--server", url};
+  if (!scheduler_config.empty()) {
+    sched_args.push_back("--config");
+    sched_args.push_back(scheduler_config);
+  }
+  ALLOT_ASSIGN_OR_RETURN(auto sched, Spawn(self, sched_args));
+  ALLOT_ASSIGN_OR_RETURN(auto client, client::HttpClient::FromUrl(url));
+  return drive(*client);
+}
+
+}  // namespace allot::cli::bench

@@ -1,0 +1,48 @@
+// Shared pieces of `allot bench` (bench.cc: scheduler_perf workloads; bench_binding.cc: binding
+// conditions): the objects workloads create, and the environment they run in.
+#pragma once
+
+#include <sys/types.h>
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "api/core.h"
+#include "api/dra.h"
+#include "client/client.h"
+#include "common/status.h"
+
+namespace allot::cli::bench {
+
+inline constexpr char kBenchDriver[] = "bench.example.com";
+
+// Node "bench-node-<i>": 4 CPU, 32 GiB, 110 pods, Ready.
+std::unique_ptr<api::Node> BenchNode(int64_t i);
+// DeviceClass "bench.example.com" selecting the bench driver's devices.
+std::unique_ptr<api::DeviceClass> BenchClass();
+// `count` devices of the bench class with at least 4 GiB (matchAttribute on the model when
+// count > 1).
+api::ResourceClaimSpec BenchClaimSpec(int64_t count);
+std::unique_ptr<api::ResourceClaimTemplate> BenchTemplate(const std::string& name, int64_t count);
+// Index of `name` if it is "<prefix><i>", else -1.
+int64_t IndexOf(const std::string& name, const std::string& prefix);
+// The p-quantile of `v` (sorted in place), "%.1f".
+std::string Percentile(std::vector<double>& v, double p);
+
+// Where a workload runs.
+struct Environment {
+  std::string mode = "inprocess";  // inprocess | http
+  std::string store = "sqlite";    // sqlite | memory
+};
+
+// Sets up the environment (in-process: store + scheduler + resourceclaim controller; http:
+// `allot serve --no-scheduler` and `allot scheduler --server URL` as child processes, over a
+// scratch data directory removed afterwards), runs `drive` with a client to it, and tears it
+// down. `scheduler_config`: a scheduler configuration file for the scheduler ("" = default).
+Status RunInEnvironment(const Environment& env, const std::string& scheduler_config,
+                        const std::function<Status(client::Client&)>& drive);
+
+}  // namespace allot::cli::bench
