@@ -43,6 +43,8 @@ class InformerFactory;
 namespace allot::scheduler {
 
 class WaitingPods;
+class EventSink;
+class SchedulerMetrics;
 
 // A pod in the scheduling queue, with its scheduling history.
 struct QueuedPodInfo {
@@ -108,6 +110,10 @@ class Handle {
   virtual client::InformerFactory* informers() const = 0;
   virtual Clock& clock() const = 0;
   virtual WaitingPods& waiting_pods() = 0;
+  // Where plugins record Events about pods (BindingConditionsPending); may be null.
+  virtual EventSink* events() const = 0;
+  // The scheduler's metrics; may be null (unit tests).
+  virtual SchedulerMetrics* metrics() const = 0;
 };
 
 class Plugin {
@@ -218,6 +224,24 @@ class PreBindPlugin : public virtual Plugin {
                                   const std::string& /*node*/) const {
     return Status::Success();
   }
+  // Binding that waits for someone else (KEP-5007 binding conditions): PreBind answers Wait
+  // (Code::kWait) and the binding stage then calls AwaitPreBind once, holding no thread while
+  // the pod waits. `done` must run exactly once, on any thread, when the wait ends: Success
+  // goes on with the next PreBind plugin; anything else fails the binding (Unreserve,
+  // requeue). Must not block. The default ends the wait with an error at once.
+  virtual void AwaitPreBind(CycleState& state, const PodInfo& pod, const std::string& node,
+                            std::function<void(Status)> done);
+};
+
+// A plugin that holds pods in waits of its own (DynamicResources' wait for binding
+// conditions). The scheduler's housekeeping calls CheckDeadlines every tick (50 ms by default;
+// tests with a FakeClock call Scheduler::Housekeeping), so no plugin needs a timer thread;
+// Scheduler::Stop calls AbandonWaits, which must end every wait at once (without undoing what
+// the next scheduler would resume from). Neither may block for long.
+class DeadlinePlugin : public virtual Plugin {
+ public:
+  virtual void CheckDeadlines() = 0;
+  virtual void AbandonWaits() = 0;
 };
 
 using BindCallback = std::function<void(Status)>;

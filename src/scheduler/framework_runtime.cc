@@ -182,6 +182,9 @@ allot::Status Framework::Build(const Registry& registry) {
     return allot::BadRequestError(
         "at least one bind plugin is needed for profile with scheduler name \"" + name + "\"");
   }
+  for (const auto& [plugin_name, plugin] : instances_) {
+    if (auto* d = dynamic_cast<DeadlinePlugin*>(plugin.get())) deadline_plugins_.push_back(d);
+  }
   pre_filter_to_filter_ = IndexMap(pre_filter_, filter_);
   pre_score_to_score_ = IndexMap(pre_score_, score_plugins);
   return allot::Status::Ok();
@@ -449,18 +452,55 @@ bool Framework::NeedsPreBind(const CycleState& state, const PodInfo& pod,
   return false;
 }
 
-Status Framework::RunPreBindPlugins(CycleState& state, const PodInfo& pod,
-                                    const std::string& node) {
+Status Framework::RunPreBindPlugins(CycleState& state, const PodInfo& pod, const std::string& node,
+                                    size_t first, size_t* waiting) {
   auto start = SteadyClock::now();
   Status out;
-  for (PreBindPlugin* p : pre_bind_) {
+  for (size_t i = first; i < pre_bind_.size(); ++i) {
+    PreBindPlugin* p = pre_bind_[i];
     Status st = p->PreBind(state, pod, node);
     if (st.IsSuccess()) continue;
-    out = st.IsRejected() ? st.WithPlugin(p->Name()) : WrapError("PreBind", p->Name(), st);
+    if (st.IsWait() && waiting) {
+      *waiting = i;
+      out = st.WithPlugin(p->Name());
+    } else {
+      out = st.IsRejected() ? st.WithPlugin(p->Name()) : WrapError("PreBind", p->Name(), st);
+    }
     break;
   }
   Observe(ExtensionPoint::kPreBind, out, start);
   return out;
+}
+
+void PreBindPlugin::AwaitPreBind(CycleState&, const PodInfo&, const std::string&,
+                                 std::function<void(Status)> done) {
+  done(
+      Status::Error("plugin " + std::string(Name()) + " answered Wait in PreBind but cannot wait"));
+}
+
+void Framework::AwaitPreBind(size_t position, CycleState& state, const PodInfo& pod,
+                             const std::string& node, std::function<void(Status)> done) {
+  if (position >= pre_bind_.size()) {
+    done(Status::Error("AwaitPreBind: no PreBind plugin at position " + std::to_string(position)));
+    return;
+  }
+  PreBindPlugin* p = pre_bind_[position];
+  p->AwaitPreBind(state, pod, node, [p, done = std::move(done)](Status st) {
+    if (st.IsSuccess()) {
+      done(st);
+    } else {
+      done(st.IsRejected() ? st.WithPlugin(p->Name()) : WrapError("PreBind", p->Name(), st));
+    }
+  });
+}
+
+void Framework::CheckDeadlines() {
+  waiting_pods_.CheckTimeouts(options_.clock->Steady());
+  for (DeadlinePlugin* p : deadline_plugins_) p->CheckDeadlines();
+}
+
+void Framework::AbandonWaits() {
+  for (DeadlinePlugin* p : deadline_plugins_) p->AbandonWaits();
 }
 
 void Framework::RunBindPlugins(CycleState& state, const PodInfo& pod, const std::string& node,

@@ -40,12 +40,13 @@ namespace allot::scheduler {
 inline constexpr std::chrono::milliseconds kMaxPermitTimeout{15 * 60 * 1000};
 
 struct FrameworkOptions {
-  client::Client* client = nullptr;      // may be null (unit tests)
+  client::Client* client = nullptr;              // may be null (unit tests)
   client::InformerFactory* informers = nullptr;  // may be null (unit tests)
-  Clock* clock = nullptr;                // required
-  Parallelizer* parallelizer = nullptr;  // required
-  const Snapshot* snapshot = nullptr;    // required; the scheduler's, updated per cycle
-  SchedulerMetrics* metrics = nullptr;   // optional
+  Clock* clock = nullptr;                        // required
+  Parallelizer* parallelizer = nullptr;          // required
+  const Snapshot* snapshot = nullptr;            // required; the scheduler's, updated per cycle
+  SchedulerMetrics* metrics = nullptr;           // optional
+  EventSink* events = nullptr;                   // optional
 };
 
 class Framework final : public Handle {
@@ -62,6 +63,8 @@ class Framework final : public Handle {
   client::InformerFactory* informers() const override { return options_.informers; }
   Clock& clock() const override { return *options_.clock; }
   WaitingPods& waiting_pods() override { return waiting_pods_; }
+  EventSink* events() const override { return options_.events; }
+  SchedulerMetrics* metrics() const override { return options_.metrics; }
 
   const ProfileConfig& profile() const { return profile_; }
   Parallelizer& parallelizer() const { return *options_.parallelizer; }
@@ -106,7 +109,19 @@ class Framework final : public Handle {
   // --- binding cycle ---
   // Calls `done` with the Permit outcome: at once if the pod is not waiting.
   void WaitOnPermit(const PodInfo& pod, std::function<void(Status)> done);
-  Status RunPreBindPlugins(CycleState& state, const PodInfo& pod, const std::string& node);
+  // Runs the PreBind plugins from position `first` on, stopping at the first that does not
+  // succeed. When one answers Wait, returns Wait and sets `*waiting` to its position: the
+  // caller then calls AwaitPreBind(*waiting, ...) and, on Success, RunPreBindPlugins again
+  // from *waiting + 1. (With `waiting` null, Wait is an error.)
+  Status RunPreBindPlugins(CycleState& state, const PodInfo& pod, const std::string& node,
+                           size_t first = 0, size_t* waiting = nullptr);
+  // The PreBind plugin at `position` waits; `done` gets the outcome (tagged with the plugin).
+  void AwaitPreBind(size_t position, CycleState& state, const PodInfo& pod, const std::string& node,
+                    std::function<void(Status)> done);
+  // Permit timeouts and every DeadlinePlugin's deadlines (the scheduler's housekeeping).
+  void CheckDeadlines();
+  // Every DeadlinePlugin abandons its waits (the scheduler is stopping).
+  void AbandonWaits();
   bool HasPreBindPlugins() const { return !pre_bind_.empty(); }
   // Whether some PreBind plugin has work for this pod (PreBindPreFlight not Skip).
   bool NeedsPreBind(const CycleState& state, const PodInfo& pod, const std::string& node) const;
@@ -152,6 +167,7 @@ class Framework final : public Handle {
   std::vector<ReservePlugin*> reserve_;
   std::vector<PermitPlugin*> permit_;
   std::vector<PreBindPlugin*> pre_bind_;
+  std::vector<DeadlinePlugin*> deadline_plugins_;
   std::vector<BindPlugin*> bind_;
   std::vector<PostBindPlugin*> post_bind_;
 };

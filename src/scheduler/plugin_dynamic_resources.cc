@@ -12,39 +12,17 @@
 #include "client/client.h"
 #include "client/informer.h"
 #include "client/informer_factory.h"
+#include "common/go_duration.h"
 #include "common/time.h"
 #include "dra/allocator.h"
 #include "rapidjson/document.h"
+#include "scheduler/plugin_dynamic_resources_state.h"
 
 namespace allot::scheduler {
 
+using namespace dra_plugin;  // NOLINT: the plugin's own internals
+
 namespace {
-
-// reservedFor may hold at most this many consumers (resource.k8s.io/v1
-// ResourceClaimReservedForMaxSize).
-constexpr size_t kReservedForMaxSize = 256;
-// PreBind retries a claim write this often on conflicts before giving up (the pod is retried).
-constexpr int kWriteAttempts = 8;
-
-const api::ResourceInfo& ResourceFor(const char* group, const char* plural) {
-  const api::ResourceInfo* r = api::ResourceRegistry::Default().Find(group, "v1", plural);
-  return *r;
-}
-const api::ResourceInfo& ClaimsResource() {
-  return ResourceFor("resource.k8s.io", "resourceclaims");
-}
-
-std::shared_ptr<const api::ResourceClaim> AsClaim(const api::ObjectPtr& obj) {
-  if (!obj || !api::As<api::ResourceClaim>(*obj)) return nullptr;
-  return std::static_pointer_cast<const api::ResourceClaim>(obj);
-}
-
-bool ReservedFor(const api::ResourceClaim& claim, const std::string& pod_uid) {
-  for (const auto& r : claim.status.reservedFor) {
-    if (r.uid == pod_uid) return true;
-  }
-  return false;
-}
 
 // The name of the claim behind pod.spec.resourceClaims[i]: the claim it names, or the one the
 // resourceclaim controller generated (pod.status.resourceClaimStatuses). nullopt with `needed`
@@ -72,9 +50,7 @@ bool OwnedByPod(const api::ResourceClaim& claim, const api::Pod& pod) {
 // on is not listed: the pod itself is updated when the controller records the claim, and that
 // update requeues it.
 void PodClaimKeys(const api::Pod& pod, std::vector<std::string>& out) {
-  auto add = [&](const std::string& name) {
-    out.push_back(pod.metadata.namespace_ + "/" + name);
-  };
+  auto add = [&](const std::string& name) { out.push_back(pod.metadata.namespace_ + "/" + name); };
   for (const auto& ref : pod.spec.resourceClaims) {
     if (ref.resourceClaimName) {
       add(*ref.resourceClaimName);
@@ -84,35 +60,6 @@ void PodClaimKeys(const api::Pod& pod, std::vector<std::string>& out) {
       if (s.name == ref.name && s.resourceClaimName) add(*s.resourceClaimName);
     }
   }
-}
-
-struct FilterResults {
-  std::mutex mu;
-  // Filter's verdict per feasible node: the allocator's preference score. The allocation itself
-  // is computed again for the chosen node only (same inputs, same answer), so Filter builds no
-  // result objects.
-  std::map<std::string, int64_t, std::less<>> score_by_node;
-  std::set<size_t> unavailable;  // allocated claims whose node selector ruled a node out
-};
-
-// What one attempt knows, from PreFilter to PreBind / Unreserve.
-struct DraState {
-  std::vector<std::shared_ptr<const api::ResourceClaim>> claims;  // the pod's, spec order
-  std::vector<size_t> to_allocate;                                // indices into claims
-  std::shared_ptr<const dra::Allocator> allocator;
-  DeviceTracker::View view;
-  std::shared_ptr<FilterResults> filter_results = std::make_shared<FilterResults>();
-  bool has_preferences = false;
-  // Reserve onwards: per claim, the allocation chosen for it (unallocated claims only), and
-  // whether PreBind added the pod to its reservedFor.
-  std::vector<std::optional<api::AllocationResult>> chosen;
-  std::vector<bool> reserved;
-};
-const StateKey<DraState> kDraStateKey("PreFilterDynamicResources");
-
-Status Unschedulable(std::string reason) { return Status(Code::kUnschedulable, std::move(reason)); }
-Status Unresolvable(std::string reason) {
-  return Status(Code::kUnschedulableAndUnresolvable, std::move(reason));
 }
 
 }  // namespace
@@ -136,7 +83,24 @@ Result<DynamicResourcesArgs> ParseDynamicResourcesArgs(std::string_view json) {
       args.max_allocation_steps = it->value.GetUint64();
       continue;
     }
-    if (key == "filterTimeout" || key == "bindingTimeout") continue;  // accepted, see header
+    if (key == "filterTimeout") continue;  // accepted, see header
+    if (key == "bindingTimeout") {
+      if (!it->value.IsString()) {
+        return allot::BadRequestError(
+            "DynamicResources args: bindingTimeout: must be a duration string such as \"10m0s\"");
+      }
+      auto d =
+          ParseGoDuration(std::string_view(it->value.GetString(), it->value.GetStringLength()));
+      if (!d.ok()) {
+        return allot::BadRequestError("DynamicResources args: bindingTimeout: " +
+                                      d.status().message());
+      }
+      if (*d < std::chrono::seconds(1)) {
+        return allot::BadRequestError("DynamicResources args: bindingTimeout: must be at least 1s");
+      }
+      args.binding_timeout = std::chrono::duration_cast<std::chrono::seconds>(*d);
+      continue;
+    }
     return allot::BadRequestError("DynamicResources args: unknown field \"" + std::string(key) +
                                   "\"");
   }
@@ -163,22 +127,32 @@ DynamicResources::DynamicResources(Handle& handle, dra::Features features,
     }
     return out;
   });
+  waiter_ =
+      std::make_unique<BindingWaiter>(handle_.clock(), args_.binding_timeout,
+                                      [this](const std::string& ns, const std::string& name) {
+                                        return claims_ ? AsClaim(claims_->Get(ns, name)) : nullptr;
+                                      });
   if (f) {
     // Registered before the scheduler's queue handlers (the scheduler adds those after the
-    // plugins are built), so the tracker is current when a waiting pod is retried.
+    // plugins are built), so the tracker is current when a waiting pod is retried. The
+    // binding waiter hears every claim change at once: no polling interval.
     DeviceTracker* t = tracker_.get();
+    BindingWaiter* w = waiter_.get();
     claims_->AddHandler({.on_add =
-                             [t](const api::ObjectPtr& o) {
+                             [t, w](const api::ObjectPtr& o) {
                                if (auto c = AsClaim(o)) t->ClaimChanged(nullptr, c.get());
+                               w->OnClaim(o->metadata.namespace_, o->metadata.name);
                              },
                          .on_update =
-                             [t](const api::ObjectPtr& o, const api::ObjectPtr& n) {
+                             [t, w](const api::ObjectPtr& o, const api::ObjectPtr& n) {
                                auto oc = AsClaim(o), nc = AsClaim(n);
                                if (nc) t->ClaimChanged(oc.get(), nc.get());
+                               w->OnClaim(n->metadata.namespace_, n->metadata.name);
                              },
                          .on_delete =
-                             [t](const api::ObjectPtr& o) {
+                             [t, w](const api::ObjectPtr& o) {
                                if (auto c = AsClaim(o)) t->ClaimChanged(c.get(), nullptr);
+                               w->OnClaim(o->metadata.namespace_, o->metadata.name);
                              }});
     slices_->AddHandler(
         {.on_add = [t](const api::ObjectPtr&) { t->SlicesChanged(); },
@@ -296,6 +270,7 @@ Status DynamicResources::PreFilter(CycleState& state, const PodInfo& pod_info,
   }
   s.chosen.resize(s.claims.size());
   s.reserved.resize(s.claims.size());
+  s.written_rv.resize(s.claims.size());
   state.Write(kDraStateKey, std::move(s));
   return Status::Success();
 }
@@ -414,9 +389,10 @@ Status DynamicResources::Reserve(CycleState& state, const PodInfo& /*pod*/,
 void DynamicResources::Unreserve(CycleState& state, const PodInfo& pod, const std::string&) {
   DraState* s = state.Mutable(kDraStateKey);
   if (!s) return;
+  if (s->binding_failed) ClearFailedAllocations(state, pod);
   for (size_t i = 0; i < s->claims.size(); ++i) {
     if (s->chosen[i]) tracker_->Forget(s->claims[i]->metadata.uid);
-    if (!s->reserved[i]) continue;
+    if (!s->reserved[i] || s->abandoned) continue;
     // Take the pod out of reservedFor again (best effort, retried on conflicts).
     client::Client* c = handle_.client();
     if (!c) continue;
@@ -439,7 +415,8 @@ void DynamicResources::Unreserve(CycleState& state, const PodInfo& pod, const st
 }
 
 allot::Status DynamicResources::WriteClaim(const PodInfo& pod, const api::ResourceClaim& claim,
-                                           const api::AllocationResult* allocation) {
+                                           const api::AllocationResult* allocation,
+                                           std::string* written_rv) {
   client::Client* c = handle_.client();
   if (!c) return allot::InternalError("no API client");
   std::shared_ptr<const api::ResourceClaim> cur = std::make_shared<api::ResourceClaim>(claim);
@@ -503,7 +480,10 @@ allot::Status DynamicResources::WriteClaim(const PodInfo& pod, const api::Resour
       return allot::Status::Ok();  // already reserved for the pod
     }
     auto w = c->UpdateStatus(ClaimsResource(), std::move(copy));
-    if (w.ok()) return allot::Status::Ok();
+    if (w.ok()) {
+      if (written_rv) *written_rv = (*w)->metadata.resourceVersion;
+      return allot::Status::Ok();
+    }
     if (w.status().code() != StatusCode::kConflict) return w.status();
   }
   return allot::ConflictError("resourceclaims.resource.k8s.io", claim.metadata.name,
@@ -515,14 +495,15 @@ Status DynamicResources::PreBindPreFlight(const CycleState& state, const PodInfo
   return state.Read(kDraStateKey) ? Status::Success() : Status::Skip();
 }
 
-Status DynamicResources::PreBind(CycleState& state, const PodInfo& pod, const std::string&) {
+Status DynamicResources::PreBind(CycleState& state, const PodInfo& pod, const std::string& node) {
   DraState* s = state.Mutable(kDraStateKey);
   if (!s) return Status::Success();
+  s->prebind_start = handle_.clock().Steady();  // the binding-conditions metrics' clock
   for (size_t i = 0; i < s->claims.size(); ++i) {
     const api::ResourceClaim& claim = *s->claims[i];
     const api::AllocationResult* alloc = s->chosen[i] ? &*s->chosen[i] : nullptr;
     if (!alloc && ReservedFor(claim, pod.uid())) continue;
-    allot::Status w = WriteClaim(pod, claim, alloc);
+    allot::Status w = WriteClaim(pod, claim, alloc, &s->written_rv[i]);
     if (!w.ok()) {
       return Status::Error("writing resourceclaim " + claim.metadata.namespace_ + "/" +
                            claim.metadata.name + ": " + w.message());
@@ -530,7 +511,7 @@ Status DynamicResources::PreBind(CycleState& state, const PodInfo& pod, const st
     s->reserved[i] = true;
     if (alloc) tracker_->Written(claim.metadata.uid);
   }
-  return Status::Success();
+  return StartBindingWait(state, pod, node);
 }
 
 std::vector<ClusterEventWithHint> DynamicResources::EventsToRegister() const {

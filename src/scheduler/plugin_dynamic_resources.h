@@ -19,7 +19,15 @@
 //               PreBind already added it.
 //   PreBind     per claim: adds the delete-protection finalizer (update), then writes
 //               status.allocation (with allocationTimestamp) and appends the pod to reservedFor
-//               (status update), retrying on conflicts from fresh reads.
+//               (status update), retrying on conflicts from fresh reads. When a claim's
+//               allocation carries binding conditions (KEP-5007) PreBind answers Wait: the pod
+//               gets nominatedNodeName and a BindingConditionsPending event, and AwaitPreBind
+//               hands it to the BindingWaiter (dra_binding_waiter.h), which ends the wait from
+//               claim events (all conditions True: bind; a failure condition True, or
+//               bindingTimeout since allocationTimestamp: fail). After a failure Unreserve
+//               clears those claims' allocation, reservedFor and device statuses, so the next
+//               attempt allocates anew. A restarted scheduler finds the claims allocated and
+//               reserved for the pod and waits again (or binds) from their state.
 //   Events      claims (of the pod, or releasing devices), slices, classes, and pod updates that
 //               record generated claims.
 //
@@ -28,12 +36,15 @@
 // pods with claims as unschedulable.
 #pragma once
 
+#include <chrono>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "cel/cel.h"
 #include "dra/features.h"
+#include "scheduler/dra_binding_waiter.h"
 #include "scheduler/dra_device_tracker.h"
 #include "scheduler/framework_interface.h"
 #include "scheduler/plugins.h"
@@ -54,11 +65,13 @@ struct DynamicResourcesArgs {
   // Upper bound on allocator search steps per node (Allot's replacement for kube's 10 s
   // filterTimeout: a bound on work rather than on wall time).
   uint64_t max_allocation_steps = 1'000'000;
+  // bindingTimeout: how long after a claim's allocationTimestamp PreBind waits for its binding
+  // conditions (Kubernetes' default, 600 s).
+  std::chrono::seconds binding_timeout{600};
 };
 // Parses the plugin's pluginConfig args (JSON object; "" = defaults). Unknown fields are errors.
-// Kubernetes' filterTimeout and bindingTimeout are accepted so its configurations load, and not
-// used: maxAllocationSteps bounds Filter's work, and binding conditions (issue 5) are not
-// waited for yet.
+// bindingTimeout is a Go duration ("10m0s", "30s"), at least 1s. Kubernetes' filterTimeout is
+// accepted so its configurations load, and not used: maxAllocationSteps bounds Filter's work.
 Result<DynamicResourcesArgs> ParseDynamicResourcesArgs(std::string_view json);
 
 class DynamicResources final : public PreEnqueuePlugin,
@@ -70,6 +83,7 @@ class DynamicResources final : public PreEnqueuePlugin,
                                public NormalizeScorePlugin,
                                public ReservePlugin,
                                public PreBindPlugin,
+                               public DeadlinePlugin,
                                public EnqueueExtensions {
  public:
   DynamicResources(Handle& handle, dra::Features features, DynamicResourcesArgs args);
@@ -93,17 +107,32 @@ class DynamicResources final : public PreEnqueuePlugin,
   // Skip for pods without claims.
   Status PreBindPreFlight(const CycleState& state, const PodInfo& pod,
                           const std::string& node) const override;
+  void AwaitPreBind(CycleState& state, const PodInfo& pod, const std::string& node,
+                    std::function<void(Status)> done) override;
+  void CheckDeadlines() override;
+  void AbandonWaits() override;
   std::vector<ClusterEventWithHint> EventsToRegister() const override;
 
   DeviceTracker& tracker() { return *tracker_; }
+  BindingWaiter& binding_waiter() { return *waiter_; }
 
  private:
   using ClaimList = std::vector<std::shared_ptr<const api::ResourceClaim>>;
   // The pod's claims from the informer, in spec order; a rejection when one is missing.
   Status GatherClaims(const api::Pod& pod, ClaimList& out) const;
+  // `written_rv`: the claim's resourceVersion after the write (when one was needed).
   allot::Status WriteClaim(const PodInfo& pod, const api::ResourceClaim& claim,
-                           const api::AllocationResult* allocation);
+                           const api::AllocationResult* allocation, std::string* written_rv);
   bool AdminAccessAllowed(const std::string& ns) const;
+  // plugin_dynamic_resources_binding.cc
+  // After the claims are written: the claims whose allocation has binding conditions; Wait
+  // (with nominatedNodeName and an event) if there are any.
+  Status StartBindingWait(CycleState& state, const PodInfo& pod, const std::string& node);
+  // Unreserve after a failed or timed-out wait: clears the waited-for claims' allocation.
+  void ClearFailedAllocations(CycleState& state, const PodInfo& pod);
+  void SetNominatedNode(const PodInfo& pod, const std::string& node);
+  void ObservePreBind(std::string_view status, bool requires_binding_conditions,
+                      std::chrono::steady_clock::time_point start);
 
   Handle& handle_;
   dra::Features features_;
@@ -114,6 +143,7 @@ class DynamicResources final : public PreEnqueuePlugin,
   client::Informer* classes_ = nullptr;
   client::Informer* namespaces_ = nullptr;
   std::unique_ptr<DeviceTracker> tracker_;
+  std::unique_ptr<BindingWaiter> waiter_;
 };
 
 }  // namespace allot::scheduler

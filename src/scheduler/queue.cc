@@ -409,7 +409,9 @@ void SchedulingQueue::OnEvent(const ClusterEvent& event, const api::ObjectPtr& o
                               const api::ObjectPtr& new_obj) {
   Lock lock(mu_);
   if (!EventOfInterest(event, old_obj.get(), new_obj.get())) return;
-  if (!in_flight_.empty()) in_flight_events_.push_back({++event_seq_, event, old_obj, new_obj});
+  if (!in_flight_seqs_.empty()) {
+    in_flight_events_.push_back({++event_seq_, event, old_obj, new_obj});
+  }
   MoveUnschedulable(lock, event, old_obj.get(), new_obj.get(), false);
   UpdateGauges();
 }
@@ -442,6 +444,7 @@ std::unique_ptr<QueuedPodInfo> SchedulingQueue::Pop(std::chrono::milliseconds ti
   ++p->attempts;
   if (!p->initial_attempt_timestamp) p->initial_attempt_timestamp = clock_.Steady();
   in_flight_[p->pod_info->uid()] = event_seq_;
+  in_flight_seqs_.insert(event_seq_);
   UpdateGauges();
   return p;
 }
@@ -452,6 +455,7 @@ void SchedulingQueue::AddUnschedulableIfNotPresent(std::unique_ptr<QueuedPodInfo
   uint64_t since = event_seq_;
   if (auto it = in_flight_.find(uid); it != in_flight_.end()) {
     since = it->second;
+    EraseInFlightSeq(since);
     in_flight_.erase(it);
   }
   bool deleted = in_flight_deleted_.erase(uid) > 0;
@@ -490,20 +494,36 @@ void SchedulingQueue::AddUnschedulableIfNotPresent(std::unique_ptr<QueuedPodInfo
 
 void SchedulingQueue::Done(const std::string& uid) {
   Lock lock(mu_);
-  in_flight_.erase(uid);
+  if (auto it = in_flight_.find(uid); it != in_flight_.end()) {
+    EraseInFlightSeq(it->second);
+    in_flight_.erase(it);
+  }
   in_flight_updates_.erase(uid);
   in_flight_deleted_.erase(uid);
   PruneInFlightEvents();
 }
 
+void SchedulingQueue::EraseInFlightSeq(uint64_t seq) {
+  if (seq == kParked) return;
+  if (auto it = in_flight_seqs_.find(seq); it != in_flight_seqs_.end()) in_flight_seqs_.erase(it);
+}
+
+void SchedulingQueue::Park(const std::string& uid) {
+  Lock lock(mu_);
+  auto it = in_flight_.find(uid);
+  if (it == in_flight_.end() || it->second == kParked) return;
+  EraseInFlightSeq(it->second);
+  it->second = kParked;
+  PruneInFlightEvents();
+}
+
 void SchedulingQueue::PruneInFlightEvents() {
   if (in_flight_events_.empty()) return;
-  if (in_flight_.empty()) {
+  if (in_flight_seqs_.empty()) {  // nobody in flight, or only parked pods
     in_flight_events_.clear();
     return;
   }
-  uint64_t oldest = event_seq_;
-  for (const auto& [uid, seq] : in_flight_) oldest = std::min(oldest, seq);
+  const uint64_t oldest = *in_flight_seqs_.begin();
   while (!in_flight_events_.empty() && in_flight_events_.front().seq <= oldest) {
     in_flight_events_.pop_front();
   }

@@ -28,10 +28,12 @@
 
 #include <chrono>
 #include <condition_variable>
+#include <cstdint>
 #include <deque>
 #include <map>
 #include <memory>
 #include <mutex>
+#include <set>
 #include <string>
 #include <unordered_map>
 #include <unordered_set>
@@ -87,6 +89,11 @@ class SchedulingQueue {
   void AddUnschedulableIfNotPresent(std::unique_ptr<QueuedPodInfo> pod, bool error);
   // The pod's attempt is over (bound, or dropped): it leaves the in-flight set.
   void Done(const std::string& uid);
+  // The in-flight pod waits outside the scheduler, possibly for minutes (PreBind waiting for
+  // binding conditions). Cluster events are no longer kept for it (they could only matter if
+  // its attempt failed, and a failed wait requeues it with backoff anyway), so a thousand
+  // waiting pods cost the queue nothing; its deletion and updates are still remembered.
+  void Park(const std::string& uid);
   // Wakes Pop callers; Pop returns nullptr from now on.
   void Close();
 
@@ -118,7 +125,7 @@ class SchedulingQueue {
   // the pods indexed under registrations that match it (see MoveUnschedulable).
   struct Registration {
     ClusterEventWithHint reg;
-    std::unordered_set<std::string> pods;                                           // uids
+    std::unordered_set<std::string> pods;                                             // uids
     std::unordered_map<std::string, std::unordered_set<std::string>> pods_by_target;  // key -> uids
   };
   // Where a waiting pod is indexed, so it can be taken out again.
@@ -139,7 +146,8 @@ class SchedulingQueue {
   bool IsBackingOff(const QueuedPodInfo& p) const;
   TimePoint BackoffExpiry(const QueuedPodInfo& p) const;
   // The registrations of the plugins that rejected (or gated) `p`, in its profile.
-  template <class Fn> void ForEachRejectorRegistration(const QueuedPodInfo& p, Fn fn) const;
+  template <class Fn>
+  void ForEachRejectorRegistration(const QueuedPodInfo& p, Fn fn) const;
   void Index(const QueuedPodInfo& p);
   void Unindex(const std::string& uid);
   // Whether registration `r` covers this change for `pod` (match, filter, target, hint).
@@ -155,6 +163,7 @@ class SchedulingQueue {
                          const api::Object* new_obj, bool all);
   void FlushBackoffLocked(Lock& lock);
   void PruneInFlightEvents();
+  void EraseInFlightSeq(uint64_t seq);
   void UpdateGauges();
   void CountIncoming(std::string_view queue, std::string_view event);
 
@@ -181,8 +190,12 @@ class SchedulingQueue {
   std::map<std::string, std::unique_ptr<QueuedPodInfo>> unschedulable_;  // guarded by mu_
   std::unordered_map<std::string, IndexEntry> index_;  // uid -> entry; guarded by mu_
   std::unordered_set<std::string> any_event_pods_;     // uids; guarded by mu_
-  size_t gated_count_ = 0;                                               // guarded by mu_
-  std::map<std::string, uint64_t> in_flight_;            // uid -> event seq at Pop; guarded by mu_
+  size_t gated_count_ = 0;                             // guarded by mu_
+  // uid -> event seq at Pop (kParked once parked); guarded by mu_
+  std::map<std::string, uint64_t> in_flight_;
+  static constexpr uint64_t kParked = UINT64_MAX;
+  // The seqs of in_flight_ that are not parked: the oldest bounds in_flight_events_.
+  std::multiset<uint64_t> in_flight_seqs_;               // guarded by mu_
   std::map<std::string, PodInfoPtr> in_flight_updates_;  // newest object seen while in flight
   std::map<std::string, bool> in_flight_deleted_;        // deleted while in flight
   std::deque<InFlightEvent> in_flight_events_;           // guarded by mu_

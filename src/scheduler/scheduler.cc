@@ -86,6 +86,7 @@ allot::Status Scheduler::Init() {
   fo.parallelizer = parallelizer_.get();
   fo.snapshot = snapshot_.get();
   fo.metrics = metrics_.get();
+  fo.events = events_;
   std::map<std::string, Framework*> by_name;
   for (const ProfileConfig& p : cfg.profiles) {
     auto fw = Framework::Create(registry, p, fo);
@@ -168,6 +169,9 @@ void Scheduler::Stop(std::chrono::milliseconds drain) {
   if (queue_) queue_->Close();
   if (loop_thread_.joinable()) loop_thread_.join();
   if (housekeeping_thread_.joinable()) housekeeping_thread_.join();
+  // Pods waiting in PreBind (binding conditions) would hold the drain for minutes: their
+  // waits end now, and the next scheduler resumes them from the claims' state.
+  for (auto& [name, fw] : frameworks_) fw->AbandonWaits();
   WaitForBindings(drain);
   if (binding_pool_) binding_pool_->Stop();
   if (owned_pods_) owned_pods_->Stop();
@@ -227,7 +231,7 @@ void Scheduler::HousekeepingThread() {
   while (running_.load()) {
     std::this_thread::sleep_for(options_.tick);
     queue_->FlushBackoffQCompleted();
-    for (auto& [name, fw] : frameworks_) fw->waiting_pods().CheckTimeouts(clock_->Steady());
+    for (auto& [name, fw] : frameworks_) fw->CheckDeadlines();
     auto now = clock_->Steady();
     if (now - last_leftover_flush_ >= kLeftoverFlushPeriod) {
       last_leftover_flush_ = now;
@@ -244,7 +248,7 @@ void Scheduler::Housekeeping() {
   queue_->FlushBackoffQCompleted();
   queue_->FlushUnschedulablePodsLeftover();
   cache_->CleanupExpiredAssumedPods();
-  for (auto& [name, fw] : frameworks_) fw->waiting_pods().CheckTimeouts(clock_->Steady());
+  for (auto& [name, fw] : frameworks_) fw->CheckDeadlines();
 }
 
 bool Scheduler::WaitForBindings(std::chrono::milliseconds timeout) {

@@ -121,7 +121,8 @@ class Scheduler {
   // scheduler_schedule_one.cc
   void SchedulingCycle(std::unique_ptr<QueuedPodInfo> qpi, Framework& fw);
   void StartBinding(std::unique_ptr<BindingContext> ctx);
-  void RunPreBindAndBind(std::shared_ptr<BindingContext> ctx);
+  // PreBind from plugin position `first` on (after a plugin's wait ended), then Bind.
+  void RunPreBindAndBind(std::shared_ptr<BindingContext> ctx, size_t first = 0);
   void Bind(std::shared_ptr<BindingContext> ctx);
   void BindingSucceeded(std::shared_ptr<BindingContext> ctx);
   void BindingFailed(std::shared_ptr<BindingContext> ctx, const Status& status);

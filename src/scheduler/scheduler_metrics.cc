@@ -42,7 +42,24 @@ SchedulerMetrics::SchedulerMetrics(metrics::Registry& r)
       queue_incoming_pods(
           r.AddCounter("scheduler_queue_incoming_pods_total",
                        "Number of pods added to scheduling queues by event and queue type.",
-                       metrics::Stability::kStable, {"queue", "event"})) {}
+                       metrics::Stability::kStable, {"queue", "event"})),
+      dra_bindingconditions_allocations(r.AddCounter(
+          "scheduler_dra_bindingconditions_allocations_total",
+          "Number of DRA allocations whose devices have binding conditions the scheduler waited "
+          "for in PreBind, by outcome: success, failure (a binding failure condition turned "
+          "True, or the claim's allocation went away) or timeout.",
+          metrics::Stability::kAlpha, {"profile", "driver", "status"})),
+      dra_bindingconditions_prebind_duration(r.AddHistogram(
+          "scheduler_dra_bindingconditions_prebind_duration_seconds",
+          "Duration of the DynamicResources PreBind, from its start to the end of the wait for "
+          "binding conditions, by outcome and whether binding conditions were involved.",
+          metrics::Stability::kAlpha, {"status", "requires_bindingconditions"},
+          metrics::ExponentialBuckets(0.1, 2, 14))),
+      dra_bindingconditions_wait_duration(
+          r.AddHistogram("scheduler_dra_bindingconditions_wait_duration_seconds",
+                         "Time a pod waited in PreBind for the binding conditions of its devices.",
+                         metrics::Stability::kAlpha, {"profile", "driver", "status"},
+                         metrics::ExponentialBuckets(0.1, 2, 14))) {}
 
 void ExtensionPointMetrics::Observe(ExtensionPoint point, Code code, double seconds) {
   if (!metrics_) return;

@@ -9,6 +9,14 @@
 //   scheduler_framework_extension_point_duration_seconds{extension_point,status,profile}
 //                                                                  histogram, STABLE
 //   scheduler_queue_incoming_pods_total{queue,event}               counter, STABLE
+//   scheduler_dra_bindingconditions_allocations_total{profile,driver,status}
+//                                                                  counter, ALPHA
+//       status: success | failure | timeout. KEP-5007 names only `status`; Kubernetes 1.36
+//       shipped the wider label set, which is kept (sum by status for the KEP's view).
+//   scheduler_dra_bindingconditions_prebind_duration_seconds{status,requires_bindingconditions}
+//                                                                  histogram, ALPHA (the KEP's)
+//   scheduler_dra_bindingconditions_wait_duration_seconds{profile,driver,status}
+//                                                                  histogram, ALPHA (1.36's)
 //
 // Families are registered once; hot paths cache the children they use (Child* below) rather
 // than looking labels up per event. Thread-safe.
@@ -51,6 +59,9 @@ class SchedulerMetrics {
   metrics::GaugeFamily& unschedulable_pods;
   metrics::HistogramFamily& extension_point_duration;
   metrics::CounterFamily& queue_incoming_pods;
+  metrics::CounterFamily& dra_bindingconditions_allocations;
+  metrics::HistogramFamily& dra_bindingconditions_prebind_duration;
+  metrics::HistogramFamily& dra_bindingconditions_wait_duration;
 };
 
 // Per-profile cache of extension point histograms, resolved on first use.

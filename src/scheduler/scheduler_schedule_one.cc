@@ -163,8 +163,27 @@ void Scheduler::StartBinding(std::unique_ptr<BindingContext> owned) {
   });
 }
 
-void Scheduler::RunPreBindAndBind(std::shared_ptr<BindingContext> ctx) {
-  Status st = ctx->fw->RunPreBindPlugins(*ctx->state, ctx->pod(), ctx->host);
+void Scheduler::RunPreBindAndBind(std::shared_ptr<BindingContext> ctx, size_t first) {
+  size_t waiting = 0;
+  Status st = ctx->fw->RunPreBindPlugins(*ctx->state, ctx->pod(), ctx->host, first, &waiting);
+  if (st.IsWait()) {
+    // The plugin waits for someone else (binding conditions). No thread is held: the rest of
+    // PreBind goes back to the pool when the wait ends, on whichever thread ends it; and the
+    // queue keeps no cluster events for the pod meanwhile.
+    queue_->Park(ctx->pod().uid());
+    ctx->fw->AwaitPreBind(waiting, *ctx->state, ctx->pod(), ctx->host,
+                          [this, ctx, waiting](Status outcome) {
+                            // Often an informer thread: the rest (API writes) goes to the pool.
+                            binding_pool_->Submit([this, ctx, waiting, outcome] {
+                              if (outcome.IsSuccess()) {
+                                RunPreBindAndBind(ctx, waiting + 1);
+                              } else {
+                                BindingFailed(ctx, outcome);
+                              }
+                            });
+                          });
+    return;
+  }
   if (!st.IsSuccess()) {
     BindingFailed(ctx, st);
     return;

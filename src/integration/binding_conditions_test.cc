@@ -1,0 +1,666 @@
+// Device binding conditions (KEP-5007, design.md §5.4) end to end in one process: the store,
+// the resourceclaim controller and the scheduler, node-local slices and one "fabric" pool of
+// devices usable from every node that must be attached first (bindsToNode, bindingConditions
+// [example.com/attached], bindingFailureConditions [example.com/attach-failed]). The test plays
+// the fabric driver: it writes the claims' status.devices conditions and taints devices.
+//
+// What is proven: node-local devices are preferred and bind at once; a pod with a fabric device
+// waits in PreBind (nominated, with an event) until the condition is True and then binds to the
+// nominated node; a failure condition or the timeout clears the claim and the pod is scheduled
+// anew; several claims and shared claims; a scheduler restart resumes the wait (and Stop does
+// not wait for it); with the gates off fabric devices are never picked; and no device is ever
+// held by two claims.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <set>
+#include <thread>
+
+#include "common/metrics.h"
+#include "integration/dra_fixture.h"
+
+namespace allot::integration {
+namespace {
+
+using std::chrono::milliseconds;
+using std::chrono::seconds;
+
+constexpr char kAttached[] = "example.com/attached";
+constexpr char kAttachFailed[] = "example.com/attach-failed";
+constexpr char kFabricPool[] = "fabric";
+
+class BindingConditionsTest : public DraFixture {
+ protected:
+  // The fabric pool: `devices` devices "fab-<i>", usable from every node once attached.
+  void FabricSlice(int devices, const std::set<std::string>& tainted = {}) {
+    auto s = std::make_unique<api::ResourceSlice>();
+    s->metadata.name = "fabric";
+    s->spec.driver = kDriver;
+    s->spec.pool = {kFabricPool, 1, 1};
+    s->spec.allNodes = true;
+    for (int d = 0; d < devices; ++d) {
+      api::Device dev;
+      dev.name = "fab-" + std::to_string(d);
+      dev.attributes["index"].intValue = d;
+      dev.capacity["memory"].value = *api::Quantity::Parse("80Gi");
+      dev.bindsToNode = true;
+      dev.bindingConditions = {kAttached};
+      dev.bindingFailureConditions = {kAttachFailed};
+      if (tainted.count(dev.name)) dev.taints.push_back(Taint());
+      s->spec.devices.push_back(std::move(dev));
+    }
+    Create(Res("resource.k8s.io", "resourceslices"), std::move(s));
+  }
+  static api::DeviceTaint Taint() {
+    api::DeviceTaint t;
+    t.key = "example.com/unhealthy";
+    t.effect = "NoSchedule";
+    return t;
+  }
+  // As the driver: (un)taints fabric devices.
+  void SetTainted(const std::set<std::string>& tainted) {
+    for (int attempt = 0; attempt < 10; ++attempt) {
+      auto cur = client_->Get(Res("resource.k8s.io", "resourceslices"), "", "fabric");
+      ASSERT_TRUE(cur.ok()) << cur.status().ToString();
+      auto copy = std::make_unique<api::ResourceSlice>(*api::As<api::ResourceSlice>(**cur));
+      for (api::Device& d : copy->spec.devices) {
+        d.taints.clear();
+        if (tainted.count(d.name)) d.taints.push_back(Taint());
+      }
+      auto w = client_->Update(Res("resource.k8s.io", "resourceslices"), std::move(copy));
+      if (w.ok()) return;
+      ASSERT_EQ(w.status().code(), StatusCode::kConflict) << w.status().ToString();
+    }
+    FAIL() << "too many conflicts updating the fabric slice";
+  }
+
+  // As the driver: sets condition `type` on the claim's devices that have binding conditions
+  // (only `device` when given).
+  void SetCondition(const std::string& claim, const std::string& type,
+                    const std::string& device = "") {
+    for (int attempt = 0; attempt < 10; ++attempt) {
+      auto cur = GetClaim(claim);
+      ASSERT_TRUE(cur && cur->status.allocation) << "claim " << claim << " is not allocated";
+      auto copy = std::make_unique<api::ResourceClaim>(*cur);
+      for (const auto& r : cur->status.allocation->devices.results) {
+        if (r.bindingConditions.empty() || (!device.empty() && r.device != device)) continue;
+        api::AllocatedDeviceStatus* st = nullptr;
+        for (auto& d : copy->status.devices) {
+          if (d.driver == r.driver && d.pool == r.pool && d.device == r.device &&
+              d.shareID == r.shareID) {
+            st = &d;
+          }
+        }
+        if (!st) {
+          st = &copy->status.devices.emplace_back();
+          st->driver = r.driver;
+          st->pool = r.pool;
+          st->device = r.device;
+          st->shareID = r.shareID;
+        }
+        std::erase_if(st->conditions, [&](const api::Condition& c) { return c.type == type; });
+        api::Condition c;
+        c.type = type;
+        c.status = "True";
+        c.reason = type == kAttachFailed ? "AttachFailed" : "Attached";
+        c.message = type == kAttachFailed ? "the fabric switch refused the link" : "";
+        c.lastTransitionTime = RealClock::Instance().Now().TruncatedToSeconds();
+        st->conditions.push_back(std::move(c));
+      }
+      auto w = client_->UpdateStatus(Res("resource.k8s.io", "resourceclaims"), std::move(copy));
+      if (w.ok()) return;
+      ASSERT_EQ(w.status().code(), StatusCode::kConflict) << w.status().ToString();
+    }
+    FAIL() << "too many conflicts writing the status of claim " << claim;
+  }
+
+  // The claim generated for the pod's claim `ref`, once the controller made it.
+  std::string ClaimOf(const std::string& pod, const std::string& ref = "gpu") {
+    std::string name;
+    WaitFor(
+        [&] {
+          auto p = GetPod(pod);
+          if (!p) return false;
+          for (const auto& s : p->status.resourceClaimStatuses) {
+            if (s.name == ref && s.resourceClaimName) name = *s.resourceClaimName;
+          }
+          return !name.empty();
+        },
+        seconds(10));
+    EXPECT_FALSE(name.empty()) << "no claim for " << pod << "/" << ref;
+    return name;
+  }
+  bool Allocated(const std::string& claim) {
+    auto c = GetClaim(claim);
+    return c && c->status.allocation;
+  }
+  // The devices ("pool/device") allocated to the claim; empty when unallocated.
+  std::vector<std::string> DevicesOf(const std::string& claim) {
+    std::vector<std::string> out;
+    auto c = GetClaim(claim);
+    if (!c || !c->status.allocation) return out;
+    for (const auto& r : c->status.allocation->devices.results) out.push_back(r.pool + "/" + r.device);
+    return out;
+  }
+  std::string NodeOf(const std::string& pod) {
+    auto p = GetPod(pod);
+    return p ? p->spec.nodeName : "";
+  }
+  std::string NominatedOf(const std::string& pod) {
+    auto p = GetPod(pod);
+    return p ? p->status.nominatedNodeName : "";
+  }
+  // Events of `reason` about the pod.
+  std::vector<std::string> EventMessages(const std::string& pod, const std::string& reason) {
+    std::vector<std::string> out;
+    for (const auto& e : ListAll<api::Event>(*store_, Res("", "events"))) {
+      if (e->involvedObject.name == pod && e->reason == reason) out.push_back(e->message);
+    }
+    return out;
+  }
+  bool HasEvent(const std::string& pod, const std::string& reason, const std::string& part = "") {
+    for (const std::string& m : EventMessages(pod, reason)) {
+      if (m.find(part) != std::string::npos) return true;
+    }
+    return false;
+  }
+  // The node the claim's allocation is pinned to: the one node of the cluster its node selector
+  // matches ("" when it matches none or several).
+  std::string PinnedNode(const std::string& claim) {
+    auto c = GetClaim(claim);
+    if (!c || !c->status.allocation || !c->status.allocation->nodeSelector) return "";
+    std::string match;
+    int n = 0;
+    for (const auto& node : ListAll<api::Node>(*store_, Res("", "nodes"))) {
+      if (api::MatchesNodeSelector(*c->status.allocation->nodeSelector, node->metadata.labels,
+                                   node->metadata.name)) {
+        match = node->metadata.name;
+        ++n;
+      }
+    }
+    return n == 1 ? match : "";
+  }
+  // The pod stays unbound for a while (it waits; nothing would bind it).
+  bool StaysUnbound(const std::string& pod, milliseconds d = milliseconds(300)) {
+    auto until = std::chrono::steady_clock::now() + d;
+    while (std::chrono::steady_clock::now() < until) {
+      if (!NodeOf(pod).empty()) return false;
+      std::this_thread::sleep_for(milliseconds(20));
+    }
+    return true;
+  }
+
+  // For tests running the scheduler in fake time; outlives the scheduler (TearDown stops it).
+  FakeClock fake_clock_;
+
+  double Allocations(const std::string& status) {
+    return sched_->metrics_registry()
+        .AddCounter("scheduler_dra_bindingconditions_allocations_total", "",
+                    metrics::Stability::kAlpha, {"profile", "driver", "status"})
+        .With({"default-scheduler", kDriver, status})
+        .value();
+  }
+  uint64_t PreBindObservations(const std::string& status, const std::string& requires_bc) {
+    return sched_->metrics_registry()
+        .AddHistogram("scheduler_dra_bindingconditions_prebind_duration_seconds", "",
+                      metrics::Stability::kAlpha, {"status", "requires_bindingconditions"},
+                      metrics::ExponentialBuckets(0.1, 2, 14))
+        .With({status, requires_bc})
+        .Read()
+        .count;
+  }
+  uint64_t WaitObservations(const std::string& status) {
+    return sched_->metrics_registry()
+        .AddHistogram("scheduler_dra_bindingconditions_wait_duration_seconds", "",
+                      metrics::Stability::kAlpha, {"profile", "driver", "status"},
+                      metrics::ExponentialBuckets(0.1, 2, 14))
+        .With({"default-scheduler", kDriver, status})
+        .Read()
+        .count;
+  }
+
+  double WaitSeconds(const std::string& status) {
+    return sched_->metrics_registry()
+        .AddHistogram("scheduler_dra_bindingconditions_wait_duration_seconds", "",
+                      metrics::Stability::kAlpha, {"profile", "driver", "status"},
+                      metrics::ExponentialBuckets(0.1, 2, 14))
+        .With({"default-scheduler", kDriver, status})
+        .Read()
+        .sum;
+  }
+
+  // Waits until the pod waits for binding conditions: its claims allocated, the pod nominated.
+  // Returns the nominated node.
+  std::string WaitUntilWaiting(const std::string& pod) {
+    std::string node;
+    EXPECT_TRUE(WaitFor(
+        [&] {
+          node = NominatedOf(pod);
+          return !node.empty();
+        },
+        seconds(10)))
+        << pod << " was never nominated; " << PodMessage(pod);
+    return node;
+  }
+};
+
+// 1. Node-local devices first: the pod binds at once, without waiting. Only when they are taken
+// does a pod get a fabric device, and then it waits for it.
+TEST_F(BindingConditionsTest, NodeLocalDevicesArePreferredAndBindWithoutWaiting) {
+  Cluster(1, 1);
+  FabricSlice(2);
+  Template("one-gpu");
+  Start();
+  Pod("local", "one-gpu");
+  ASSERT_TRUE(WaitFor([&] { return !NodeOf("local").empty(); }, seconds(10))) << PodMessage("local");
+  std::string local_claim = ClaimOf("local");
+  EXPECT_EQ(DevicesOf(local_claim), std::vector<std::string>{"node-0/gpu-0"});
+  auto c = GetClaim(local_claim);
+  ASSERT_TRUE(c && c->status.allocation);
+  EXPECT_TRUE(c->status.allocation->devices.results[0].bindingConditions.empty());
+  EXPECT_TRUE(EventMessages("local", "BindingConditionsPending").empty());
+  EXPECT_EQ(NominatedOf("local"), "");
+  EXPECT_EQ(PreBindObservations("success", "false"), 1u);
+
+  // The node-local device is taken: the next pod gets a fabric device and waits for it.
+  Pod("fabric", "one-gpu");
+  std::string node = WaitUntilWaiting("fabric");
+  EXPECT_EQ(node, "node-0");
+  std::string fabric_claim = ClaimOf("fabric");
+  ASSERT_EQ(DevicesOf(fabric_claim).size(), 1u);
+  EXPECT_EQ(DevicesOf(fabric_claim)[0].rfind("fabric/fab-", 0), 0u) << DevicesOf(fabric_claim)[0];
+  EXPECT_TRUE(StaysUnbound("fabric"));
+  SetCondition(fabric_claim, kAttached);
+  ASSERT_TRUE(WaitFor([&] { return NodeOf("fabric") == "node-0"; }, seconds(10)));
+  ExpectInvariants();
+}
+
+// 1b. Across nodes: a node with a free node-local device is preferred over one where only a
+// fabric device is left.
+TEST_F(BindingConditionsTest, NodeWithAFreeLocalDeviceIsPreferred) {
+  Cluster(2, 1);
+  FabricSlice(4);
+  Template("one-gpu");
+  Start();
+  Pod("first", "one-gpu");
+  ASSERT_TRUE(WaitFor([&] { return !NodeOf("first").empty(); }, seconds(10)));
+  Pod("second", "one-gpu");
+  // "second" must get the other node's node-local device and bind at once, not a fabric
+  // device on the first pod's node.
+  ASSERT_TRUE(WaitFor([&] { return !NodeOf("second").empty(); }, seconds(5)))
+      << "second waits on " << NominatedOf("second") << " for "
+      << (DevicesOf(ClaimOf("second")).empty() ? "?" : DevicesOf(ClaimOf("second"))[0]);
+  EXPECT_NE(NodeOf("first"), NodeOf("second"));
+  for (const char* p : {"first", "second"}) {
+    ASSERT_EQ(DevicesOf(ClaimOf(p)).size(), 1u);
+    EXPECT_EQ(DevicesOf(ClaimOf(p))[0], NodeOf(p) + "/gpu-0");
+  }
+  ExpectInvariants();
+}
+
+// 2. The pod waits, not bound, nominated, with an event; its claim is allocated with the
+// conditions copied, pinned to the node, timestamped. The condition turns True: it binds to the
+// nominated node at once.
+TEST_F(BindingConditionsTest, WaitsForTheConditionThenBindsToTheNominatedNode) {
+  Cluster(2, 0);
+  FabricSlice(2);
+  Template("one-gpu");
+  Start();
+  Pod("p", "one-gpu");
+  std::string node = WaitUntilWaiting("p");
+  std::string claim = ClaimOf("p");
+  auto c = GetClaim(claim);
+  ASSERT_TRUE(c && c->status.allocation);
+  const api::AllocationResult& alloc = *c->status.allocation;
+  ASSERT_EQ(alloc.devices.results.size(), 1u);
+  EXPECT_EQ(alloc.devices.results[0].pool, kFabricPool);
+  EXPECT_EQ(alloc.devices.results[0].bindingConditions, std::vector<std::string>{kAttached});
+  EXPECT_EQ(alloc.devices.results[0].bindingFailureConditions,
+            std::vector<std::string>{kAttachFailed});
+  ASSERT_TRUE(alloc.allocationTimestamp.has_value());
+  EXPECT_LE(std::abs(alloc.allocationTimestamp->unix_seconds() -
+                     RealClock::Instance().Now().unix_seconds()),
+            30);
+  EXPECT_EQ(PinnedNode(claim), node) << "bindsToNode pins the allocation to the nominated node";
+  ASSERT_EQ(c->status.reservedFor.size(), 1u);
+  EXPECT_EQ(c->status.reservedFor[0].name, "p");
+  ASSERT_TRUE(WaitFor([&] { return HasEvent("p", "BindingConditionsPending", kAttached); },
+                      seconds(5)));
+  EXPECT_NE(EventMessages("p", "BindingConditionsPending")[0].find(node), std::string::npos)
+      << EventMessages("p", "BindingConditionsPending")[0];
+  EXPECT_TRUE(StaysUnbound("p"));
+  EXPECT_EQ(Allocations("success"), 0);
+
+  auto set_at = std::chrono::steady_clock::now();
+  SetCondition(claim, kAttached);
+  ASSERT_TRUE(WaitFor([&] { return !NodeOf("p").empty(); }, seconds(10)));
+  EXPECT_LT(std::chrono::steady_clock::now() - set_at, seconds(2)) << "bound promptly";
+  EXPECT_EQ(NodeOf("p"), node);
+  EXPECT_EQ(Allocations("success"), 1);
+  EXPECT_EQ(Allocations("failure"), 0);
+  EXPECT_EQ(Allocations("timeout"), 0);
+  EXPECT_EQ(WaitObservations("success"), 1u);
+  EXPECT_EQ(PreBindObservations("success", "true"), 1u);
+  auto bound_claim = GetClaim(claim);
+  ASSERT_TRUE(bound_claim && bound_claim->status.allocation);
+  EXPECT_EQ(bound_claim->status.allocation->allocationTimestamp, alloc.allocationTimestamp);
+  ExpectInvariants();
+}
+
+// 3. A failure condition: the claim's allocation, reservedFor and device statuses are cleared,
+// the pod reports the condition, and it is scheduled anew onto another device.
+TEST_F(BindingConditionsTest, FailureConditionClearsTheClaimAndReschedules) {
+  Cluster(2, 0);
+  FabricSlice(2, {"fab-1"});  // fab-1 is unhealthy at first: the pod gets fab-0
+  Template("one-gpu");
+  Start();
+  Pod("p", "one-gpu");
+  WaitUntilWaiting("p");
+  std::string claim = ClaimOf("p");
+  ASSERT_EQ(DevicesOf(claim), std::vector<std::string>{"fabric/fab-0"});
+
+  // The driver fails to attach fab-0 and marks it unhealthy; fab-1 is still unhealthy too, so
+  // the pod cannot be placed at once and the cleared claim can be looked at.
+  SetTainted({"fab-0", "fab-1"});
+  SetCondition(claim, kAttachFailed);
+  ASSERT_TRUE(WaitFor(
+      [&] {
+        auto c = GetClaim(claim);
+        return c && !c->status.allocation && c->status.reservedFor.empty() &&
+               c->status.devices.empty() && c->metadata.finalizers.empty();
+      },
+      seconds(10)))
+      << "the claim was not cleared";
+  ASSERT_TRUE(WaitFor([&] { return HasEvent("p", "FailedScheduling", kAttachFailed); },
+                      seconds(5)));
+  EXPECT_TRUE(WaitFor([&] { return NominatedOf("p").empty(); }, seconds(5)));
+  EXPECT_EQ(NodeOf("p"), "");
+  EXPECT_EQ(Allocations("failure"), 1);
+
+  // fab-1 recovers: the pod is scheduled onto it, waits, and binds once it is attached.
+  SetTainted({"fab-0"});
+  ASSERT_TRUE(WaitFor([&] { return DevicesOf(claim) == std::vector<std::string>{"fabric/fab-1"}; },
+                      seconds(10)))
+      << PodMessage("p");
+  std::string node = WaitUntilWaiting("p");
+  EXPECT_TRUE(StaysUnbound("p", milliseconds(100)));
+  SetCondition(claim, kAttached);
+  ASSERT_TRUE(WaitFor([&] { return !NodeOf("p").empty(); }, seconds(10)));
+  EXPECT_EQ(NodeOf("p"), node);
+  EXPECT_EQ(Allocations("success"), 1);
+  ExpectInvariants();
+}
+
+// 4. The timeout, in fake time (bindingTimeout 2m from the scheduler configuration): not before
+// allocationTimestamp + 2m, then the claim is cleared and the pod retried.
+TEST_F(BindingConditionsTest, TimeoutClearsTheClaimAndRequeuesThePod) {
+  FakeClock& clock = fake_clock_;
+  Cluster(1, 0);
+  FabricSlice(1);
+  Template("one-gpu");
+  StartControllers();
+  StartScheduler([&](scheduler::SchedulerOptions& o) {
+    o.clock = &clock;
+    o.config.profiles[0].plugin_config.push_back(
+        {"DynamicResources", R"({"bindingTimeout":"2m0s"})"});
+  });
+  // With a FakeClock the queue's backoff runs in fake time: move it along while waiting for
+  // the pod, in steps far below the binding timeout.
+  auto pump = [&] {
+    clock.Advance(milliseconds(200));
+    sched_->Housekeeping();
+  };
+  auto wait_pumping = [&](const std::function<bool()>& done) {
+    return WaitFor(
+        [&] {
+          if (done()) return true;
+          pump();
+          if (getenv("DEBUG_BC")) {
+            auto p = GetPod("p");
+            auto c = GetClaim(ClaimOf("p"));
+            fprintf(stderr, "where=%s alloc=%d rf=%zu msg=%s\n",
+                    sched_->queue().Where(p->metadata.uid).c_str(), c && c->status.allocation ? 1 : 0,
+                    c ? c->status.reservedFor.size() : 0, PodMessage("p").c_str());
+          }
+          return false;
+        },
+        seconds(10));
+  };
+  Pod("p", "one-gpu");
+  ASSERT_TRUE(wait_pumping([&] { return !NominatedOf("p").empty(); })) << PodMessage("p");
+  std::string claim = ClaimOf("p");
+  auto c = GetClaim(claim);
+  ASSERT_TRUE(c && c->status.allocation && c->status.allocation->allocationTimestamp);
+  const Time allocated = *c->status.allocation->allocationTimestamp;
+  // The timestamp is the scheduler's (fake) time.
+  EXPECT_LE(allocated, clock.Now());
+  EXPECT_GE(allocated.unix_seconds(), Time::FromUnixSeconds(1700000000).unix_seconds());
+
+  // One second before the deadline: nothing happens.
+  auto until = [&](Time t) {
+    if (clock.Now() < t) clock.Advance(std::chrono::microseconds(t.unix_micros - clock.Now().unix_micros));
+  };
+  until(Time{allocated.unix_micros + std::chrono::microseconds(seconds(119)).count()});
+  sched_->Housekeeping();
+  EXPECT_TRUE(StaysUnbound("p", milliseconds(200)));
+  EXPECT_TRUE(Allocated(claim));
+  EXPECT_EQ(Allocations("timeout"), 0);
+
+  // The deadline: the wait times out, the claim is cleared, the pod goes back to the queue.
+  until(Time{allocated.unix_micros + std::chrono::microseconds(seconds(120)).count()});
+  sched_->Housekeeping();
+  ASSERT_TRUE(WaitFor([&] { return Allocations("timeout") == 1; }, seconds(5)));
+  EXPECT_EQ(WaitObservations("timeout"), 1u);
+  // Waits are measured in the scheduler's clock (fake here): about the 2 minutes.
+  EXPECT_GE(WaitSeconds("timeout"), 110.0);
+  EXPECT_EQ(PreBindObservations("timeout", "true"), 1u);
+  ASSERT_TRUE(WaitFor([&] { return HasEvent("p", "FailedScheduling", "not met within 120s"); },
+                      seconds(5)))
+      << PodMessage("p");
+  // Retried (after its backoff, in fake time): allocated anew with a new timestamp; this time
+  // the device is attached in time.
+  ASSERT_TRUE(wait_pumping([&] {
+    auto now = GetClaim(claim);
+    return now && now->status.allocation && now->status.allocation->allocationTimestamp &&
+           *now->status.allocation->allocationTimestamp > allocated;
+  })) << PodMessage("p");
+  ASSERT_TRUE(WaitFor([&] { return !NominatedOf("p").empty(); }, seconds(5)));
+  SetCondition(claim, kAttached);
+  ASSERT_TRUE(wait_pumping([&] { return !NodeOf("p").empty(); })) << PodMessage("p");
+  EXPECT_EQ(Allocations("timeout"), 1);
+  EXPECT_EQ(Allocations("success"), 1);
+  ExpectInvariants();
+}
+
+// 5. A pod with two fabric claims binds only once both are attached.
+TEST_F(BindingConditionsTest, SeveralClaimsBindOnlyWhenAllAreReady) {
+  Cluster(1, 0);
+  FabricSlice(3);
+  Template("one-gpu");
+  Start();
+  PodWithClaims("p", {{"a", "one-gpu", ""}, {"b", "one-gpu", ""}});
+  WaitUntilWaiting("p");
+  std::string a = ClaimOf("p", "a"), b = ClaimOf("p", "b");
+  ASSERT_TRUE(Allocated(a) && Allocated(b));
+  SetCondition(a, kAttached);
+  EXPECT_TRUE(StaysUnbound("p"));
+  SetCondition(b, kAttached);
+  ASSERT_TRUE(WaitFor([&] { return !NodeOf("p").empty(); }, seconds(10)));
+  EXPECT_EQ(Allocations("success"), 1);
+  ExpectInvariants();
+}
+
+// 6. Two pods share one claim: both wait; one condition makes both bind.
+TEST_F(BindingConditionsTest, PodsSharingAClaimAllBindWhenItIsReady) {
+  Cluster(2, 0);
+  FabricSlice(2);
+  Claim("shared");
+  Start();
+  Pod("a", "", "shared");
+  Pod("b", "", "shared");
+  std::string node = WaitUntilWaiting("a");
+  EXPECT_EQ(WaitUntilWaiting("b"), node);
+  ASSERT_TRUE(WaitFor([&] { return GetClaim("shared")->status.reservedFor.size() == 2; },
+                      seconds(10)));
+  EXPECT_TRUE(StaysUnbound("a", milliseconds(100)));
+  EXPECT_TRUE(StaysUnbound("b", milliseconds(100)));
+  SetCondition("shared", kAttached);
+  ASSERT_TRUE(WaitFor([&] { return !NodeOf("a").empty() && !NodeOf("b").empty(); }, seconds(10)));
+  EXPECT_EQ(NodeOf("a"), node);
+  EXPECT_EQ(NodeOf("b"), node);
+  EXPECT_EQ(Allocations("success"), 2);
+  ExpectInvariants();
+}
+
+// 6b. A failure on a shared claim fails every pod waiting on it, and the claim is cleared once,
+// for all of them.
+TEST_F(BindingConditionsTest, FailureOfASharedClaimFailsEveryWaitingPod) {
+  Cluster(1, 0);
+  FabricSlice(2, {"fab-1"});
+  Claim("shared");
+  Start();
+  Pod("a", "", "shared");
+  Pod("b", "", "shared");
+  WaitUntilWaiting("a");
+  WaitUntilWaiting("b");
+  ASSERT_TRUE(WaitFor([&] { return GetClaim("shared")->status.reservedFor.size() == 2; },
+                      seconds(10)));
+  SetTainted({"fab-0", "fab-1"});
+  SetCondition("shared", kAttachFailed);
+  ASSERT_TRUE(WaitFor(
+      [&] {
+        auto c = GetClaim("shared");
+        return !c->status.allocation && c->status.reservedFor.empty() && c->status.devices.empty();
+      },
+      seconds(10)));
+  ASSERT_TRUE(WaitFor([&] { return Allocations("failure") == 2; }, seconds(5)));
+  SetTainted({});
+  ASSERT_TRUE(WaitFor([&] { return !NominatedOf("a").empty() && !NominatedOf("b").empty(); },
+                      seconds(10)));
+  ASSERT_TRUE(WaitFor([&] { return Allocated("shared"); }, seconds(10)));
+  SetCondition("shared", kAttached);
+  ASSERT_TRUE(WaitFor([&] { return !NodeOf("a").empty() && !NodeOf("b").empty(); }, seconds(10)));
+  ExpectInvariants();
+}
+
+// 6c. A device fails after a pod runs with it; a second pod joining the shared claim fails its
+// wait, but the claim stays allocated and reserved for the running pod.
+TEST_F(BindingConditionsTest, LatecomerFailureDoesNotTakeTheClaimFromARunningPod) {
+  Cluster(1, 0);
+  FabricSlice(2);
+  Claim("shared");
+  Start();
+  Pod("running", "", "shared");
+  WaitUntilWaiting("running");
+  SetCondition("shared", kAttached);
+  ASSERT_TRUE(WaitFor([&] { return !NodeOf("running").empty(); }, seconds(10)));
+  auto before = GetClaim("shared");
+  // Later the driver reports the link down.
+  SetCondition("shared", kAttachFailed);
+  Pod("late", "", "shared");
+  ASSERT_TRUE(WaitFor([&] { return HasEvent("late", "FailedScheduling", kAttachFailed); },
+                      seconds(10)))
+      << PodMessage("late");
+  EXPECT_EQ(NodeOf("late"), "");
+  // Whatever the late pod's retries do meanwhile, the running pod keeps its claim.
+  std::this_thread::sleep_for(milliseconds(200));
+  auto after = GetClaim("shared");
+  ASSERT_TRUE(after->status.allocation) << "the allocation was taken from a running pod";
+  EXPECT_EQ(*after->status.allocation, *before->status.allocation);
+  bool running_reserved = false;
+  for (const auto& r : after->status.reservedFor) running_reserved |= r.name == "running";
+  EXPECT_TRUE(running_reserved);
+  EXPECT_FALSE(after->status.devices.empty());
+  EXPECT_FALSE(after->metadata.finalizers.empty());
+  ASSERT_TRUE(client_->Delete(Res("", "pods"), "default", "late").ok());
+  ExpectInvariants();
+}
+
+// 7. A scheduler restart while a pod waits: Stop returns at once (no 10-minute drain), the claim
+// keeps its allocation and reservation, the new scheduler waits again and binds the pod when
+// the condition turns True.
+TEST_F(BindingConditionsTest, RestartedSchedulerResumesTheWait) {
+  Cluster(2, 0);
+  FabricSlice(2);
+  Template("one-gpu");
+  Start();
+  Pod("p", "one-gpu");
+  std::string node = WaitUntilWaiting("p");
+  std::string claim = ClaimOf("p");
+  auto before = GetClaim(claim);
+  ASSERT_TRUE(before && before->status.allocation);
+
+  auto stop_at = std::chrono::steady_clock::now();
+  StopScheduler();
+  EXPECT_LT(std::chrono::steady_clock::now() - stop_at, seconds(3)) << "Stop waited for the wait";
+  auto after = GetClaim(claim);
+  ASSERT_TRUE(after && after->status.allocation) << "the claim lost its allocation";
+  EXPECT_EQ(*after->status.allocation, *before->status.allocation);
+  ASSERT_EQ(after->status.reservedFor.size(), 1u);
+  EXPECT_EQ(after->status.reservedFor[0].name, "p");
+
+  size_t events = EventMessages("p", "BindingConditionsPending").size();
+  StartScheduler();
+  // The new scheduler finds the pod and waits again (a new event, same node).
+  ASSERT_TRUE(WaitFor(
+      [&] { return EventMessages("p", "BindingConditionsPending").size() > events; },
+      seconds(10)))
+      << PodMessage("p");
+  EXPECT_TRUE(StaysUnbound("p", milliseconds(200)));
+  EXPECT_EQ(NominatedOf("p"), node);
+  SetCondition(claim, kAttached);
+  ASSERT_TRUE(WaitFor([&] { return !NodeOf("p").empty(); }, seconds(10)));
+  EXPECT_EQ(NodeOf("p"), node);
+  EXPECT_EQ(Allocations("success"), 1);
+  ExpectInvariants();
+}
+
+// 7b. The condition turns True while no scheduler runs: the next one binds the pod at once.
+TEST_F(BindingConditionsTest, ConditionMetWhileNoSchedulerRunsBindsAtOnce) {
+  Cluster(2, 0);
+  FabricSlice(2);
+  Template("one-gpu");
+  Start();
+  Pod("p", "one-gpu");
+  std::string node = WaitUntilWaiting("p");
+  std::string claim = ClaimOf("p");
+  StopScheduler();
+  SetCondition(claim, kAttached);
+  StartScheduler();
+  ASSERT_TRUE(WaitFor([&] { return !NodeOf("p").empty(); }, seconds(10))) << PodMessage("p");
+  EXPECT_EQ(NodeOf("p"), node);
+  ExpectInvariants();
+}
+
+// 8. With DRADeviceBindingConditions or DRAResourceClaimDeviceStatus off, fabric devices are
+// never picked.
+TEST_F(BindingConditionsTest, GatesOffFabricDevicesAreNeverPicked) {
+  for (int gate = 0; gate < 2; ++gate) {
+    SCOPED_TRACE(gate == 0 ? "DRADeviceBindingConditions=false"
+                           : "DRAResourceClaimDeviceStatus=false");
+    if (gate == 0) {
+      Cluster(1, 0);
+      FabricSlice(2);
+      Template("one-gpu");
+      StartControllers();
+    }
+    StartScheduler([&](scheduler::SchedulerOptions& o) {
+      if (gate == 0) o.dra_features.binding_conditions = false;
+      if (gate == 1) o.dra_features.resource_claim_device_status = false;
+    });
+    std::string pod = "p" + std::to_string(gate);
+    Pod(pod, "one-gpu");
+    ASSERT_TRUE(WaitFor(
+        [&] { return PodMessage(pod).find("cannot allocate all claims") != std::string::npos; },
+        seconds(10)))
+        << PodMessage(pod);
+    EXPECT_FALSE(Allocated(ClaimOf(pod)));
+    EXPECT_EQ(NominatedOf(pod), "");
+    StopScheduler();
+  }
+  EXPECT_EQ(Bound(), 0);
+  ExpectInvariants();
+}
+
+}  // namespace
+}  // namespace allot::integration

@@ -1,0 +1,285 @@
+// The DRA integration fixture: a memory store, the resourceclaim controller and the scheduler
+// with DynamicResources in one process, per-node ResourceSlices, and an AllocationAuditor fed by
+// a claim watch from the first write on (dra_invariants.h). Shared by the DRA integration tests.
+//
+//   class MyTest : public DraFixture {};
+//   TEST_F(MyTest, X) { Cluster(2, 4); Template("one-gpu"); Start(); Pod("p", "one-gpu"); ... }
+//
+// Start() starts the controllers and a scheduler; StartScheduler / StopScheduler alone let a
+// test replace the scheduler (a restart) over the same store, client and controllers.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <set>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "api/resources.h"
+#include "cli/control_plane.h"
+#include "client/inprocess_client.h"
+#include "integration/dra_invariants.h"
+#include "scheduler/scheduler.h"
+#include "store/backend.h"
+#include "store/store.h"
+
+namespace allot::integration {
+
+inline const api::ResourceInfo& Res(std::string_view group, std::string_view plural) {
+  return *api::ResourceRegistry::Default().Find(group, "v1", plural);
+}
+
+template <class T>
+std::vector<std::shared_ptr<const T>> ListAll(store::Store& store, const api::ResourceInfo& r) {
+  std::vector<std::shared_ptr<const T>> out;
+  auto l = store.List(r, {});
+  if (!l.ok()) return out;
+  for (const api::ObjectPtr& o : l->items) {
+    if (api::As<T>(*o)) out.push_back(std::static_pointer_cast<const T>(o));
+  }
+  return out;
+}
+
+inline constexpr char kDriver[] = "gpu.example.com";
+
+class DraFixture : public ::testing::Test {
+ protected:
+  using SchedulerCustomizer = std::function<void(scheduler::SchedulerOptions&)>;
+
+  void SetUp() override {
+    store_ = std::make_unique<store::Store>(store::NewMemoryBackend(), RealClock::Instance());
+    ASSERT_TRUE(store_->Open().ok());
+    client_ = std::make_unique<client::InProcessClient>(*store_, RealClock::Instance());
+    // The auditor sees every claim write from the beginning.
+    auto w = client_->Watch(Res("resource.k8s.io", "resourceclaims"), {});
+    ASSERT_TRUE(w.ok());
+    watcher_ = std::move(w).value();
+    audit_thread_ = std::thread([this] {
+      store::WatchEvent ev;
+      while (!stop_) {
+        if (!watcher_->WaitNext(ev, std::chrono::milliseconds(50)) || !ev.object) continue;
+        if (const auto* c = api::As<api::ResourceClaim>(*ev.object)) {
+          std::lock_guard<std::mutex> lock(audit_mu_);
+          audit_.OnClaim(*c, ev.type == store::EventType::kDeleted);
+        }
+      }
+    });
+  }
+  void TearDown() override {
+    if (sched_) sched_->Stop();
+    if (controllers_) controllers_->Stop();
+    stop_ = true;
+    audit_thread_.join();
+    watcher_.reset();
+    store_->Close();
+  }
+
+  void Start(const SchedulerCustomizer& customize = nullptr) {
+    StartControllers();
+    StartScheduler(customize);
+  }
+  void StartControllers() {
+    auto c = cli::StartControllers(*client_, nullptr, dra::Features{});
+    ASSERT_TRUE(c.ok()) << c.status().ToString();
+    controllers_ = std::move(c).value();
+  }
+  // Fast backoff, a 10 ms housekeeping tick, a fixed seed; `customize` may change any of it.
+  void StartScheduler(const SchedulerCustomizer& customize = nullptr) {
+    scheduler::SchedulerOptions opts;
+    opts.config.pod_initial_backoff = std::chrono::milliseconds(10);
+    opts.config.pod_max_backoff = std::chrono::milliseconds(100);
+    opts.tick = std::chrono::milliseconds(10);
+    opts.seed = 1;
+    if (customize) customize(opts);
+    auto s = scheduler::Scheduler::Create(*client_, std::move(opts));
+    ASSERT_TRUE(s.ok()) << s.status().ToString();
+    sched_ = std::move(s).value();
+    ASSERT_TRUE(sched_->Start(std::chrono::seconds(30)).ok());
+  }
+  void StopScheduler() {
+    if (sched_) sched_->Stop();
+    sched_.reset();
+  }
+
+  void Create(const api::ResourceInfo& r, std::unique_ptr<api::Object> obj) {
+    auto res = client_->Create(r, std::move(obj));
+    ASSERT_TRUE(res.ok()) << res.status().ToString();
+  }
+
+  // `nodes` nodes "node-<i>" with `devices` node-local devices "gpu-<d>" each (pool = node
+  // name), and the device class kDriver selecting every device of the driver.
+  void Cluster(int nodes, int devices) {
+    auto cls = std::make_unique<api::DeviceClass>();
+    cls->metadata.name = kDriver;
+    cls->spec.selectors.push_back({api::CELDeviceSelector{"device.driver == 'gpu.example.com'"}});
+    Create(Res("resource.k8s.io", "deviceclasses"), std::move(cls));
+    for (int i = 0; i < nodes; ++i) {
+      std::string name = "node-" + std::to_string(i);
+      auto n = std::make_unique<api::Node>();
+      n->metadata.name = name;
+      n->metadata.labels["kubernetes.io/hostname"] = name;
+      for (auto* list : {&n->status.capacity, &n->status.allocatable}) {
+        (*list)["cpu"] = *api::Quantity::Parse("64");
+        (*list)["memory"] = *api::Quantity::Parse("256Gi");
+        (*list)["pods"] = *api::Quantity::Parse("110");
+      }
+      Create(Res("", "nodes"), std::move(n));
+      auto with_status = std::make_unique<api::Node>();
+      with_status->metadata.name = name;
+      for (auto* list : {&with_status->status.capacity, &with_status->status.allocatable}) {
+        (*list)["cpu"] = *api::Quantity::Parse("64");
+        (*list)["memory"] = *api::Quantity::Parse("256Gi");
+        (*list)["pods"] = *api::Quantity::Parse("110");
+      }
+      ASSERT_TRUE(client_->UpdateStatus(Res("", "nodes"), std::move(with_status)).ok());
+      if (devices == 0) continue;
+      auto s = std::make_unique<api::ResourceSlice>();
+      s->metadata.name = name + "-gpu";
+      s->spec.driver = kDriver;
+      s->spec.pool = {name, 1, 1};
+      s->spec.nodeName = name;
+      for (int d = 0; d < devices; ++d) {
+        api::Device dev;
+        dev.name = "gpu-" + std::to_string(d);
+        dev.attributes["index"].intValue = d;
+        dev.attributes["model"].stringValue = "LATEST-GPU-MODEL";
+        dev.capacity["memory"].value = *api::Quantity::Parse("80Gi");
+        s->spec.devices.push_back(std::move(dev));
+      }
+      Create(Res("resource.k8s.io", "resourceslices"), std::move(s));
+    }
+  }
+
+  static api::ResourceClaimSpec OneGpu() {
+    api::ResourceClaimSpec spec;
+    api::DeviceRequest r;
+    r.name = "gpu";
+    r.exactly.emplace();
+    r.exactly->deviceClassName = kDriver;
+    r.exactly->count = 1;
+    r.exactly->allocationMode = "ExactCount";
+    r.exactly->selectors.push_back({api::CELDeviceSelector{
+        "device.capacity['gpu.example.com'].memory.compareTo(quantity('4Gi')) >= 0"}});
+    spec.devices.requests.push_back(std::move(r));
+    return spec;
+  }
+
+  void Template(const std::string& name) {
+    auto t = std::make_unique<api::ResourceClaimTemplate>();
+    t->metadata.name = name;
+    t->metadata.namespace_ = "default";
+    t->spec.spec = OneGpu();
+    Create(Res("resource.k8s.io", "resourceclaimtemplates"), std::move(t));
+  }
+
+  void Claim(const std::string& name) {
+    auto c = std::make_unique<api::ResourceClaim>();
+    c->metadata.name = name;
+    c->metadata.namespace_ = "default";
+    c->spec = OneGpu();
+    Create(Res("resource.k8s.io", "resourceclaims"), std::move(c));
+  }
+
+  // A pod with one claim: from `tmpl`, or the existing claim `claim`.
+  void Pod(const std::string& name, const std::string& tmpl, const std::string& claim = "") {
+    if (claim.empty()) {
+      PodWithClaims(name, {{"gpu", tmpl, ""}});
+    } else {
+      PodWithClaims(name, {{"gpu", "", claim}});
+    }
+  }
+  struct PodClaim {
+    std::string name;      // pod.spec.resourceClaims[].name
+    std::string tmpl;      // resourceClaimTemplateName, or
+    std::string claim;     // resourceClaimName
+  };
+  // A pod with several claims; its one container uses all of them.
+  void PodWithClaims(const std::string& name, const std::vector<PodClaim>& claims) {
+    auto p = std::make_unique<api::Pod>();
+    p->metadata.name = name;
+    p->metadata.namespace_ = "default";
+    api::Container c;
+    c.name = "main";
+    c.image = "registry.k8s.io/pause:3.10";
+    for (const PodClaim& pc : claims) {
+      api::PodResourceClaim ref;
+      ref.name = pc.name;
+      if (pc.claim.empty()) {
+        ref.resourceClaimTemplateName = pc.tmpl;
+      } else {
+        ref.resourceClaimName = pc.claim;
+      }
+      p->spec.resourceClaims.push_back(ref);
+      c.resources.claims.push_back({pc.name, ""});
+    }
+    p->spec.containers.push_back(std::move(c));
+    Create(Res("", "pods"), std::move(p));
+  }
+
+  std::vector<std::shared_ptr<const api::Pod>> Pods() {
+    return ListAll<api::Pod>(*store_, Res("", "pods"));
+  }
+  std::vector<std::shared_ptr<const api::ResourceClaim>> Claims() {
+    return ListAll<api::ResourceClaim>(*store_, Res("resource.k8s.io", "resourceclaims"));
+  }
+  // The pod / claim in namespace "default"; null when missing.
+  std::shared_ptr<const api::Pod> GetPod(const std::string& name) {
+    auto r = client_->Get(Res("", "pods"), "default", name);
+    if (!r.ok() || !api::As<api::Pod>(**r)) return nullptr;
+    return std::static_pointer_cast<const api::Pod>(*r);
+  }
+  std::shared_ptr<const api::ResourceClaim> GetClaim(const std::string& name) {
+    auto r = client_->Get(Res("resource.k8s.io", "resourceclaims"), "default", name);
+    if (!r.ok() || !api::As<api::ResourceClaim>(**r)) return nullptr;
+    return std::static_pointer_cast<const api::ResourceClaim>(*r);
+  }
+  int Bound() {
+    int n = 0;
+    for (const auto& p : Pods()) n += !p->spec.nodeName.empty();
+    return n;
+  }
+  bool WaitFor(const std::function<bool()>& done, std::chrono::seconds timeout) {
+    auto deadline = std::chrono::steady_clock::now() + timeout;
+    while (std::chrono::steady_clock::now() < deadline) {
+      if (done()) return true;
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+    return false;
+  }
+  std::string PodMessage(const std::string& name) {
+    for (const auto& p : Pods()) {
+      if (p->metadata.name != name) continue;
+      for (const auto& c : p->status.conditions) {
+        if (c.type == "PodScheduled") return c.reason + ": " + c.message;
+      }
+    }
+    return "";
+  }
+  void ExpectInvariants() {
+    auto claims = Claims();
+    auto nodes = ListAll<api::Node>(*store_, Res("", "nodes"));
+    std::vector<std::string> v = CheckFinalState(claims, Pods(), nodes);
+    EXPECT_TRUE(v.empty()) << v.size() << " violations, first: " << v.front();
+    // Let the auditor catch up with the last writes.
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    std::lock_guard<std::mutex> lock(audit_mu_);
+    EXPECT_TRUE(audit_.violations().empty()) << audit_.violations().front();
+  }
+
+  std::unique_ptr<store::Store> store_;
+  std::unique_ptr<client::InProcessClient> client_;
+  std::unique_ptr<cli::Controllers> controllers_;
+  std::unique_ptr<scheduler::Scheduler> sched_;
+  std::unique_ptr<store::Watcher> watcher_;
+  std::thread audit_thread_;
+  std::atomic<bool> stop_{false};
+  std::mutex audit_mu_;
+  AllocationAuditor audit_;
+};
+
+}  // namespace allot::integration
