@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "apiserver/server.h"
@@ -13,6 +14,8 @@
 #include "client/inprocess_client.h"
 #include "common/flags.h"
 #include "common/time.h"
+#include "drivers/fabric.h"
+#include "drivers/fabric_config.h"
 #include "node/node_objects.h"
 #include "node/simulator.h"
 #include "scheduler/scheduler.h"
@@ -38,6 +41,26 @@ Result<std::unique_ptr<store::Backend>> OpenBackend(const std::string& kind,
   return store::NewSqliteBackend((std::filesystem::path(data_dir) / "allot.db").string());
 }
 
+// `--demo`'s fabric (docs/demo.md tells its story): three A100s on a switch that reaches every
+// node, attached in 3 s. With failureRate 0.25 and seed 23 the first attach fails and the next
+// four succeed, so the demo shows one failure and its rescheduling, reproducibly.
+constexpr char kDemoFabric[] = R"(driver: gpu.example.com
+pools:
+- model: a100-80gb
+  count: 3
+  attributes:
+    productName: NVIDIA A100-SXM4-80GB
+    cudaComputeCapability: {version: 8.0.0}
+  capacity:
+    memory: 80Gi
+attachLatency: 3s
+detachLatency: 1s
+failureRate: 0.25
+failureCooldown: 60s
+refreshInterval: 10s
+seed: 23
+)";
+
 }  // namespace
 
 int Serve(int argc, char** argv) {
@@ -52,6 +75,8 @@ int Serve(int argc, char** argv) {
   SimDeviceFlags sim_devices;
   bool no_controllers = false;
   std::string feature_gates;
+  bool demo = false;
+  std::string fabric_config;
   Flags flags("allot serve",
               "Runs the embedded control plane: API server, store, garbage "
               "collector.");
@@ -71,6 +96,12 @@ int Serve(int argc, char** argv) {
   flags.String("feature-gates", &feature_gates,
                "comma-separated Name=true|false for the DRA features, e.g. "
                "DRADeviceTaints=false (all of Allot's DRA features are on by default)");
+  flags.Bool("demo", &demo,
+             "the demo cluster (docs/demo.md): 3 simulated nodes with one node-local GPU each "
+             "(unless --sim-nodes / --sim-gpus-per-node say otherwise) and the fabric driver "
+             "with three fabric GPUs (or --fabric-config)");
+  flags.String("fabric-config", &fabric_config,
+               "run the fabric driver in-process with this configuration (docs/fabric.md)");
   if (Status s = flags.Parse(argc, argv); !s.ok() || flags.help_requested()) {
     std::fprintf(stderr, "%s\n", s.ok() ? flags.Usage().c_str() : s.message().c_str());
     return s.ok() ? 0 : 2;
@@ -79,6 +110,26 @@ int Serve(int argc, char** argv) {
   if (!features.ok()) {
     std::fprintf(stderr, "allot serve: --feature-gates: %s\n", features.status().message().c_str());
     return 2;
+  }
+  if (demo) {
+    if (sim_nodes == 0) sim_nodes = 3;
+    if (sim_devices.gpus_per_node == 0) sim_devices.gpus_per_node = 1;
+  }
+  std::optional<drivers::FabricConfig> fabric;
+  if (demo || !fabric_config.empty()) {
+    Result<drivers::FabricConfig> c = InternalError("unset");
+    if (fabric_config.empty()) {
+      c = drivers::ParseFabricConfig(kDemoFabric);
+    } else if (auto text = ReadFile(fabric_config); text.ok()) {
+      c = drivers::ParseFabricConfig(*text);
+    } else {
+      c = text.status();
+    }
+    if (!c.ok()) {
+      std::fprintf(stderr, "allot serve: --fabric-config: %s\n", c.status().message().c_str());
+      return 2;
+    }
+    fabric = std::move(c).value();
   }
   auto device_profile = sim_devices.Profile();
   if (!device_profile.ok() || (*device_profile && sim_nodes <= 0)) {
@@ -151,6 +202,20 @@ int Serve(int argc, char** argv) {
     }
     sim = std::move(s).value();
   }
+  std::unique_ptr<drivers::FabricDriver> fabric_driver;
+  if (fabric) {
+    auto f =
+        drivers::StartFabricDriver(in_process, clock, *fabric,
+                                   {.metrics = &metrics_registry, .log = [](std::string_view line) {
+                                      std::fprintf(stderr, "allot serve: fabric: %.*s\n",
+                                                   static_cast<int>(line.size()), line.data());
+                                    }});
+    if (!f.ok()) {
+      std::fprintf(stderr, "allot serve: fabric driver: %s\n", f.status().message().c_str());
+      return 1;
+    }
+    fabric_driver = std::move(f).value();
+  }
   std::string host = listen.substr(0, listen.rfind(':'));
   std::printf("allot: serving on http://%s:%u (store: %s%s)\n", host.c_str(), server.port(),
               store_kind.c_str(), store_kind == "sqlite" ? (", " + data_dir).c_str() : "");
@@ -171,6 +236,7 @@ int Serve(int argc, char** argv) {
     nanosleep(&ts, nullptr);
   }
   std::printf("allot: shutting down\n");
+  if (fabric_driver) fabric_driver->Stop();
   if (sim) sim->Stop();
   if (devices) devices->Stop();
   if (sched) sched->Stop();

@@ -194,6 +194,7 @@ std::shared_ptr<const Inventory> Inventory::Build(std::vector<SlicePtr> slices) 
   std::stable_sort(pending.begin(), pending.end(), [](const Pending& a, const Pending& b) {
     return std::tie(a.tier, a.slice, a.pos) < std::tie(b.tier, b.slice, b.pos);
   });
+  for (const Pending& e : pending) m.tiered = m.tiered || e.tier > 0;
   m.devices.reserve(pending.size());
   m.infos.reserve(pending.size());
   std::map<const api::NodeSelector*, size_t> group_of;
@@ -218,6 +219,7 @@ std::shared_ptr<const Inventory> Inventory::Build(std::vector<SlicePtr> slices) 
 }
 
 size_t Inventory::size() const { return impl_->devices.size(); }
+bool Inventory::tiered() const { return impl_->tiered; }
 const Inventory::DeviceRef& Inventory::device(DeviceIndex i) const { return impl_->devices[i]; }
 const Inventory::DeviceInfo& Inventory::info(DeviceIndex i) const { return impl_->infos[i]; }
 const std::vector<std::string>& Inventory::incomplete_pools() const { return impl_->incomplete; }

@@ -88,6 +88,9 @@ class Inventory {
       std::vector<std::shared_ptr<const api::ResourceSlice>> slices);
 
   size_t size() const;
+  // Whether some device is not node-local or has binding conditions: then nodes may differ in
+  // the preference tiers they offer (see the order above), and scoring them matters.
+  bool tiered() const;
   const DeviceRef& device(DeviceIndex i) const;
   const DeviceInfo& info(DeviceIndex i) const;
   std::optional<DeviceIndex> Find(std::string_view driver, std::string_view pool,

@@ -16,6 +16,7 @@ struct Inventory::Impl {
   // Slices of complete pools, kept alive for the DeviceRef pointers.
   std::vector<std::shared_ptr<const api::ResourceSlice>> slices;
   std::vector<DeviceRef> devices;
+  bool tiered = false;  // some device is not node-local, or has binding conditions
   std::vector<DeviceInfo> infos;
   std::unordered_map<std::string, DeviceIndex> by_id;  // "driver/pool/device"
 

@@ -139,7 +139,8 @@ class BindingConditionsTest : public DraFixture {
     std::vector<std::string> out;
     auto c = GetClaim(claim);
     if (!c || !c->status.allocation) return out;
-    for (const auto& r : c->status.allocation->devices.results) out.push_back(r.pool + "/" + r.device);
+    for (const auto& r : c->status.allocation->devices.results)
+      out.push_back(r.pool + "/" + r.device);
     return out;
   }
   std::string NodeOf(const std::string& pod) {
@@ -252,7 +253,8 @@ TEST_F(BindingConditionsTest, NodeLocalDevicesArePreferredAndBindWithoutWaiting)
   Template("one-gpu");
   Start();
   Pod("local", "one-gpu");
-  ASSERT_TRUE(WaitFor([&] { return !NodeOf("local").empty(); }, seconds(10))) << PodMessage("local");
+  ASSERT_TRUE(WaitFor([&] { return !NodeOf("local").empty(); }, seconds(10)))
+      << PodMessage("local");
   std::string local_claim = ClaimOf("local");
   EXPECT_EQ(DevicesOf(local_claim), std::vector<std::string>{"node-0/gpu-0"});
   auto c = GetClaim(local_claim);
@@ -324,8 +326,8 @@ TEST_F(BindingConditionsTest, WaitsForTheConditionThenBindsToTheNominatedNode) {
   EXPECT_EQ(PinnedNode(claim), node) << "bindsToNode pins the allocation to the nominated node";
   ASSERT_EQ(c->status.reservedFor.size(), 1u);
   EXPECT_EQ(c->status.reservedFor[0].name, "p");
-  ASSERT_TRUE(WaitFor([&] { return HasEvent("p", "BindingConditionsPending", kAttached); },
-                      seconds(5)));
+  ASSERT_TRUE(
+      WaitFor([&] { return HasEvent("p", "BindingConditionsPending", kAttached); }, seconds(5)));
   EXPECT_NE(EventMessages("p", "BindingConditionsPending")[0].find(node), std::string::npos)
       << EventMessages("p", "BindingConditionsPending")[0];
   EXPECT_TRUE(StaysUnbound("p"));
@@ -371,8 +373,8 @@ TEST_F(BindingConditionsTest, FailureConditionClearsTheClaimAndReschedules) {
       },
       seconds(10)))
       << "the claim was not cleared";
-  ASSERT_TRUE(WaitFor([&] { return HasEvent("p", "FailedScheduling", kAttachFailed); },
-                      seconds(5)));
+  ASSERT_TRUE(
+      WaitFor([&] { return HasEvent("p", "FailedScheduling", kAttachFailed); }, seconds(5)));
   EXPECT_TRUE(WaitFor([&] { return NominatedOf("p").empty(); }, seconds(5)));
   EXPECT_EQ(NodeOf("p"), "");
   EXPECT_EQ(Allocations("failure"), 1);
@@ -415,13 +417,6 @@ TEST_F(BindingConditionsTest, TimeoutClearsTheClaimAndRequeuesThePod) {
         [&] {
           if (done()) return true;
           pump();
-          if (getenv("DEBUG_BC")) {
-            auto p = GetPod("p");
-            auto c = GetClaim(ClaimOf("p"));
-            fprintf(stderr, "where=%s alloc=%d rf=%zu msg=%s\n",
-                    sched_->queue().Where(p->metadata.uid).c_str(), c && c->status.allocation ? 1 : 0,
-                    c ? c->status.reservedFor.size() : 0, PodMessage("p").c_str());
-          }
           return false;
         },
         seconds(10));
@@ -438,7 +433,8 @@ TEST_F(BindingConditionsTest, TimeoutClearsTheClaimAndRequeuesThePod) {
 
   // One second before the deadline: nothing happens.
   auto until = [&](Time t) {
-    if (clock.Now() < t) clock.Advance(std::chrono::microseconds(t.unix_micros - clock.Now().unix_micros));
+    if (clock.Now() < t)
+      clock.Advance(std::chrono::microseconds(t.unix_micros - clock.Now().unix_micros));
   };
   until(Time{allocated.unix_micros + std::chrono::microseconds(seconds(119)).count()});
   sched_->Housekeeping();
@@ -454,8 +450,8 @@ TEST_F(BindingConditionsTest, TimeoutClearsTheClaimAndRequeuesThePod) {
   // Waits are measured in the scheduler's clock (fake here): about the 2 minutes.
   EXPECT_GE(WaitSeconds("timeout"), 110.0);
   EXPECT_EQ(PreBindObservations("timeout", "true"), 1u);
-  ASSERT_TRUE(WaitFor([&] { return HasEvent("p", "FailedScheduling", "not met within 120s"); },
-                      seconds(5)))
+  ASSERT_TRUE(
+      WaitFor([&] { return HasEvent("p", "FailedScheduling", "not met within 120s"); }, seconds(5)))
       << PodMessage("p");
   // Retried (after its backoff, in fake time): allocated anew with a new timestamp; this time
   // the device is attached in time.
@@ -463,7 +459,8 @@ TEST_F(BindingConditionsTest, TimeoutClearsTheClaimAndRequeuesThePod) {
     auto now = GetClaim(claim);
     return now && now->status.allocation && now->status.allocation->allocationTimestamp &&
            *now->status.allocation->allocationTimestamp > allocated;
-  })) << PodMessage("p");
+  })) << "the pod was not retried; it is in the queue's \""
+      << sched_->queue().Where(GetPod("p")->metadata.uid) << "\" pods; " << PodMessage("p");
   ASSERT_TRUE(WaitFor([&] { return !NominatedOf("p").empty(); }, seconds(5)));
   SetCondition(claim, kAttached);
   ASSERT_TRUE(wait_pumping([&] { return !NodeOf("p").empty(); })) << PodMessage("p");
@@ -500,8 +497,8 @@ TEST_F(BindingConditionsTest, PodsSharingAClaimAllBindWhenItIsReady) {
   Pod("b", "", "shared");
   std::string node = WaitUntilWaiting("a");
   EXPECT_EQ(WaitUntilWaiting("b"), node);
-  ASSERT_TRUE(WaitFor([&] { return GetClaim("shared")->status.reservedFor.size() == 2; },
-                      seconds(10)));
+  ASSERT_TRUE(
+      WaitFor([&] { return GetClaim("shared")->status.reservedFor.size() == 2; }, seconds(10)));
   EXPECT_TRUE(StaysUnbound("a", milliseconds(100)));
   EXPECT_TRUE(StaysUnbound("b", milliseconds(100)));
   SetCondition("shared", kAttached);
@@ -523,8 +520,8 @@ TEST_F(BindingConditionsTest, FailureOfASharedClaimFailsEveryWaitingPod) {
   Pod("b", "", "shared");
   WaitUntilWaiting("a");
   WaitUntilWaiting("b");
-  ASSERT_TRUE(WaitFor([&] { return GetClaim("shared")->status.reservedFor.size() == 2; },
-                      seconds(10)));
+  ASSERT_TRUE(
+      WaitFor([&] { return GetClaim("shared")->status.reservedFor.size() == 2; }, seconds(10)));
   SetTainted({"fab-0", "fab-1"});
   SetCondition("shared", kAttachFailed);
   ASSERT_TRUE(WaitFor(
@@ -535,8 +532,8 @@ TEST_F(BindingConditionsTest, FailureOfASharedClaimFailsEveryWaitingPod) {
       seconds(10)));
   ASSERT_TRUE(WaitFor([&] { return Allocations("failure") == 2; }, seconds(5)));
   SetTainted({});
-  ASSERT_TRUE(WaitFor([&] { return !NominatedOf("a").empty() && !NominatedOf("b").empty(); },
-                      seconds(10)));
+  ASSERT_TRUE(
+      WaitFor([&] { return !NominatedOf("a").empty() && !NominatedOf("b").empty(); }, seconds(10)));
   ASSERT_TRUE(WaitFor([&] { return Allocated("shared"); }, seconds(10)));
   SetCondition("shared", kAttached);
   ASSERT_TRUE(WaitFor([&] { return !NodeOf("a").empty() && !NodeOf("b").empty(); }, seconds(10)));
@@ -558,8 +555,8 @@ TEST_F(BindingConditionsTest, LatecomerFailureDoesNotTakeTheClaimFromARunningPod
   // Later the driver reports the link down.
   SetCondition("shared", kAttachFailed);
   Pod("late", "", "shared");
-  ASSERT_TRUE(WaitFor([&] { return HasEvent("late", "FailedScheduling", kAttachFailed); },
-                      seconds(10)))
+  ASSERT_TRUE(
+      WaitFor([&] { return HasEvent("late", "FailedScheduling", kAttachFailed); }, seconds(10)))
       << PodMessage("late");
   EXPECT_EQ(NodeOf("late"), "");
   // Whatever the late pod's retries do meanwhile, the running pod keeps its claim.
@@ -603,8 +600,7 @@ TEST_F(BindingConditionsTest, RestartedSchedulerResumesTheWait) {
   StartScheduler();
   // The new scheduler finds the pod and waits again (a new event, same node).
   ASSERT_TRUE(WaitFor(
-      [&] { return EventMessages("p", "BindingConditionsPending").size() > events; },
-      seconds(10)))
+      [&] { return EventMessages("p", "BindingConditionsPending").size() > events; }, seconds(10)))
       << PodMessage("p");
   EXPECT_TRUE(StaysUnbound("p", milliseconds(200)));
   EXPECT_EQ(NominatedOf("p"), node);

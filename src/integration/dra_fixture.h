@@ -194,9 +194,9 @@ class DraFixture : public ::testing::Test {
     }
   }
   struct PodClaim {
-    std::string name;      // pod.spec.resourceClaims[].name
-    std::string tmpl;      // resourceClaimTemplateName, or
-    std::string claim;     // resourceClaimName
+    std::string name;   // pod.spec.resourceClaims[].name
+    std::string tmpl;   // resourceClaimTemplateName, or
+    std::string claim;  // resourceClaimName
   };
   // A pod with several claims; its one container uses all of them.
   void PodWithClaims(const std::string& name, const std::vector<PodClaim>& claims) {

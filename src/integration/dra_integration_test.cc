@@ -99,9 +99,9 @@ TEST_F(DraIntegrationTest, TenThousandPodsOnAThousandNodes) {
     for (const auto& p : Pods()) {
       if (!p->spec.nodeName.empty()) continue;
       for (const auto& c : p->status.conditions) {
-        n += c.type == "PodScheduled" && c.status == "False" &&
-             c.message.rfind("0/1000 nodes are available: 1000 cannot allocate all claims.", 0) ==
-                 0;
+        n +=
+            c.type == "PodScheduled" && c.status == "False" &&
+            c.message.rfind("0/1000 nodes are available: 1000 cannot allocate all claims.", 0) == 0;
       }
     }
     return n;

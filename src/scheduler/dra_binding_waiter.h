@@ -127,12 +127,12 @@ class BindingWaiter {
   const ClaimLookup lookup_;
 
   mutable std::mutex mu_;
-  std::map<std::string, Wait> waits_;                                // by pod uid; guarded by mu_
+  std::map<std::string, Wait> waits_;                      // by pod uid; guarded by mu_
   std::map<std::string, std::set<std::string>> by_claim_;  // "ns/name" -> pod uids; guarded by mu_
   // -> (pod uid, token); guarded by mu_. Entries of ended waits stay until they come due.
   std::multimap<Time, std::pair<std::string, uint64_t>> deadlines_;
-  uint64_t next_token_ = 1;                                          // guarded by mu_
-  bool abandoned_ = false;                                           // guarded by mu_
+  uint64_t next_token_ = 1;  // guarded by mu_
+  bool abandoned_ = false;   // guarded by mu_
 };
 
 }  // namespace allot::scheduler

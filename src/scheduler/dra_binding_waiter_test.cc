@@ -70,7 +70,8 @@ api::ResourceClaim Claim(std::vector<api::DeviceRequestAllocationResult> results
   return c;
 }
 
-// --- EvaluateBindingConditions --------------------------------------------------------------------
+// --- EvaluateBindingConditions
+// --------------------------------------------------------------------
 
 TEST(EvaluateBindingConditionsTest, ResultsWithoutConditionsAreReady) {
   api::ResourceClaim c = Claim({Result("dev-0", {}, {}), Result("dev-1", {}, {})});
@@ -115,8 +116,9 @@ TEST(EvaluateBindingConditionsTest, FailureConditionTrueFailsWithReasonAndMessag
   api::ResourceClaim c = Claim({Result("dev-0"), Result("dev-1")});
   // dev-0 is even attached: failure is checked before readiness.
   DeviceStatus(c, "dev-0").conditions.push_back(Cond(kAttached, "True"));
-  DeviceStatus(c, "dev-1").conditions.push_back(
-      Cond(kFailed, "True", "AttachFailed", "the fabric switch refused the link"));
+  DeviceStatus(c, "dev-1")
+      .conditions.push_back(
+          Cond(kFailed, "True", "AttachFailed", "the fabric switch refused the link"));
   BindingVerdict v = EvaluateBindingConditions(c, *c.status.allocation);
   EXPECT_EQ(v.state, State::kFailed);
   EXPECT_EQ(v.driver, kDriver);
@@ -162,7 +164,8 @@ TEST(BindingWaiterOutcomeTest, Names) {
   EXPECT_EQ(BindingWaiter::OutcomeName(Outcome::kAbandoned), "abandoned");
 }
 
-// --- BindingWaiter --------------------------------------------------------------------------------
+// --- BindingWaiter
+// --------------------------------------------------------------------------------
 
 class BindingWaiterTest : public ::testing::Test {
  protected:
@@ -199,9 +202,7 @@ class BindingWaiterTest : public ::testing::Test {
     DeviceStatus(claims_.at(claim), device).conditions.push_back(Cond(type, "True"));
     Changed(claim);
   }
-  BindingWaiter::ClaimRef Ref(const std::string& name) {
-    return {"default", name, "uid-" + name};
-  }
+  BindingWaiter::ClaimRef Ref(const std::string& name) { return {"default", name, "uid-" + name}; }
   // Starts the wait of `pod` for `claims`; its reports go to reports_[pod].
   void Add(const std::string& pod, const std::vector<std::string>& claims) {
     std::vector<BindingWaiter::ClaimRef> refs;
@@ -228,14 +229,15 @@ class BindingWaiterTest : public ::testing::Test {
   uint64_t rv_ = 100;
   std::map<std::string, api::ResourceClaim> claims_;  // by name, namespace "default"
   std::map<std::string, std::vector<Report>> reports_;
-  BindingWaiter waiter_{clock_, kTimeout,
-                        [this](const std::string& ns,
-                               const std::string& name) -> std::shared_ptr<const api::ResourceClaim> {
-                          if (ns != "default") return nullptr;
-                          auto it = claims_.find(name);
-                          if (it == claims_.end()) return nullptr;
-                          return std::make_shared<api::ResourceClaim>(it->second);
-                        }};
+  BindingWaiter waiter_{
+      clock_, kTimeout,
+      [this](const std::string& ns,
+             const std::string& name) -> std::shared_ptr<const api::ResourceClaim> {
+        if (ns != "default") return nullptr;
+        auto it = claims_.find(name);
+        if (it == claims_.end()) return nullptr;
+        return std::make_shared<api::ResourceClaim>(it->second);
+      }};
 };
 
 TEST_F(BindingWaiterTest, AlreadyReadyEndsAtOnce) {
@@ -283,8 +285,8 @@ TEST_F(BindingWaiterTest, PendingUntilTheConditionTurnsTrueThenReadyExactlyOnce)
 TEST_F(BindingWaiterTest, FailureConditionFails) {
   Put("c");
   Add("p", {"c"});
-  DeviceStatus(claims_["c"], "dev-0").conditions.push_back(
-      Cond(kFailed, "True", "AttachFailed", "no free port"));
+  DeviceStatus(claims_["c"], "dev-0")
+      .conditions.push_back(Cond(kFailed, "True", "AttachFailed", "no free port"));
   Changed("c");
   Report r = Only("p");
   EXPECT_EQ(r.outcome, Outcome::kFailed);
@@ -524,10 +526,12 @@ TEST_F(BindingWaiterTest, SecondAddForTheSamePodAbandonsTheFirst) {
   Put("b");
   reports_["p"];
   std::vector<Report> first, second;
-  waiter_.Add("p", {Ref("a")},
-              [&](Outcome o, std::string m, std::string d) { first.push_back({o, m, d}); });
-  waiter_.Add("p", {Ref("b")},
-              [&](Outcome o, std::string m, std::string d) { second.push_back({o, m, d}); });
+  waiter_.Add("p", {Ref("a")}, [&](Outcome o, std::string m, std::string d) {
+    first.push_back({o, m, d});
+  });
+  waiter_.Add("p", {Ref("b")}, [&](Outcome o, std::string m, std::string d) {
+    second.push_back({o, m, d});
+  });
   ASSERT_EQ(first.size(), 1u);
   EXPECT_EQ(first[0].outcome, Outcome::kAbandoned);
   EXPECT_TRUE(second.empty());
@@ -584,7 +588,8 @@ TEST_F(BindingWaiterTest, ManyPodsManyEvents) {
   // 50 pods over 10 claims; conditions arrive claim by claim; each pod reports once.
   for (int c = 0; c < 10; ++c) Put("c" + std::to_string(c));
   for (int p = 0; p < 50; ++p) {
-    Add("p" + std::to_string(p), {"c" + std::to_string(p % 10), "c" + std::to_string((p + 3) % 10)});
+    Add("p" + std::to_string(p),
+        {"c" + std::to_string(p % 10), "c" + std::to_string((p + 3) % 10)});
   }
   EXPECT_EQ(waiter_.size(), 50u);
   for (int c = 0; c < 10; ++c) SetCondition("c" + std::to_string(c), kAttached);

@@ -265,8 +265,9 @@ Status DynamicResources::PreFilter(CycleState& state, const PodInfo& pod_info,
         if (!r.firstAvailable.empty()) s.has_preferences = true;
       }
     }
-    // TODO(issue 5): also score device tiers (node-local > attached fabric > fabric to
-    // attach) when the inventory has devices with binding conditions.
+    // Device tiers (node-local > attached fabric > fabric still to attach) are scored too
+    // when the inventory has more than one tier.
+    if (s.view.inventory && s.view.inventory->tiered()) s.has_preferences = true;
   }
   s.chosen.resize(s.claims.size());
   s.reserved.resize(s.claims.size());

@@ -25,7 +25,8 @@
 //               hands it to the BindingWaiter (dra_binding_waiter.h), which ends the wait from
 //               claim events (all conditions True: bind; a failure condition True, or
 //               bindingTimeout since allocationTimestamp: fail). After a failure Unreserve
-//               clears those claims' allocation, reservedFor and device statuses, so the next
+//               takes the pod out of those claims' reservedFor and, unless another consumer
+//               still holds a claim, clears its allocation and device statuses, so the next
 //               attempt allocates anew. A restarted scheduler finds the claims allocated and
 //               reserved for the pod and waits again (or binds) from their state.
 //   Events      claims (of the pod, or releasing devices), slices, classes, and pod updates that

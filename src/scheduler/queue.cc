@@ -474,8 +474,11 @@ void SchedulingQueue::AddUnschedulableIfNotPresent(std::unique_ptr<QueuedPodInfo
   } else {
     p->consecutive_errors = 0;
     ++p->unschedulable_count;
-    bool helped = false;
+    // A parked pod kept no events while it waited, and its failure usually changed the state
+    // itself (a cleared allocation): it goes to backoffQ rather than waiting for an event.
+    bool helped = since == kParked;
     for (const InFlightEvent& ev : in_flight_events_) {
+      if (helped) break;
       if (ev.seq > since && EventMayHelp(*p, ev.event, ev.old_obj.get(), ev.new_obj.get())) {
         helped = true;
         break;

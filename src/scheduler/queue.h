@@ -90,8 +90,8 @@ class SchedulingQueue {
   // The pod's attempt is over (bound, or dropped): it leaves the in-flight set.
   void Done(const std::string& uid);
   // The in-flight pod waits outside the scheduler, possibly for minutes (PreBind waiting for
-  // binding conditions). Cluster events are no longer kept for it (they could only matter if
-  // its attempt failed, and a failed wait requeues it with backoff anyway), so a thousand
+  // binding conditions). Cluster events are no longer kept for it: if its attempt fails,
+  // AddUnschedulableIfNotPresent sends it to backoffQ (as if an event had helped), so a thousand
   // waiting pods cost the queue nothing; its deletion and updates are still remembered.
   void Park(const std::string& uid);
   // Wakes Pop callers; Pop returns nullptr from now on.
