@@ -33,7 +33,10 @@ struct AllocatedState::Impl {
 
 AllocatedState::AllocatedState(std::shared_ptr<const Inventory> inventory)
     : inventory_(std::move(inventory)) {
-  if (inventory_) exclusive_.assign(inventory_->size(), 0);
+  if (inventory_) {
+    exclusive_.assign(inventory_->size(), 0);
+    node_gen_.assign(inventory_->node_slots(), 0);
+  }
 }
 
 AllocatedState::Impl& AllocatedState::Mutable() {
@@ -102,6 +105,12 @@ void AllocatedState::Apply(const api::AllocationResult& allocation, int sign) {
     const bool is_used = !use.empty();
     std::optional<DeviceIndex> index;
     if (inventory_) index = inventory_->Find(r.driver, r.pool, r.device);
+    const uint32_t home = index ? inventory_->home(*index) : Inventory::kNoHome;
+    if (home < node_gen_.size()) {
+      ++node_gen_[home];
+    } else {
+      ++shared_gen_;
+    }
     if (index) {
       exclusive_[*index] = static_cast<uint16_t>(std::min<uint32_t>(use.exclusive, 0xffff));
       if (use.shares.empty()) {
@@ -127,6 +136,8 @@ void AllocatedState::Rebase(std::shared_ptr<const Inventory> inventory) {
 
 void AllocatedState::Reindex() {
   exclusive_.assign(inventory_ ? inventory_->size() : 0, 0);
+  node_gen_.assign(inventory_ ? inventory_->node_slots() : 0, 0);
+  shared_gen_ = 0;
   if (rest_ == nullptr) return;
   Impl& m = Mutable();
   m.consumed.clear();
@@ -188,6 +199,8 @@ AllocatedState AllocatedState::ForReading() const {
   AllocatedState out;
   out.inventory_ = inventory_;
   out.exclusive_ = exclusive_;
+  out.node_gen_ = node_gen_;
+  out.shared_gen_ = shared_gen_;
   if (rest_ != nullptr) {
     auto impl = std::make_shared<Impl>();
     impl->consumed = rest_->consumed;

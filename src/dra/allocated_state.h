@@ -59,6 +59,16 @@ class AllocatedState {
   // Whether nothing at all is recorded (no use, also none outside the inventory).
   bool empty() const;
 
+  // Change counters, for caching what a node can allocate: every Add / Remove bumps the
+  // counter of the home slot of each device it touches (Inventory::home), or the shared
+  // counter for devices without a home (and for devices outside the inventory). What a node
+  // can allocate is unchanged while its slot's counter and the shared counter are (for the
+  // same inventory). Rebase resets them.
+  uint64_t node_generation(uint32_t slot) const {
+    return slot < node_gen_.size() ? node_gen_[slot] : 0;
+  }
+  uint64_t shared_generation() const { return shared_gen_; }
+
   // A copy for reading only (Allocate): what is in use, without the per-device bookkeeping that
   // Add / Remove / Rebase need. Taking one costs a copy of the derived state only, and the
   // original stays the sole owner of its bookkeeping, so its next Add copies nothing. Add,
@@ -72,7 +82,9 @@ class AllocatedState {
   std::vector<uint16_t> exclusive_;  // by DeviceIndex: exclusive allocations (normally 0 or 1)
   // Everything else (shares, counters, devices outside the inventory) lives in maps keyed by
   // device ID; see allocated_state.cc.
-  std::shared_ptr<Impl> rest_;  // copy-on-write
+  std::shared_ptr<Impl> rest_;      // copy-on-write
+  std::vector<uint64_t> node_gen_;  // by Inventory node slot
+  uint64_t shared_gen_ = 0;
 
   Impl& Mutable();
   void Apply(const api::AllocationResult& allocation, int sign);

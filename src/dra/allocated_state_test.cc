@@ -162,5 +162,58 @@ TEST(AllocatedStateForReading, SeesTheSameUseAndLeavesTheOriginalAlone) {
   EXPECT_TRUE(AllocatedState(inv).ForReading().empty());
 }
 
+// Change counters: a node-local device's use bumps only its node's slot; a device reachable
+// from many nodes (or with shared counters, or unknown) bumps the shared counter. Copies for
+// reading carry them; Rebase starts over.
+TEST(AllocatedState, ChangeCountersPerNodeSlotAndShared) {
+  auto inv =
+      Inventory::Build({SliceBuilder("a", kDriver, "node-a").Node("node-a").Devices("d", 2).Build(),
+                        SliceBuilder("b", kDriver, "node-b").Node("node-b").Devices("d", 2).Build(),
+                        SliceBuilder("f", kDriver, "fabric").AllNodes().Devices("f", 2).Build()});
+  const uint32_t a = inv->NodeSlot("node-a"), b = inv->NodeSlot("node-b");
+  ASSERT_NE(a, Inventory::kNoHome);
+  ASSERT_NE(b, Inventory::kNoHome);
+  EXPECT_EQ(inv->NodeSlot("node-c"), Inventory::kNoHome);
+  EXPECT_EQ(inv->node_slots(), 2u);
+  AllocatedState st(inv);
+  st.Add(Results({{"d-0", ""}}, "node-a"));
+  EXPECT_EQ(st.node_generation(a), 1u);
+  EXPECT_EQ(st.node_generation(b), 0u);
+  EXPECT_EQ(st.shared_generation(), 0u);
+  st.Add(Results({{"f-1", ""}}, "fabric"));
+  EXPECT_EQ(st.shared_generation(), 1u);
+  st.Add(Results({{"gone", ""}}, "elsewhere"));  // not in the inventory
+  EXPECT_EQ(st.shared_generation(), 2u);
+  st.Remove(Results({{"d-0", ""}}, "node-a"));
+  EXPECT_EQ(st.node_generation(a), 2u);
+  EXPECT_EQ(st.node_generation(b), 0u);
+  EXPECT_EQ(st.node_generation(Inventory::kNoHome), 0u);
+  AllocatedState copy = st.ForReading();
+  EXPECT_EQ(copy.node_generation(a), 2u);
+  EXPECT_EQ(copy.shared_generation(), 2u);
+  st.Rebase(inv);
+  EXPECT_EQ(st.node_generation(a), 0u);
+  EXPECT_EQ(st.shared_generation(), 0u);
+}
+
+// A node-local device with shared counters has no home: its use can change what other
+// devices of the pool can do.
+TEST(AllocatedState, DevicesWithCountersHaveNoHome) {
+  auto inv = Inv();  // one pool with shared counters, all nodes
+  for (DeviceIndex i = 0; i < inv->size(); ++i) EXPECT_EQ(inv->home(i), Inventory::kNoHome);
+  auto local = Inventory::Build({SliceBuilder("s", kDriver, "n")
+                                     .Node("n")
+                                     .SharedCounter("set", "mem", "10")
+                                     .Devices("d", 2,
+                                              [](int i, DeviceBuilder& d) {
+                                                if (i == 0) d.Consumes("set", "mem", "2");
+                                              })
+                                     .Build()});
+  ASSERT_EQ(local->size(), 2u);
+  int homed = 0;
+  for (DeviceIndex i = 0; i < local->size(); ++i) homed += local->home(i) != Inventory::kNoHome;
+  EXPECT_EQ(homed, 1);
+}
+
 }  // namespace
 }  // namespace allot::dra

@@ -215,11 +215,26 @@ std::shared_ptr<const Inventory> Inventory::Build(std::vector<SlicePtr> slices) 
     }
     m.infos.push_back(std::move(e.info));
   }
+  m.home.assign(m.devices.size(), kNoHome);
+  for (const auto& [node, devices] : m.by_node) {
+    const uint32_t slot = static_cast<uint32_t>(m.node_slot.size());
+    m.node_slot.emplace(node, slot);
+    for (DeviceIndex d : devices) {
+      // Shared counters may tie a device to others elsewhere: such a device has no home.
+      if (m.infos[d].counters.empty()) m.home[d] = slot;
+    }
+  }
   return inv;
 }
 
 size_t Inventory::size() const { return impl_->devices.size(); }
 bool Inventory::tiered() const { return impl_->tiered; }
+uint32_t Inventory::home(DeviceIndex i) const { return impl_->home[i]; }
+uint32_t Inventory::node_slots() const { return static_cast<uint32_t>(impl_->node_slot.size()); }
+uint32_t Inventory::NodeSlot(const std::string& node) const {
+  auto it = impl_->node_slot.find(node);
+  return it == impl_->node_slot.end() ? kNoHome : it->second;
+}
 const Inventory::DeviceRef& Inventory::device(DeviceIndex i) const { return impl_->devices[i]; }
 const Inventory::DeviceInfo& Inventory::info(DeviceIndex i) const { return impl_->infos[i]; }
 const std::vector<std::string>& Inventory::incomplete_pools() const { return impl_->incomplete; }

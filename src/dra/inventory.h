@@ -88,6 +88,15 @@ class Inventory {
       std::vector<std::shared_ptr<const api::ResourceSlice>> slices);
 
   size_t size() const;
+  // Where a change in the use of a device can matter. A node-local device (slice or device
+  // nodeName) without shared counters is "homed" on its node: using or releasing it can only
+  // change what that node can allocate. Every other device has kNoHome. Nodes with homed
+  // devices have dense slots 0 .. node_slots()-1 (AllocatedState counts changes per slot).
+  static constexpr uint32_t kNoHome = 0xffffffffu;
+  uint32_t home(DeviceIndex i) const;
+  uint32_t node_slots() const;
+  uint32_t NodeSlot(const std::string& node) const;  // kNoHome without homed devices
+
   // Whether some device is not node-local or has binding conditions: then nodes may differ in
   // the preference tiers they offer (see the order above), and scoring them matters.
   bool tiered() const;

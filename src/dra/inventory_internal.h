@@ -23,6 +23,9 @@ struct Inventory::Impl {
   // Reachability. Node-local devices by node name; devices usable everywhere; devices behind a
   // node selector, grouped by selector so each selector is matched once per node.
   std::unordered_map<std::string, std::vector<DeviceIndex>> by_node;
+  // Slots of the nodes in by_node, and each device's home slot (kNoHome: not node-local).
+  std::unordered_map<std::string, uint32_t> node_slot;
+  std::vector<uint32_t> home;
   std::vector<DeviceIndex> all_nodes;
   struct SelectorGroup {
     const api::NodeSelector* selector;

@@ -8,11 +8,14 @@
 // waits in PreBind (nominated, with an event) until the condition is True and then binds to the
 // nominated node; a failure condition or the timeout clears the claim and the pod is scheduled
 // anew; several claims and shared claims; a scheduler restart resumes the wait (and Stop does
-// not wait for it); with the gates off fabric devices are never picked; and no device is ever
-// held by two claims.
+// not wait for it); with the gates off fabric devices are never picked; a thousand pods waiting
+// at once hold up neither the pods without claims nor Stop; and no device is ever held by two
+// claims.
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdio>
+#include <functional>
 #include <set>
 #include <thread>
 
@@ -656,6 +659,180 @@ TEST_F(BindingConditionsTest, GatesOffFabricDevicesAreNeverPicked) {
   }
   EXPECT_EQ(Bound(), 0);
   ExpectInvariants();
+}
+
+// 9. Many pods waiting do not hold up the rest: 1,000 pods each wait for a device that is never
+// attached (per node, 5 node-local devices with bindsToNode and binding conditions that never
+// turn True), then 10,000 pods without claims are created; all of them bind while the 1,000
+// keep waiting (their waits hold no thread: see RunPreBindAndBind), every device is held by
+// one claim only, and Stop() abandons the waits at once instead of draining them.
+// A liveness test, not a benchmark: the time bounds are generous and throughput is not checked.
+TEST_F(BindingConditionsTest, ThousandWaitingPodsDoNotSlowOthers) {
+  constexpr int kNodes = 200;           // 110 pods each: room for all 11,000
+  constexpr int kDevicesPerNode = 5;    // 1,000 devices, one per waiting pod
+  constexpr int kWaiting = kNodes * kDevicesPerNode;
+  constexpr int kOthers = 10'000;
+  const auto t0 = std::chrono::steady_clock::now();
+  auto elapsed = [&] {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  };
+  Cluster(kNodes, 0);
+  for (int i = 0; i < kNodes; ++i) {
+    const std::string node = "node-" + std::to_string(i);
+    auto s = std::make_unique<api::ResourceSlice>();
+    s->metadata.name = node + "-att";
+    s->spec.driver = kDriver;
+    s->spec.pool = {node + "-att", 1, 1};
+    s->spec.nodeName = node;
+    for (int d = 0; d < kDevicesPerNode; ++d) {
+      api::Device dev;
+      dev.name = "att-" + std::to_string(d);
+      dev.capacity["memory"].value = *api::Quantity::Parse("80Gi");
+      dev.bindsToNode = true;
+      dev.bindingConditions = {kAttached};
+      dev.bindingFailureConditions = {kAttachFailed};
+      s->spec.devices.push_back(std::move(dev));
+    }
+    Create(Res("resource.k8s.io", "resourceslices"), std::move(s));
+  }
+  Template("one-gpu");
+  Start();
+
+  // Polling 11,000 pods is not free: poll slowly, so the test does not compete with the
+  // scheduler for the two cores it has.
+  auto wait_slowly = [&](const std::function<bool()>& done, seconds timeout) {
+    auto deadline = std::chrono::steady_clock::now() + timeout;
+    while (std::chrono::steady_clock::now() < deadline) {
+      if (done()) return true;
+      std::this_thread::sleep_for(milliseconds(200));
+    }
+    return done();
+  };
+  struct Counts {
+    int waiting_bound = 0, waiting_nominated = 0, others_bound = 0, late_bound = 0;
+  };
+  auto count = [&] {
+    Counts c;
+    for (const auto& p : Pods()) {
+      const std::string& name = p->metadata.name;
+      const bool bound = !p->spec.nodeName.empty();
+      if (name.rfind("wait-", 0) == 0) {
+        c.waiting_bound += bound;
+        c.waiting_nominated += !bound && !p->status.nominatedNodeName.empty();
+      } else if (name.rfind("other-", 0) == 0) {
+        c.others_bound += bound;
+      } else {
+        c.late_bound += bound;
+      }
+    }
+    return c;
+  };
+  // Claims allocated a device with binding conditions, reserved for one pod and pinned to a
+  // node.
+  auto held = [&] {
+    int n = 0;
+    for (const auto& c : Claims()) {
+      n += c->status.allocation.has_value() && c->status.reservedFor.size() == 1 &&
+           c->status.allocation->nodeSelector.has_value() &&
+           !c->status.allocation->devices.results.empty() &&
+           !c->status.allocation->devices.results[0].bindingConditions.empty();
+    }
+    return n;
+  };
+
+  for (int i = 0; i < kWaiting; ++i) Pod("wait-" + std::to_string(i), "one-gpu");
+  ASSERT_TRUE(wait_slowly([&] { return count().waiting_nominated == kWaiting; }, seconds(60)))
+      << count().waiting_nominated << " of " << kWaiting << " waiting pods nominated; e.g. "
+      << PodMessage("wait-0");
+  ASSERT_EQ(held(), kWaiting);
+  EXPECT_EQ(count().waiting_bound, 0);
+  EXPECT_EQ(sched_->bindings_in_flight(), static_cast<size_t>(kWaiting));
+  const double waiting_at = elapsed();
+
+  // The others: a container with small requests each, no claims.
+  const auto others_from = std::chrono::steady_clock::now();
+  for (int i = 0; i < kOthers; ++i) {
+    auto p = std::make_unique<api::Pod>();
+    p->metadata.name = "other-" + std::to_string(i);
+    p->metadata.namespace_ = "default";
+    api::Container c;
+    c.name = "main";
+    c.image = "registry.k8s.io/pause:3.10";
+    c.resources.requests["cpu"] = *api::Quantity::Parse("10m");
+    c.resources.requests["memory"] = *api::Quantity::Parse("16Mi");
+    p->spec.containers.push_back(std::move(c));
+    Create(Res("", "pods"), std::move(p));
+  }
+  ASSERT_TRUE(wait_slowly([&] { return count().others_bound == kOthers; }, seconds(120)))
+      << count().others_bound << " of " << kOthers << " bound; " << PodMessage("other-0");
+  const double others_took =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - others_from).count();
+
+  // The waiting pods still wait: unbound, nominated, in their binding stage, with their claims
+  // allocated and reserved; no wait ended.
+  Counts c = count();
+  EXPECT_EQ(c.waiting_bound, 0);
+  EXPECT_EQ(c.waiting_nominated, kWaiting);
+  EXPECT_TRUE(WaitFor([&] { return sched_->bindings_in_flight() == size_t{kWaiting}; }, seconds(5)))
+      << sched_->bindings_in_flight() << " bindings in flight";
+  EXPECT_EQ(held(), kWaiting);
+  EXPECT_EQ(Allocations("success"), 0);
+  EXPECT_EQ(Allocations("failure"), 0);
+  EXPECT_EQ(Allocations("timeout"), 0);
+  // Each waiting pod's claim is pinned to the node it is nominated for.
+  int pinned_to_nomination = 0;
+  for (int i = 0; i < kWaiting; i += 97) {
+    const std::string pod = "wait-" + std::to_string(i);
+    pinned_to_nomination += PinnedNode(ClaimOf(pod)) == NominatedOf(pod);
+  }
+  EXPECT_EQ(pinned_to_nomination, (kWaiting + 96) / 97);
+  ExpectInvariants();  // no device held twice, over every claim write and in the end
+  {
+    std::lock_guard<std::mutex> lock(audit_mu_);
+    EXPECT_GE(audit_.allocations_seen(), static_cast<size_t>(kWaiting));
+  }
+
+  // Pods with claims on devices without binding conditions still go through PreBind (it writes
+  // their allocations) on the binding workers, which the 1,000 waits do not occupy: new plain
+  // node-local devices on some nodes, and as many pods for them; they bind without waiting.
+  constexpr int kLate = 20;
+  for (int i = 0; i < kLate; ++i) {
+    const std::string node = "node-" + std::to_string(i * (kNodes / kLate));
+    auto s = std::make_unique<api::ResourceSlice>();
+    s->metadata.name = node + "-gpu";
+    s->spec.driver = kDriver;
+    s->spec.pool = {node + "-gpu", 1, 1};
+    s->spec.nodeName = node;
+    api::Device dev;
+    dev.name = "gpu-0";
+    dev.capacity["memory"].value = *api::Quantity::Parse("80Gi");
+    s->spec.devices.push_back(std::move(dev));
+    Create(Res("resource.k8s.io", "resourceslices"), std::move(s));
+  }
+  for (int i = 0; i < kLate; ++i) Pod("late-" + std::to_string(i), "one-gpu");
+  ASSERT_TRUE(wait_slowly([&] { return count().late_bound == kLate; }, seconds(30)))
+      << count().late_bound << " of " << kLate << " late pods bound; " << PodMessage("late-0");
+  for (int i = 0; i < kLate; i += 7) {
+    const std::string pod = "late-" + std::to_string(i);
+    const std::vector<std::string> devices = DevicesOf(ClaimOf(pod));
+    ASSERT_EQ(devices.size(), 1u);
+    EXPECT_EQ(devices[0], NodeOf(pod) + "-gpu/gpu-0");
+  }
+  EXPECT_EQ(count().waiting_bound, 0);
+  EXPECT_EQ(sched_->bindings_in_flight(), size_t{kWaiting});
+  ExpectInvariants();
+
+  // Stop abandons the 1,000 waits instead of draining them; the claims keep their state for the
+  // next scheduler.
+  const auto stop_at = std::chrono::steady_clock::now();
+  StopScheduler();
+  const double stop_took =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - stop_at).count();
+  EXPECT_LT(stop_took, 3.0) << "Stop waited for the waits";
+  EXPECT_EQ(held(), kWaiting);
+  EXPECT_EQ(count().waiting_bound, 0);
+  std::printf("%d pods waiting after %.1f s; %d others bound in %.1f s; Stop took %.2f s\n",
+              kWaiting, waiting_at, kOthers, others_took, stop_took);
 }
 
 }  // namespace

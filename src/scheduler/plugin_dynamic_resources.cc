@@ -154,6 +154,11 @@ DynamicResources::DynamicResources(Handle& handle, dra::Features features,
                                if (auto c = AsClaim(o)) t->ClaimChanged(c.get(), nullptr);
                                w->OnClaim(o->metadata.namespace_, o->metadata.name);
                              }});
+    std::atomic<uint64_t>* classes_gen = &classes_generation_;
+    classes_->AddHandler({.on_add = [classes_gen](const api::ObjectPtr&) { ++*classes_gen; },
+                          .on_update = [classes_gen](const api::ObjectPtr&,
+                                                     const api::ObjectPtr&) { ++*classes_gen; },
+                          .on_delete = [classes_gen](const api::ObjectPtr&) { ++*classes_gen; }});
     slices_->AddHandler(
         {.on_add = [t](const api::ObjectPtr&) { t->SlicesChanged(); },
          .on_update = [t](const api::ObjectPtr&, const api::ObjectPtr&) { t->SlicesChanged(); },
@@ -240,6 +245,8 @@ Status DynamicResources::PreFilter(CycleState& state, const PodInfo& pod_info,
     unallocated.push_back(s.claims[i]);
   }
   if (!s.to_allocate.empty()) {
+    // Read before the classes are: a class changing meanwhile only starts a new pod class.
+    const uint64_t classes_gen = classes_generation_.load();
     s.view = tracker_->Current();
     dra::AllocatorOptions opts;
     opts.features = features_;
@@ -260,6 +267,9 @@ Status DynamicResources::PreFilter(CycleState& state, const PodInfo& pod_info,
     // claim event.
     if (!allocator.ok()) return Unschedulable(allocator.status().message());
     s.allocator = std::move(allocator).value();
+    std::vector<const api::ResourceClaimSpec*> specs;
+    for (const auto& c : unallocated) specs.push_back(&c->spec);
+    s.verdicts = verdicts_.Lookup(s.view.inventory, specs, opts.admin_access_allowed, classes_gen);
     for (const auto& c : unallocated) {
       for (const auto& r : c->spec.devices.requests) {
         if (!r.firstAvailable.empty()) s.has_preferences = true;
@@ -291,7 +301,33 @@ Status DynamicResources::Filter(const CycleState& state, const PodInfo& /*pod*/,
     }
   }
   if (!s->allocator) return Status::Success();
-  dra::Allocator::Outcome out = s->allocator->Check(node, *s->view.in_use);
+  // The verdict of an earlier pod of the same class, if nothing it depends on changed.
+  const uint32_t slot = s->view.inventory->NodeSlot(node.metadata.name);
+  const uint64_t node_gen = s->view.in_use->node_generation(slot);
+  const uint64_t shared_gen = s->view.in_use->shared_generation();
+  const VerdictCache::Verdict* cached =
+      s->verdicts ? s->verdicts->Find(node.metadata.name, node.metadata.resourceVersion, node_gen,
+                                      shared_gen)
+                  : nullptr;
+  dra::Allocator::Outcome out;
+  if (cached) {
+    out.result = cached->feasible ? dra::Allocator::Outcome::Result::kAllocated
+                                  : dra::Allocator::Outcome::Result::kUnschedulable;
+    out.score = cached->score;
+    out.reason = cached->reason;
+  } else {
+    out = s->allocator->Check(node, *s->view.in_use);
+    if (s->verdicts && out.result != dra::Allocator::Outcome::Result::kError) {
+      VerdictCache::Verdict v{node.metadata.resourceVersion,
+                              node_gen,
+                              shared_gen,
+                              out.result == dra::Allocator::Outcome::Result::kAllocated,
+                              out.score,
+                              out.reason};
+      std::lock_guard<std::mutex> lock(s->filter_results->mu);
+      s->filter_results->fresh.emplace_back(node.metadata.name, std::move(v));
+    }
+  }
   if (out.result != dra::Allocator::Outcome::Result::kAllocated) {
     return Unschedulable(out.reason.empty() ? std::string(kErrReasonCannotAllocate) : out.reason);
   }
@@ -305,6 +341,7 @@ Status DynamicResources::Filter(const CycleState& state, const PodInfo& /*pod*/,
 Status DynamicResources::PostFilter(CycleState& state, const PodInfo& /*pod*/,
                                     const NodeToStatus& /*statuses*/,
                                     PostFilterResult& /*result*/) {
+  RecordVerdicts(state);
   DraState* s = state.Mutable(kDraStateKey);
   // Nothing to do for a pod without claims: no reason, so the message stays as Filter made it.
   if (!s) return Status(Code::kUnschedulable, std::vector<std::string>{});
@@ -333,8 +370,16 @@ Status DynamicResources::PostFilter(CycleState& state, const PodInfo& /*pod*/,
   return Unschedulable("still not schedulable");
 }
 
+void DynamicResources::RecordVerdicts(CycleState& state) {
+  DraState* s = state.Mutable(kDraStateKey);
+  if (!s || !s->verdicts) return;
+  std::lock_guard<std::mutex> lock(s->filter_results->mu);  // Filter is over; for the record
+  VerdictCache::Record(*s->verdicts, s->filter_results->fresh);
+}
+
 Status DynamicResources::PreScore(CycleState& state, const PodInfo& /*pod*/,
                                   std::span<const NodeInfo* const> /*nodes*/) {
+  RecordVerdicts(state);
   const DraState* s = state.Read(kDraStateKey);
   if (!s || !s->allocator || !s->has_preferences) return Status::Skip();
   return Status::Success();
@@ -366,6 +411,7 @@ Status DynamicResources::NormalizeScore(const CycleState& /*state*/, const PodIn
 
 Status DynamicResources::Reserve(CycleState& state, const PodInfo& /*pod*/,
                                  const std::string& node) {
+  RecordVerdicts(state);
   DraState* s = state.Mutable(kDraStateKey);
   if (!s || !s->allocator) return Status::Success();
   // The same search Filter ran for this node, now with results.

@@ -6,8 +6,9 @@
 //               the pod already) and later limits the nodes to its allocation's node selector;
 //               unallocated claims get an Allocator (classes resolved, selectors compiled and
 //               evaluated once over the inventory). Skip when the pod has no claims.
-//   Filter      per node, in parallel: allocated claims' node selectors, then the allocator.
-//               The outcome is kept for Score and Reserve.
+//   Filter      per node, in parallel: allocated claims' node selectors, then the allocator,
+//               whose verdict is reused from earlier pods with the same claims while the node's
+//               devices are unchanged (VerdictCache). The outcome is kept for Score and Reserve.
 //   PostFilter  when no node fits, deallocates one allocated claim of the pod that nobody has
 //               reserved (it was allocated for a node that no longer works), so the next
 //               attempt can allocate it anew.
@@ -37,6 +38,7 @@
 // pods with claims as unschedulable.
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <functional>
 #include <memory>
@@ -47,6 +49,7 @@
 #include "dra/features.h"
 #include "scheduler/dra_binding_waiter.h"
 #include "scheduler/dra_device_tracker.h"
+#include "scheduler/dra_verdict_cache.h"
 #include "scheduler/framework_interface.h"
 #include "scheduler/plugins.h"
 
@@ -125,6 +128,8 @@ class DynamicResources final : public PreEnqueuePlugin,
   allot::Status WriteClaim(const PodInfo& pod, const api::ResourceClaim& claim,
                            const api::AllocationResult* allocation, std::string* written_rv);
   bool AdminAccessAllowed(const std::string& ns) const;
+  // Keeps the verdicts this cycle's Filter computed in the pod's equivalence class.
+  static void RecordVerdicts(CycleState& state);
   // plugin_dynamic_resources_binding.cc
   // After the claims are written: the claims whose allocation has binding conditions; Wait
   // (with nominatedNodeName and an event) if there are any.
@@ -145,6 +150,8 @@ class DynamicResources final : public PreEnqueuePlugin,
   client::Informer* namespaces_ = nullptr;
   std::unique_ptr<DeviceTracker> tracker_;
   std::unique_ptr<BindingWaiter> waiter_;
+  VerdictCache verdicts_;                        // scheduling thread (see its header)
+  std::atomic<uint64_t> classes_generation_{0};  // bumped on every DeviceClass event
 };
 
 }  // namespace allot::scheduler

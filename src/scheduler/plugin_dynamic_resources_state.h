@@ -16,6 +16,7 @@
 #include "dra/allocator.h"
 #include "scheduler/dra_binding_waiter.h"
 #include "scheduler/dra_device_tracker.h"
+#include "scheduler/dra_verdict_cache.h"
 #include "scheduler/framework_cycle_state.h"
 #include "scheduler/framework_status.h"
 
@@ -54,6 +55,9 @@ struct FilterResults {
   // result objects.
   std::map<std::string, int64_t, std::less<>> score_by_node;
   std::set<size_t> unavailable;  // allocated claims whose node selector ruled a node out
+  // Verdicts Filter computed (not found in the cache), recorded into the pod's class after
+  // Filter (PreScore, PostFilter or Reserve).
+  std::vector<std::pair<std::string, VerdictCache::Verdict>> fresh;
 };
 
 // What one attempt knows, from PreFilter to PreBind / Unreserve.
@@ -63,6 +67,7 @@ struct DraState {
   std::shared_ptr<const dra::Allocator> allocator;
   DeviceTracker::View view;
   std::shared_ptr<FilterResults> filter_results = std::make_shared<FilterResults>();
+  std::shared_ptr<VerdictCache::Class> verdicts;  // the pod's equivalence class
   bool has_preferences = false;
   // Reserve onwards: per claim, the allocation chosen for it (unallocated claims only), and
   // whether PreBind added the pod to its reservedFor.
