@@ -193,8 +193,8 @@ std::string SetKey(const RequestView& view, const api::DeviceClass& device_class
                    const Features& f) {
   std::string key = "dra/candidates";
   key.push_back('\0');
-  for (bool b :
-       {f.binding_conditions, f.partitionable_devices, f.device_taints, f.consumable_capacity}) {
+  for (bool b : {f.binding_conditions, f.resource_claim_device_status, f.partitionable_devices,
+                 f.device_taints, f.consumable_capacity}) {
     key.push_back(b ? '1' : '0');
   }
   key.push_back('\0');

@@ -233,10 +233,10 @@ TEST(BindingConditions, TierOrderWithinOneNode) {
     std::string device;
     int64_t score;
   } order[] = {
-      {"local", 0},                                     // node-local, no conditions
-      {"all", -1},    {"sel", -1},    {"per-sel", -1},  // others, no conditions
-      {"local-bc", -2}, {"per-bc", -2},                 // node-local with conditions
-      {"all-bc", -3}, {"sel-bc", -3},                   // others with conditions
+      {"local", 0},                                       // node-local, no conditions
+      {"all", -1},      {"sel", -1},    {"per-sel", -1},  // others, no conditions
+      {"local-bc", -2}, {"per-bc", -2},                   // node-local with conditions
+      {"all-bc", -3},   {"sel-bc", -3},                   // others with conditions
   };
   auto claim = ClaimBuilder("c").Request("r", "net").Build();
   for (const Want& w : order) {
@@ -263,9 +263,9 @@ TEST(BindingConditions, TierOrderInOneClaimAndScoreSumsTiers) {
   const api::Node n1 = MakeNode("n1", {{"zone", "a"}});
   auto out = h.Allocate({ClaimBuilder("c").Request("r", "net", 8).Build()}, n1);
   ASSERT_EQ(out.result, Result::kAllocated) << out.reason;
-  EXPECT_THAT(DeviceNames(out.allocations[0]), ElementsAre("local", "all", "sel", "per-sel",
-                                                           "local-bc", "per-bc", "all-bc",
-                                                           "sel-bc"));
+  EXPECT_THAT(
+      DeviceNames(out.allocations[0]),
+      ElementsAre("local", "all", "sel", "per-sel", "local-bc", "per-bc", "all-bc", "sel-bc"));
   EXPECT_EQ(out.score, -(0 + 3 * 1 + 2 * 2 + 2 * 3));
   // Fewer devices: the cheapest tiers, in order.
   out = h.Allocate({ClaimBuilder("c").Request("r", "net", 5).Build()}, n1);
@@ -503,13 +503,13 @@ TEST(BindingConditions, GatesOffNeverSelectDevicesWithConditions) {
       ASSERT_TRUE(alloc.ok());
       EXPECT_EQ((*alloc)->Check(MakeNode("n1"), h.in_use()).result, Result::kUnschedulable);
       // Nor for an All request, nor with admin access.
-      EXPECT_EQ(h.Allocate({ClaimBuilder("c").AllRequest("r", "any").Build()}, MakeNode("n1"))
+      EXPECT_EQ(
+          h.Allocate({ClaimBuilder("c").AllRequest("r", "any").Build()}, MakeNode("n1")).result,
+          Result::kUnschedulable);
+      h.options.admin_access_allowed = true;
+      EXPECT_EQ(h.Allocate({ClaimBuilder("c").Request("r", "any").Admin().Build()}, MakeNode("n1"))
                     .result,
                 Result::kUnschedulable);
-      h.options.admin_access_allowed = true;
-      EXPECT_EQ(
-          h.Allocate({ClaimBuilder("c").Request("r", "any").Admin().Build()}, MakeNode("n1")).result,
-          Result::kUnschedulable);
     }
     // With a device without conditions: that one, even where the others come first in the
     // inventory and even when it is not node-local; never a second one.
@@ -529,29 +529,25 @@ TEST(BindingConditions, GatesOffNeverSelectDevicesWithConditions) {
       EXPECT_THAT(DeviceNames(out.allocations[0]), ElementsAre("plain"));
       EXPECT_THAT(out.allocations[0].devices.results[0].bindingConditions, IsEmpty());
       EXPECT_FALSE(out.allocations[0].nodeSelector.has_value());
-      EXPECT_EQ(h.Allocate({ClaimBuilder("c").Request("r", "any", 2).Build()}, MakeNode("n1"))
-                    .result,
-                Result::kUnschedulable);
+      EXPECT_EQ(
+          h.Allocate({ClaimBuilder("c").Request("r", "any", 2).Build()}, MakeNode("n1")).result,
+          Result::kUnschedulable);
       // All: the devices with conditions are not part of "all" with the gate off.
       out = h.Allocate({ClaimBuilder("c").AllRequest("r", "any").Build()}, MakeNode("n1"));
       ASSERT_EQ(out.result, Result::kAllocated) << out.reason;
       EXPECT_THAT(DeviceNames(out.allocations[0]), ElementsAre("plain"));
       // The plain device taken: nothing left.
       h.Use(AllocatorHarness::Taken("fabric.example.com", "b-fabric", "plain"));
-      EXPECT_EQ(
-          h.Allocate({ClaimBuilder("c").Request("r", "any").Build()}, MakeNode("n1")).result,
-          Result::kUnschedulable);
+      EXPECT_EQ(h.Allocate({ClaimBuilder("c").Request("r", "any").Build()}, MakeNode("n1")).result,
+                Result::kUnschedulable);
     }
   }
 }
 
-// BUG (src/dra/allocator.cc, SetKey): the candidate-set cache key (the sets are cached in the
-// Inventory, shared by every Allocator built on it) covers binding_conditions but not
-// resource_claim_device_status, although StaticallyUsable depends on both. An allocator with
-// DRAResourceClaimDeviceStatus off that runs after one with it on, on the same inventory, reuses
-// the set that still holds the devices with binding conditions and allocates them. Enable this
-// test once SetKey includes the gate.
-TEST(BindingConditions, DISABLED_SharedInventoryGateChange) {
+// The candidate sets are cached in the Inventory, shared by every Allocator built on it: their
+// key covers both gates StaticallyUsable depends on, so an allocator with
+// DRAResourceClaimDeviceStatus off never reuses a set that holds devices with binding conditions.
+TEST(BindingConditions, SharedInventoryGateChange) {
   AllocatorHarness h;
   h.Slice(SliceBuilder("fabric", "fabric.example.com", "fabric")
               .AllNodes()
