@@ -1,5 +1,6 @@
 """Starts `allot serve` on a free port in a temp dir, and runs kubectl against it."""
 import argparse
+import json
 import os
 import re
 import shutil
@@ -111,12 +112,30 @@ class Kubectl:
                                  (" ".join(args), p.returncode, p.stdout, p.stderr))
         return p
 
+    def get(self, *args):
+        """`kubectl get ARGS -o json`, parsed."""
+        return json.loads(self.run("get", *args, "-o", "json").stdout)
+
     def popen(self, *args):
         return subprocess.Popen(self.base() + list(args), stdout=subprocess.PIPE,
                                 stderr=subprocess.PIPE, text=True, env=self.env())
 
     def cleanup(self):
         shutil.rmtree(self.home, ignore_errors=True)
+
+
+class TestCase(unittest.TestCase):
+    """unittest.TestCase with a polling wait for conditions the server reaches asynchronously."""
+
+    def wait(self, what, fn, timeout=120):
+        deadline = time.time() + timeout
+        last = None
+        while time.time() < deadline:
+            last = fn()
+            if last:
+                return last
+            time.sleep(0.3)
+        self.fail("timed out waiting for %s (last: %r)" % (what, last))
 
 
 def main():

@@ -14,22 +14,9 @@ import harness
 EXAMPLES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "examples", "demo")
 
 
-class DemoTest(unittest.TestCase):
-    def get(self, k, *args):
-        return json.loads(k.run("get", *args, "-o", "json").stdout)
-
-    def wait(self, what, fn, timeout=90):
-        deadline = time.time() + timeout
-        last = None
-        while time.time() < deadline:
-            last = fn()
-            if last:
-                return last
-            time.sleep(0.3)
-        self.fail("timed out waiting for %s (last: %r)" % (what, last))
-
+class DemoTest(harness.TestCase):
     def pods(self, k):
-        return {p["metadata"]["name"]: p for p in self.get(k, "pods", "-l", "demo=allot")["items"]}
+        return {p["metadata"]["name"]: p for p in k.get("pods", "-l", "demo=allot")["items"]}
 
     def running(self, k, names):
         pods = self.pods(k)
@@ -37,11 +24,11 @@ class DemoTest(unittest.TestCase):
 
     def claim_of(self, k, pod):
         for s in self.pods(k)[pod]["status"].get("resourceClaimStatuses", []):
-            return self.get(k, "resourceclaim", s["resourceClaimName"])
+            return k.get("resourceclaim", s["resourceClaimName"])
         return None
 
     def events(self, k, pod):
-        out = self.get(k, "events", "--field-selector", "involvedObject.name=" + pod)
+        out = k.get("events", "--field-selector", "involvedObject.name=" + pod)
         return [(e["reason"], e.get("message", "")) for e in out["items"]]
 
     def test_the_demo_story(self):
@@ -49,8 +36,8 @@ class DemoTest(unittest.TestCase):
             k = harness.Kubectl(server)
             try:
                 # Three node-local slices and one fabric pool.
-                self.wait("4 slices", lambda: len(self.get(k, "resourceslices")["items"]) == 4)
-                fabric = [s for s in self.get(k, "resourceslices")["items"]
+                self.wait("4 slices", lambda: len(k.get("resourceslices")["items"]) == 4)
+                fabric = [s for s in k.get("resourceslices")["items"]
                           if s["spec"]["pool"]["name"].startswith("fabric-")]
                 self.assertEqual(len(fabric), 1)
                 self.assertEqual(len(fabric[0]["spec"]["devices"]), 3)
@@ -103,7 +90,7 @@ class DemoTest(unittest.TestCase):
                 self.assertEqual(len(devices), 2)
 
                 # The failed device is tainted so it is not picked again at once.
-                devs = [s for s in self.get(k, "resourceslices")["items"]
+                devs = [s for s in k.get("resourceslices")["items"]
                         if s["spec"]["pool"]["name"].startswith("fabric-")][0]["spec"]["devices"]
                 self.assertEqual(sum(1 for d in devs if d.get("taints")), 1)
 

@@ -35,26 +35,13 @@ def pod(name, claim_template=None, claim=None):
             "      - name: gpu\n" % (name, src))
 
 
-class DraTest(unittest.TestCase):
-    def get(self, k, *args):
-        return json.loads(k.run("get", *args, "-o", "json").stdout)
-
-    def wait(self, what, fn, timeout=120):
-        deadline = time.time() + timeout
-        last = None
-        while time.time() < deadline:
-            last = fn()
-            if last:
-                return last
-            time.sleep(0.3)
-        self.fail("timed out waiting for %s (last: %r)" % (what, last))
-
+class DraTest(harness.TestCase):
     def phases(self, k):
-        pods = self.get(k, "pods", "-l", "app=dra")["items"]
+        pods = k.get("pods", "-l", "app=dra")["items"]
         return {p["metadata"]["name"]: p["status"].get("phase") for p in pods}
 
     def scheduled_message(self, k, name):
-        p = self.get(k, "pod", name)
+        p = k.get("pod", name)
         for c in p["status"].get("conditions", []):
             if c["type"] == "PodScheduled" and c["status"] == "False":
                 return c.get("message")
@@ -66,9 +53,9 @@ class DraTest(unittest.TestCase):
             try:
                 # The node-local driver publishes one slice per node, 2 devices each.
                 slices = self.wait("4 slices", lambda: (
-                    lambda s: s if len(s) == 4 else None)(self.get(k, "resourceslices")["items"]))
+                    lambda s: s if len(s) == 4 else None)(k.get("resourceslices")["items"]))
                 self.assertEqual(sum(len(s["spec"]["devices"]) for s in slices), 8)
-                self.assertEqual(self.get(k, "deviceclass", "gpu.example.com")["metadata"]["name"],
+                self.assertEqual(k.get("deviceclass", "gpu.example.com")["metadata"]["name"],
                                  "gpu.example.com")
                 out = k.run("get", "resourceslices").stdout
                 self.assertIn("DRIVER", out)
@@ -79,7 +66,7 @@ class DraTest(unittest.TestCase):
                       stdin="---\n".join(pod("gpu-%d" % i, "one-gpu") for i in range(8)))
                 self.wait("8 pods Running", lambda: list(self.phases(k).values()).count(
                     "Running") == 8)
-                claims = self.get(k, "resourceclaims")["items"]
+                claims = k.get("resourceclaims")["items"]
                 self.assertEqual(len(claims), 8)
                 devices = set()
                 for c in claims:
@@ -105,7 +92,7 @@ class DraTest(unittest.TestCase):
                 # The generated claim went with its pod.
                 self.wait("claim of gpu-0 deleted", lambda: not any(
                     c["metadata"]["name"].startswith("gpu-0-")
-                    for c in self.get(k, "resourceclaims")["items"]))
+                    for c in k.get("resourceclaims")["items"]))
             finally:
                 k.cleanup()
 
