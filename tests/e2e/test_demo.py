@@ -3,7 +3,6 @@ simulated nodes with one node-local GPU each, the fabric driver with three fabri
 first attach fails). Applies examples/demo/ as a newcomer would and checks each step of the
 story: node-local GPUs first, then fabric GPUs attached through binding conditions, one attach
 failure rescheduled, and what `kubectl describe` says about it."""
-import json
 import os
 import re
 import time
