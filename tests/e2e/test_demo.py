@@ -5,8 +5,6 @@ story: node-local GPUs first, then fabric GPUs attached through binding conditio
 failure rescheduled, and what `kubectl describe` says about it."""
 import os
 import re
-import time
-import unittest
 
 import harness
 

@@ -2,8 +2,6 @@
 `allot serve --sim-nodes N --sim-gpus-per-node K` (node-local driver gpu.example.com publishing
 ResourceSlices, the resourceclaim controller, the scheduler's DynamicResources plugin, simulated
 kubelets that prepare claims)."""
-import time
-import unittest
 
 import harness
 
