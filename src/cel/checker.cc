@@ -9,27 +9,6 @@ namespace allot::cel {
 
 namespace {
 
-TypePtr ConstantType(const Value& v) {
-  switch (v.kind()) {
-    case ValueKind::kNull:
-      return types::Null();
-    case ValueKind::kBool:
-      return types::Bool();
-    case ValueKind::kInt:
-      return types::Int();
-    case ValueKind::kUint:
-      return types::Uint();
-    case ValueKind::kDouble:
-      return types::Double();
-    case ValueKind::kString:
-      return types::String();
-    case ValueKind::kBytes:
-      return types::Bytes();
-    default:
-      return types::Dyn();
-  }
-}
-
 TypePtr DeviceFieldType(std::string_view field) {
   if (field == "driver") return types::String();
   if (field == "attributes")
@@ -83,7 +62,7 @@ class Checker {
   TypePtr CheckNode(Expr& e) {
     switch (e.kind) {
       case ExprKind::kConst:
-        return ConstantType(e.constant);
+        return RuntimeType(e.constant);
       case ExprKind::kIdent:
         return CheckIdent(e);
       case ExprKind::kSelect:

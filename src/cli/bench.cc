@@ -201,26 +201,12 @@ Result<Measurement> Drive(client::Client& client, const Workload& w) {
   const auto& slices = *reg.Find("resource.k8s.io", "v1", "resourceslices");
   const auto& templates = *reg.Find("resource.k8s.io", "v1", "resourceclaimtemplates");
   const auto& claims = *reg.Find("resource.k8s.io", "v1", "resourceclaims");
-  std::mutex mu;
-  std::condition_variable cv;
-  int64_t inflight = 0;
-  Status first_error;
+  bench::Submitter submitter(client);
   auto submit = [&](const api::ResourceInfo& r, std::unique_ptr<api::Object> obj) {
-    std::unique_lock<std::mutex> lock(mu);
-    cv.wait(lock, [&] { return inflight < 256; });
-    ++inflight;
-    lock.unlock();
-    client.CreateAsync(r, std::move(obj), [&](Result<api::ObjectPtr> res) {
-      std::lock_guard<std::mutex> l(mu);
-      if (!res.ok() && first_error.ok()) first_error = res.status();
-      --inflight;
-      cv.notify_all();
-    });
+    submitter.Create(r, std::move(obj));
   };
-  auto drain = [&] {
-    std::unique_lock<std::mutex> lock(mu);
-    cv.wait(lock, [&] { return inflight == 0; });
-  };
+  Status first_error;
+  auto drain = [&] { first_error = submitter.Drain(); };
   const bool dra = w.claims != ClaimKind::kNone;
   if (dra) {
     submit(classes, BenchClass());

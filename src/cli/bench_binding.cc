@@ -89,39 +89,9 @@ std::unique_ptr<api::Pod> Pod(const std::string& name, bool with_claim) {
   return p;
 }
 
-// Creates objects with at most 256 requests in flight.
-class Submitter {
- public:
-  explicit Submitter(client::Client& c) : client_(c) {}
-  void Create(const api::ResourceInfo& r, std::unique_ptr<api::Object> obj) {
-    std::unique_lock<std::mutex> lock(mu_);
-    cv_.wait(lock, [&] { return inflight_ < 256; });
-    ++inflight_;
-    lock.unlock();
-    client_.CreateAsync(r, std::move(obj), [this](Result<api::ObjectPtr> res) {
-      std::lock_guard<std::mutex> l(mu_);
-      if (!res.ok() && error_.ok()) error_ = res.status();
-      --inflight_;
-      cv_.notify_all();
-    });
-  }
-  Status Drain() {
-    std::unique_lock<std::mutex> lock(mu_);
-    cv_.wait(lock, [&] { return inflight_ == 0; });
-    return error_;
-  }
-
- private:
-  client::Client& client_;
-  std::mutex mu_;
-  std::condition_variable cv_;
-  int64_t inflight_ = 0;
-  Status error_;
-};
-
 // Nodes, the class, the template and one binding-condition slice per node.
 Status CreateCluster(client::Client& client, int64_t nodes, int64_t devices) {
-  Submitter sub(client);
+  bench::Submitter sub(client);
   sub.Create(Res("resource.k8s.io", "deviceclasses"), BenchClass());
   sub.Create(Res("resource.k8s.io", "resourceclaimtemplates"), BenchTemplate("bench-claim", 1));
   for (int64_t i = 0; i < nodes; ++i) {
@@ -240,7 +210,7 @@ Result<Reaction> DriveReaction(client::Client& client) {
     }
   });
 
-  Submitter sub(client);
+  bench::Submitter sub(client);
   const auto start = Steady::now();
   // Paced at kRate pods/s (reaction is about the wait's end, not about queueing behind a
   // burst), from another thread: bindings are timed as they arrive.
@@ -296,7 +266,7 @@ Result<double> DriveWhileWaiting(client::Client& client, int64_t waiting) {
   ALLOT_RETURN_IF_ERROR(CreateCluster(client, kNodes, 1));
   const auto& claims = Res("resource.k8s.io", "resourceclaims");
   const auto& pods = Res("", "pods");
-  Submitter sub(client);
+  bench::Submitter sub(client);
   if (waiting > 0) {
     store::WatchOptions copts;
     copts.resource_version = ResourceVersionNow(client, claims);

@@ -158,6 +158,25 @@ std::string Percentile(std::vector<double>& v, double p) {
   return buf;
 }
 
+void Submitter::Create(const api::ResourceInfo& r, std::unique_ptr<api::Object> obj) {
+  std::unique_lock<std::mutex> lock(mu_);
+  cv_.wait(lock, [&] { return inflight_ < 256; });
+  ++inflight_;
+  lock.unlock();
+  client_.CreateAsync(r, std::move(obj), [this](Result<api::ObjectPtr> res) {
+    std::lock_guard<std::mutex> l(mu_);
+    if (!res.ok() && error_.ok()) error_ = res.status();
+    --inflight_;
+    cv_.notify_all();
+  });
+}
+
+Status Submitter::Drain() {
+  std::unique_lock<std::mutex> lock(mu_);
+  cv_.wait(lock, [&] { return inflight_ == 0; });
+  return error_;
+}
+
 Status RunInEnvironment(const Environment& env, const std::string& scheduler_config,
                         const std::function<Status(client::Client&)>& drive) {
   ScratchDir dir;

@@ -4,9 +4,11 @@
 
 #include <sys/types.h>
 
+#include <condition_variable>
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -31,6 +33,22 @@ std::unique_ptr<api::ResourceClaimTemplate> BenchTemplate(const std::string& nam
 int64_t IndexOf(const std::string& name, const std::string& prefix);
 // The p-quantile of `v` (sorted in place), "%.1f".
 std::string Percentile(std::vector<double>& v, double p);
+
+// Creates objects asynchronously with at most 256 requests in flight. Thread-safe.
+class Submitter {
+ public:
+  explicit Submitter(client::Client& client) : client_(client) {}
+  void Create(const api::ResourceInfo& r, std::unique_ptr<api::Object> obj);
+  // Waits until nothing is in flight; the first error any create got, if any.
+  Status Drain();
+
+ private:
+  client::Client& client_;
+  std::mutex mu_;
+  std::condition_variable cv_;
+  int64_t inflight_ = 0;  // guarded by mu_
+  Status error_;          // guarded by mu_
+};
 
 // Where a workload runs.
 struct Environment {

@@ -16,10 +16,6 @@ using namespace dra_plugin;  // NOLINT: the plugin's own internals
 
 namespace {
 
-const api::ResourceInfo& PodsStatusResource() {
-  return *api::ResourceRegistry::Default().Find("", "v1", "pods");
-}
-
 // In the scheduler's Clock: a simulation's waits are as long as its (virtual) driver makes them.
 double SecondsSince(const Clock& clock, std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(clock.Steady() - start).count();
@@ -172,7 +168,7 @@ void DynamicResources::ClearFailedAllocations(CycleState& state, const PodInfo& 
   if (!s || !c) return;
   for (const BindingWaiter::ClaimRef& ref : s->waiting) ReleaseFailedClaim(*c, ref, pod.uid());
   if (s->nominated) {
-    c->PatchAsync(PodsStatusResource(), pod.namespace_(), pod.name(), client::PatchKind::kMerge,
+    c->PatchAsync(ResourceFor("", "pods"), pod.namespace_(), pod.name(), client::PatchKind::kMerge,
                   R"({"status":{"nominatedNodeName":null}})", true,
                   [](Result<api::ObjectPtr>) {});  // a deleted pod needs nothing
     s->nominated = false;
@@ -183,7 +179,7 @@ void DynamicResources::SetNominatedNode(const PodInfo& pod, const std::string& n
   client::Client* c = handle_.client();
   if (!c) return;
   std::string body = R"({"status":{"nominatedNodeName":")" + node + R"("}})";
-  c->PatchAsync(PodsStatusResource(), pod.namespace_(), pod.name(), client::PatchKind::kMerge,
+  c->PatchAsync(ResourceFor("", "pods"), pod.namespace_(), pod.name(), client::PatchKind::kMerge,
                 std::move(body), true, [](Result<api::ObjectPtr>) {});
 }
 
