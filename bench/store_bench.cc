@@ -10,7 +10,7 @@
 #include <thread>
 #include <vector>
 
-#include "api/codec.h"
+#include "api/codec/codec.h"
 #include "store/store.h"
 #include "testing/builders.h"
 #include "testing/objects.h"
@@ -103,9 +103,9 @@ void BM_StoreWatchFanout(benchmark::State& state) {
   if (!s.Open().ok()) state.SkipWithError("open");
   const auto& pods = testing::Resource("", "pods");
   const int watchers = static_cast<int>(state.range(0));
-  std::vector<std::unique_ptr<store::Watcher>> ws;
+  std::vector<std::unique_ptr<api::Watcher>> ws;
   for (int i = 0; i < watchers; ++i) {
-    store::WatchOptions o;
+    api::WatchOptions o;
     o.resource_version = s.CurrentResourceVersion();
     ws.push_back(std::move(s.Watch(&pods, o)).value());
   }
@@ -117,7 +117,7 @@ void BM_StoreWatchFanout(benchmark::State& state) {
   std::vector<std::thread> readers;
   for (auto& w : ws) {
     readers.emplace_back([&, wp = w.get()] {
-      store::WatchEvent ev;
+      api::WatchEvent ev;
       while (!stop) {
         if (!wp->WaitNext(ev, std::chrono::milliseconds(50))) continue;
         auto it = ev.object->metadata.annotations.find("sent-ns");

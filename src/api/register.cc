@@ -1,8 +1,19 @@
-#include "api/core.h"
-#include "api/resources.h"
-#include "api/scheme.h"
+#include "api/core/types.h"
+#include "api/machinery/resources.h"
+#include "api/machinery/scheme.h"
 
 namespace allot::api {
+
+const ResourceRegistry& ResourceRegistry::Default() {
+  static const ResourceRegistry* registry = [] {
+    auto* r = new ResourceRegistry();
+    RegisterCoreResources(*r);
+    RegisterDraResources(*r);
+    RegisterKoordinatorResources(*r);
+    return r;
+  }();
+  return *registry;
+}
 
 void RegisterBuiltinTypes(Scheme& scheme) {
   for (const ResourceInfo& r : ResourceRegistry::Default().All()) scheme.Add(*r.type);

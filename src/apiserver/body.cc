@@ -1,7 +1,7 @@
 #include "apiserver/body.h"
 
-#include "api/codec.h"
-#include "api/yaml.h"
+#include "api/codec/codec.h"
+#include "api/codec/yaml.h"
 #include "apiserver/protobuf.h"
 #include "apiserver/status_json.h"
 

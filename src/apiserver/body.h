@@ -7,7 +7,7 @@
 #include <string_view>
 #include <vector>
 
-#include "api/object.h"
+#include "api/machinery/object.h"
 #include "apiserver/http_types.h"
 #include "apiserver/request_params.h"
 #include "common/status.h"

@@ -11,7 +11,7 @@
 #include <mutex>
 #include <string>
 
-#include "api/resources.h"
+#include "api/machinery/resources.h"
 #include "apiserver/encode_cache.h"
 #include "apiserver/http_types.h"
 #include "apiserver/router.h"

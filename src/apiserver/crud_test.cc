@@ -1,5 +1,5 @@
 // Create / get / list / update / delete over HTTP, and the Status bodies of their errors.
-#include "apiserver/server_test_fixture.h"
+#include "apiserver/testing/server_fixture.h"
 
 namespace allot::apiserver {
 namespace {

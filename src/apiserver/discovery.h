@@ -6,7 +6,7 @@
 #include <string>
 #include <string_view>
 
-#include "api/resources.h"
+#include "api/machinery/resources.h"
 #include "apiserver/context.h"
 
 namespace allot::apiserver {

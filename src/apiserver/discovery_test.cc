@@ -1,5 +1,5 @@
 // Discovery, OpenAPI v3, tables, health and metrics endpoints.
-#include "apiserver/server_test_fixture.h"
+#include "apiserver/testing/server_fixture.h"
 
 namespace allot::apiserver {
 namespace {

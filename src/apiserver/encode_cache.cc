@@ -1,6 +1,6 @@
 #include "apiserver/encode_cache.h"
 
-#include "api/codec.h"
+#include "api/codec/codec.h"
 
 namespace allot::apiserver {
 

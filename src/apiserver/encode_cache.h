@@ -16,7 +16,7 @@
 #include <string>
 #include <unordered_map>
 
-#include "api/object.h"
+#include "api/machinery/object.h"
 
 namespace allot::apiserver {
 

@@ -29,7 +29,7 @@ void ServeEviction(const CallPtr& call);
 // DeleteOptions from a parsed JSON body (may be null) and the query parameters
 // (propagationPolicy, gracePeriodSeconds, dryRun, orphanDependents). `orphan_false` reports
 // an explicit orphanDependents=false (which turns a delayed delete's 200 into 202).
-Result<store::DeleteOptions> ParseDeleteOptions(const Request& req, const api::JsonValue* body,
+Result<api::DeleteOptions> ParseDeleteOptions(const Request& req, const api::JsonValue* body,
                                                 bool* orphan_false);
 // Namespace and name of a decoded body against the URL: fills them in when empty, 400 when
 // they differ. `check_name` is false for creates (the URL has no name).

@@ -7,8 +7,8 @@
 #include <string_view>
 #include <vector>
 
-#include "api/object.h"
-#include "api/reflect.h"
+#include "api/machinery/object.h"
+#include "api/machinery/reflect.h"
 
 namespace allot::apiserver {
 

@@ -3,8 +3,8 @@
 #include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>
 
-#include "api/codec.h"
-#include "api/reflect.h"
+#include "api/codec/codec.h"
+#include "api/machinery/reflect.h"
 
 namespace allot::apiserver {
 

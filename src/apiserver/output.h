@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "api/resources.h"
+#include "api/machinery/resources.h"
 #include "apiserver/encode_cache.h"
 #include "apiserver/request_params.h"
 #include "common/time.h"

@@ -1,5 +1,5 @@
 // PATCH in its four content types, on the main resource and on status; binding and eviction.
-#include "apiserver/server_test_fixture.h"
+#include "apiserver/testing/server_fixture.h"
 
 namespace allot::apiserver {
 namespace {

@@ -5,7 +5,7 @@
 // in-process client shares; the bind is one store write, as in Kubernetes.
 #include <rapidjson/document.h>
 
-#include "api/codec.h"
+#include "api/codec/codec.h"
 #include "apiserver/body.h"
 #include "apiserver/handlers.h"
 #include "apiserver/request_params.h"
@@ -104,7 +104,7 @@ void ServeEviction(const CallPtr& call) {
   if (!opts.ok()) return call->Fail(opts.status());
   call->ctx.store.DeleteAsync(
       call->resource(), call->route.namespace_, call->route.name, std::move(opts).value(),
-      call->Track<Result<store::DeleteResult>>("delete", [call](Result<store::DeleteResult> r) {
+      call->Track<Result<api::DeleteResult>>("delete", [call](Result<api::DeleteResult> r) {
         if (!r.ok()) return call->Fail(r.status());
         call->Reply(JsonResponse(201, SuccessStatusJson({}, 201)));
       }));

@@ -1,7 +1,7 @@
 // Protobuf request bodies (what `kubectl create namespace` and `kubectl drain` send).
 #include "apiserver/protobuf.h"
 
-#include "apiserver/server_test_fixture.h"
+#include "apiserver/testing/server_fixture.h"
 
 namespace allot::apiserver {
 namespace {

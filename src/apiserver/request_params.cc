@@ -4,7 +4,7 @@
 #include <cctype>
 #include <charconv>
 
-#include "api/validation.h"
+#include "api/machinery/validation.h"
 #include "apiserver/status_json.h"
 
 namespace allot::apiserver {

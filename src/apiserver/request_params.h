@@ -8,8 +8,8 @@
 #include <string_view>
 #include <vector>
 
-#include "api/resources.h"
-#include "api/selector.h"
+#include "api/machinery/resources.h"
+#include "api/machinery/selector.h"
 #include "apiserver/http_types.h"
 #include "common/status.h"
 

@@ -1,7 +1,7 @@
 // PATCH: JSON patch, merge patch, strategic merge patch and server-side apply
 // (api-reference §4.7), on the main resource or its status.
-#include "api/codec.h"
-#include "api/patch.h"
+#include "api/codec/codec.h"
+#include "api/patch/patch.h"
 #include "apiserver/body.h"
 #include "apiserver/handlers.h"
 
@@ -70,7 +70,7 @@ void ApplyCreate(const CallPtr& call, const PatchRequest& p) {
   if (!decoded.ok()) return call->Fail(decoded.status());
   Status id = CheckBodyIdentity(*call, *decoded->object, true);
   if (!id.ok()) return call->Fail(id);
-  store::WriteOptions opts;
+  api::WriteOptions opts;
   opts.dry_run = p.dry_run;
   opts.field_manager = p.field_manager;
   call->ctx.store.CreateAsync(call->resource(), std::move(decoded->object), std::move(opts),

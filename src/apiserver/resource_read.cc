@@ -26,7 +26,7 @@ void ServeWatch(const CallPtr& call, ListParams params, const Output& output) {
   call->set_verb("WATCH");
   call->set_long_running();
   ServerContext& ctx = call->ctx;
-  store::WatchOptions opts;
+  api::WatchOptions opts;
   opts.namespace_ = call->route.namespace_;
   opts.label_selector = std::move(params.label_selector);
   opts.field_selector = std::move(params.field_selector);
@@ -80,7 +80,7 @@ void ServeList(const CallPtr& call) {
   if (params->watch) return ServeWatch(call, std::move(params).value(), *output);
 
   ServerContext& ctx = call->ctx;
-  store::ListOptions opts;
+  api::ListOptions opts;
   opts.namespace_ = call->route.namespace_;
   opts.label_selector = std::move(params->label_selector);
   opts.field_selector = std::move(params->field_selector);

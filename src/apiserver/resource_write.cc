@@ -4,7 +4,7 @@
 #include <charconv>
 #include <mutex>
 
-#include "api/codec.h"
+#include "api/codec/codec.h"
 #include "apiserver/body.h"
 #include "apiserver/handlers.h"
 #include "apiserver/output.h"
@@ -53,7 +53,7 @@ Status BadDeleteField(std::string_view key) {
   return BadRequestError("DeleteOptions: invalid value for \"" + std::string(key) + "\"");
 }
 
-Status ApplyPreconditions(const api::JsonValue& v, store::DeleteOptions& o) {
+Status ApplyPreconditions(const api::JsonValue& v, api::DeleteOptions& o) {
   if (!v.IsObject()) return BadDeleteField("preconditions");
   auto uid = v.FindMember("uid");
   if (uid != v.MemberEnd() && uid->value.IsString()) o.precondition_uid = uid->value.GetString();
@@ -64,7 +64,7 @@ Status ApplyPreconditions(const api::JsonValue& v, store::DeleteOptions& o) {
   return Status::Ok();
 }
 
-Status ApplyDeleteBody(const api::JsonValue& b, store::DeleteOptions& o, bool* orphan_false) {
+Status ApplyDeleteBody(const api::JsonValue& b, api::DeleteOptions& o, bool* orphan_false) {
   if (!b.IsObject()) return BadRequestError("DeleteOptions must be a JSON object");
   for (const auto& m : b.GetObject()) {
     std::string_view key(m.name.GetString(), m.name.GetStringLength());
@@ -98,9 +98,9 @@ Status ApplyDeleteBody(const api::JsonValue& b, store::DeleteOptions& o, bool* o
 
 }  // namespace
 
-Result<store::DeleteOptions> ParseDeleteOptions(const Request& req, const api::JsonValue* body,
+Result<api::DeleteOptions> ParseDeleteOptions(const Request& req, const api::JsonValue* body,
                                                 bool* orphan_false) {
-  store::DeleteOptions o;
+  api::DeleteOptions o;
   if (body) ALLOT_RETURN_IF_ERROR(ApplyDeleteBody(*body, o, orphan_false));
   if (auto p = req.Query("propagationPolicy")) o.propagation_policy = std::string(*p);
   if (auto g = req.Query("gracePeriodSeconds"); g && !g->empty()) {
@@ -158,7 +158,7 @@ void ServeCreate(const CallPtr& call) {
   if (!w.ok()) return call->Fail(w.status());
   Status id = CheckBodyIdentity(*call, *w->object, false);
   if (!id.ok()) return call->Fail(id);
-  store::WriteOptions opts;
+  api::WriteOptions opts;
   opts.dry_run = w->dry_run;
   opts.field_manager = std::string(call->req.Query("fieldManager").value_or(""));
   call->ctx.store.CreateAsync(
@@ -208,8 +208,8 @@ void ServeDelete(const CallPtr& call) {
   const api::ResourceInfo& r = call->resource();
   call->ctx.store.DeleteAsync(
       r, call->route.namespace_, call->route.name, std::move(opts).value(),
-      call->Track<Result<store::DeleteResult>>(
-          "delete", [call, &r, orphan_false](Result<store::DeleteResult> res) {
+      call->Track<Result<api::DeleteResult>>(
+          "delete", [call, &r, orphan_false](Result<api::DeleteResult> res) {
             if (!res.ok()) return call->Fail(res.status());
             if (res->removed) {
               return call->Reply(JsonResponse(200, DeletedStatusJson(r, *res->object)));
@@ -245,7 +245,7 @@ void ServeDeleteCollection(const CallPtr& call) {
   if (!params.ok()) return call->Fail(params.status());
   auto opts = ParseDeleteOptions(call->req, nullptr, nullptr);
   if (!opts.ok()) return call->Fail(opts.status());
-  store::ListOptions list_opts;
+  api::ListOptions list_opts;
   list_opts.namespace_ = call->route.namespace_;
   list_opts.label_selector = std::move(params->label_selector);
   list_opts.field_selector = std::move(params->field_selector);
@@ -257,8 +257,8 @@ void ServeDeleteCollection(const CallPtr& call) {
   for (const api::ObjectPtr& obj : list->items) {
     call->ctx.store.DeleteAsync(
         call->resource(), obj->metadata.namespace_, obj->metadata.name, *opts,
-        call->Track<Result<store::DeleteResult>>(
-            "delete", [call, state](Result<store::DeleteResult> res) {
+        call->Track<Result<api::DeleteResult>>(
+            "delete", [call, state](Result<api::DeleteResult> res) {
               std::unique_lock<std::mutex> lock(state->mu);
               if (res.ok()) {
                 state->deleted.push_back(res->object);

@@ -12,7 +12,7 @@
 #include <string>
 #include <string_view>
 
-#include "api/resources.h"
+#include "api/machinery/resources.h"
 
 namespace allot::apiserver {
 

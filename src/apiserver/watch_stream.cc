@@ -24,7 +24,7 @@ std::string Line(std::string_view type, std::string_view object_json) {
 
 }  // namespace
 
-WatchStream::WatchStream(ServerContext& ctx, std::unique_ptr<store::Watcher> watcher,
+WatchStream::WatchStream(ServerContext& ctx, std::unique_ptr<api::Watcher> watcher,
                          WatchSpec spec)
     : ctx_(ctx),
       watcher_(std::move(watcher)),
@@ -81,14 +81,14 @@ std::string WatchStream::Next(bool* finished) {
     // Read progress before draining: every event up to it is then in `drained`, so a bookmark
     // can never run ahead of an event the client has not been sent.
     const uint64_t progress = watcher_->Progress();
-    std::vector<store::WatchEvent> drained;
+    std::vector<api::WatchEvent> drained;
     bool alive = watcher_->Drain(drained);
     for (auto& ev : drained) pending_.push_back(std::move(ev));
     while (!pending_.empty() && out.size() < kMaxChunkBytes) {
-      store::WatchEvent ev = std::move(pending_.front());
+      api::WatchEvent ev = std::move(pending_.front());
       pending_.pop_front();
       out += EncodeEvent(ev);
-      if (ev.type == store::EventType::kError) {
+      if (ev.type == api::EventType::kError) {
         pending_.clear();
         alive = false;
         break;
@@ -141,15 +141,15 @@ std::string WatchStream::ObjectJson(const api::ObjectPtr& obj) {
   return *ctx_.cache.Encode(obj);
 }
 
-std::string WatchStream::EncodeEvent(const store::WatchEvent& ev) {
-  if (ev.type == store::EventType::kError) {
+std::string WatchStream::EncodeEvent(const api::WatchEvent& ev) {
+  if (ev.type == api::EventType::kError) {
     return Line("ERROR", StatusJson(ev.error));
   }
   if (!ev.object) return {};
   if (ev.resource_version > last_rv_) last_rv_ = ev.resource_version;
   events_sent_.Inc();
-  if (ev.type == store::EventType::kBookmark) return Line("BOOKMARK", BookmarkJson(last_rv_));
-  return Line(store::EventTypeName(ev.type), ObjectJson(ev.object));
+  if (ev.type == api::EventType::kBookmark) return Line("BOOKMARK", BookmarkJson(last_rv_));
+  return Line(api::EventTypeName(ev.type), ObjectJson(ev.object));
 }
 
 std::string WatchStream::BookmarkJson(uint64_t rv, bool initial_events_end) const {

@@ -39,7 +39,7 @@ struct WatchSpec {
 
 class WatchStream final : public StreamSource {
  public:
-  WatchStream(ServerContext& ctx, std::unique_ptr<store::Watcher> watcher, WatchSpec spec);
+  WatchStream(ServerContext& ctx, std::unique_ptr<api::Watcher> watcher, WatchSpec spec);
   ~WatchStream() override;
 
   void Start(std::function<void()> wake) override;
@@ -51,17 +51,17 @@ class WatchStream final : public StreamSource {
   void Wake();
 
  private:
-  std::string EncodeEvent(const store::WatchEvent& ev);
+  std::string EncodeEvent(const api::WatchEvent& ev);
   std::string ObjectJson(const api::ObjectPtr& obj);
   std::string BookmarkJson(uint64_t rv, bool initial_events_end = false) const;
 
   ServerContext& ctx_;
-  const std::unique_ptr<store::Watcher> watcher_;
+  const std::unique_ptr<api::Watcher> watcher_;
   const WatchSpec spec_;
   metrics::Counter& events_sent_;
 
   // Strand-only state.
-  std::deque<store::WatchEvent> pending_;
+  std::deque<api::WatchEvent> pending_;
   bool ended_ = false;
   bool first_table_ = true;
   bool initial_events_pending_ = false;

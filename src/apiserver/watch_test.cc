@@ -2,7 +2,7 @@
 // many concurrent watches.
 #include <thread>
 
-#include "apiserver/server_test_fixture.h"
+#include "apiserver/testing/server_fixture.h"
 
 namespace allot::apiserver {
 namespace {

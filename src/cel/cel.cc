@@ -7,8 +7,8 @@
 #include <mutex>
 #include <unordered_map>
 
-#include "api/dra.h"
-#include "api/dra_validation.h"
+#include "api/resource/types.h"
+#include "api/resource/validation.h"
 #include "cel/checker.h"
 #include "cel/cost.h"
 #include "cel/interpreter.h"
@@ -130,9 +130,9 @@ size_t ProgramCache::size() const {
 
 namespace {
 
-api::DeviceSelectorCheckResult CheckSelector(std::string_view expression) {
+api::ExpressionCheckResult CheckSelector(std::string_view expression) {
   static ProgramCache* cache = new ProgramCache(1024);
-  api::DeviceSelectorCheckResult out;
+  api::ExpressionCheckResult out;
   Result<std::shared_ptr<const DeviceSelectorProgram>> p = cache->Get(expression);
   if (!p.ok()) {
     out.error = p.status().message();
@@ -144,6 +144,6 @@ api::DeviceSelectorCheckResult CheckSelector(std::string_view expression) {
 
 }  // namespace
 
-void InstallSelectorValidation() { api::SetDeviceSelectorChecker(&CheckSelector); }
+api::Validators SelectorValidators() { return {.device_selector = &CheckSelector}; }
 
 }  // namespace allot::cel

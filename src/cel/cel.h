@@ -5,7 +5,7 @@
 //   Result<bool> ok = program->Matches("gpu.example.com", slice_device);
 //
 // The language is the subset of CEL (github.com/google/cel-spec) that Kubernetes offers DRA
-// selectors (api-reference.md §6): literals, arithmetic, comparison, logical operators with
+// selectors (the Kubernetes DRA documentation's CEL environment): literals, arithmetic, comparison, logical operators with
 // CEL's commutative error semantics, `in`, `has()`, indexing, optionals (`.?x`, orValue),
 // string and list functions, regular expressions, quantity() and semver() values, cel.bind and
 // the comprehension macros. One variable is declared: `device` (driver, attributes, capacity,
@@ -20,6 +20,7 @@
 #include <string>
 #include <string_view>
 
+#include "api/machinery/validation.h"
 #include "common/status.h"
 
 namespace allot::api {
@@ -71,9 +72,9 @@ class ProgramCache {
   std::unique_ptr<Impl> impl_;
 };
 
-// Installs CEL compilation into api validation of DeviceClass and ResourceClaim(Template)
-// selectors (api::SetDeviceSelectorChecker). Idempotent; the store calls it when it is built,
-// so every write path validates expressions.
-void InstallSelectorValidation();
+// The validators that compile DeviceClass and ResourceClaim(Template) selectors with this library
+// (api::Validators::device_selector; compiled programs are cached). Whoever builds the store
+// puts them in StoreOptions::validators, so every write path validates expressions.
+api::Validators SelectorValidators();
 
 }  // namespace allot::cel

@@ -6,7 +6,7 @@
 #include <cstdint>
 #include <string_view>
 
-#include "api/dra.h"
+#include "api/resource/types.h"
 #include "cel/cel.h"
 
 namespace {

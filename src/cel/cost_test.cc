@@ -4,7 +4,7 @@
 #include <chrono>
 #include <thread>
 
-#include "cel/test_util.h"
+#include "cel/testing/util.h"
 
 namespace allot::cel {
 namespace {

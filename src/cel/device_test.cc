@@ -1,8 +1,8 @@
-// The `device` variable and every real driver expression of api-reference.md §6, against
+// The `device` variable and real drivers' selector expressions, against
 // devices shaped like the ones dra-example-driver and NVIDIA's k8s-dra-driver-gpu publish.
 #include <gtest/gtest.h>
 
-#include "cel/test_util.h"
+#include "cel/testing/util.h"
 
 namespace allot::cel {
 namespace {

@@ -4,7 +4,7 @@
 #include <map>
 #include <string>
 
-#include "api/dra.h"
+#include "api/resource/types.h"
 #include "cel/semver.h"
 
 namespace allot::cel {

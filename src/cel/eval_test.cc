@@ -2,7 +2,7 @@
 // macros, cel.bind and optionals, evaluated through CompileDeviceSelector/Matches.
 #include <gtest/gtest.h>
 
-#include "cel/test_util.h"
+#include "cel/testing/util.h"
 
 namespace allot::cel {
 namespace {

@@ -1,5 +1,7 @@
 #include "cel/lexer.h"
 
+#include "common/utf8.h"
+
 namespace allot::cel {
 
 namespace {
@@ -13,24 +15,6 @@ int HexValue(char c) {
   if (IsDigit(c)) return c - '0';
   if (c >= 'a' && c <= 'f') return c - 'a' + 10;
   return c - 'A' + 10;
-}
-
-void AppendUtf8(std::string& out, uint32_t cp) {
-  if (cp < 0x80) {
-    out.push_back(static_cast<char>(cp));
-  } else if (cp < 0x800) {
-    out.push_back(static_cast<char>(0xC0 | (cp >> 6)));
-    out.push_back(static_cast<char>(0x80 | (cp & 0x3F)));
-  } else if (cp < 0x10000) {
-    out.push_back(static_cast<char>(0xE0 | (cp >> 12)));
-    out.push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3F)));
-    out.push_back(static_cast<char>(0x80 | (cp & 0x3F)));
-  } else {
-    out.push_back(static_cast<char>(0xF0 | (cp >> 18)));
-    out.push_back(static_cast<char>(0x80 | ((cp >> 12) & 0x3F)));
-    out.push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3F)));
-    out.push_back(static_cast<char>(0x80 | (cp & 0x3F)));
-  }
 }
 
 }  // namespace
@@ -302,7 +286,7 @@ Token Lexer::LexString(size_t start, bool raw, bool bytes) {
           out.push_back(static_cast<char>(cp));
         } else {
           if (cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) return bad();
-          AppendUtf8(out, cp);
+          utf8::Append(out, cp);
         }
         break;
       }
@@ -316,7 +300,7 @@ Token Lexer::LexString(size_t start, bool raw, bool bytes) {
           if (bytes) {
             out.push_back(static_cast<char>(v));
           } else {
-            AppendUtf8(out, v);
+            utf8::Append(out, v);
           }
           break;
         }

@@ -8,6 +8,7 @@
 #include <limits>
 
 #include "cel/library.h"
+#include "common/utf8.h"
 
 namespace allot::cel {
 
@@ -416,20 +417,6 @@ R ToDouble(const CallContext&, Args a) {
   }
 }
 
-bool ValidUtf8(std::string_view s) {
-  size_t i = 0;
-  while (i < s.size()) {
-    auto c = static_cast<unsigned char>(s[i]);
-    size_t n = c < 0x80 ? 1 : (c >> 5) == 0x6 ? 2 : (c >> 4) == 0xE ? 3 : (c >> 3) == 0x1E ? 4 : 0;
-    if (n == 0 || i + n > s.size()) return false;
-    for (size_t k = 1; k < n; ++k) {
-      if ((static_cast<unsigned char>(s[i + k]) & 0xC0) != 0x80) return false;
-    }
-    i += n;
-  }
-  return true;
-}
-
 R ToString(const CallContext&, Args a) {
   const Value& v = a[0];
   switch (v.kind()) {
@@ -444,7 +431,7 @@ R ToString(const CallContext&, Args a) {
     case ValueKind::kBool:
       return Value::OwnedString(v.bool_value() ? "true" : "false");
     case ValueKind::kBytes:
-      if (!ValidUtf8(v.bytes_value())) {
+      if (!utf8::Valid(v.bytes_value())) {
         return EvalError("invalid UTF-8 in bytes, cannot convert to string");
       }
       return Value::OwnedString(std::string(v.bytes_value()));

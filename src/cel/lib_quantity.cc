@@ -3,7 +3,7 @@
 #include <cmath>
 #include <limits>
 
-#include "api/quantity.h"
+#include "api/machinery/quantity.h"
 #include "cel/library.h"
 
 namespace allot::cel {

@@ -8,6 +8,7 @@
 #include "cel/ast.h"
 #include "cel/library.h"
 #include "cel/regex.h"
+#include "common/utf8.h"
 
 namespace allot::cel {
 
@@ -239,15 +240,11 @@ bool IsUnicodeSpace(uint32_t r) {
          r == 0x3000;
 }
 
-// Decodes the code point starting at s[i] (valid UTF-8 assumed; invalid bytes: themselves).
+// The code point starting at s[i] and its length (common/utf8.h's rule for invalid bytes).
 uint32_t RuneAt(std::string_view s, size_t i, size_t* len) {
-  auto c = static_cast<unsigned char>(s[i]);
-  size_t n = c < 0x80 ? 1 : (c >> 5) == 0x6 ? 2 : (c >> 4) == 0xE ? 3 : (c >> 3) == 0x1E ? 4 : 1;
-  if (i + n > s.size()) n = 1;
-  uint32_t r = n == 1 ? c : n == 2 ? (c & 0x1F) : n == 3 ? (c & 0x0F) : (c & 0x07);
-  for (size_t k = 1; k < n; ++k) r = (r << 6) | (static_cast<unsigned char>(s[i + k]) & 0x3F);
-  *len = n;
-  return r;
+  utf8::Rune r = utf8::Decode(s, i);
+  *len = r.width;
+  return r.value;
 }
 
 R Trim(const CallContext&, Args a) {

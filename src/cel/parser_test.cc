@@ -4,7 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "cel/lexer.h"
-#include "cel/test_util.h"
+#include "cel/testing/util.h"
 
 namespace allot::cel {
 namespace {

@@ -1,8 +1,8 @@
-// API validation with CEL installed (cel::InstallSelectorValidation): compile errors and the
+// API validation with CEL compilation (cel::SelectorValidators()): compile errors and the
 // cost limit on DeviceClass, ResourceClaim and ResourceClaimTemplate selectors.
 #include <gtest/gtest.h>
 
-#include "api/dra_validation.h"
+#include "api/resource/validation.h"
 #include "cel/cel.h"
 
 namespace allot::cel {
@@ -43,20 +43,20 @@ const char* kTooComplex =
 
 class ValidationTest : public ::testing::Test {
  protected:
-  void SetUp() override { InstallSelectorValidation(); }
+  const api::Validators validators_ = SelectorValidators();
 };
 
 TEST_F(ValidationTest, ValidSelectorsPass) {
   api::FieldErrors errs;
   api::ValidateDeviceClass(Class({"device.driver == 'gpu.example.com'",
                                   "device.attributes['gpu.example.com'].model == 'X'"}),
-                           errs);
+                           errs, validators_);
   EXPECT_TRUE(errs.empty()) << errs.Messages()[0];
 }
 
 TEST_F(ValidationTest, CompileErrorIsInvalid) {
   api::FieldErrors errs;
-  api::ValidateDeviceClass(Class({"device.driver == 'a'", "device.foo == 1"}), errs);
+  api::ValidateDeviceClass(Class({"device.driver == 'a'", "device.foo == 1"}), errs, validators_);
   ASSERT_EQ(errs.size(), 1u);
   EXPECT_EQ(errs.Messages()[0],
             "spec.selectors[1].cel.expression: Invalid value: \"device.foo == 1\": compilation "
@@ -66,7 +66,7 @@ TEST_F(ValidationTest, CompileErrorIsInvalid) {
 
 TEST_F(ValidationTest, NonBoolIsInvalid) {
   api::FieldErrors errs;
-  api::ValidateResourceClaim(Claim("device.driver"), errs);
+  api::ValidateResourceClaim(Claim("device.driver"), errs, validators_);
   ASSERT_EQ(errs.size(), 1u);
   EXPECT_EQ(errs.Messages()[0],
             "spec.devices.requests[0].exactly.selectors[0].cel.expression: Invalid value: "
@@ -75,7 +75,7 @@ TEST_F(ValidationTest, NonBoolIsInvalid) {
 
 TEST_F(ValidationTest, CostAboveLimitIsForbidden) {
   api::FieldErrors errs;
-  api::ValidateResourceClaim(Claim(kTooComplex), errs);
+  api::ValidateResourceClaim(Claim(kTooComplex), errs, validators_);
   ASSERT_EQ(errs.size(), 1u);
   EXPECT_EQ(errs.Messages()[0],
             "spec.devices.requests[0].exactly.selectors[0].cel.expression: Forbidden: too "
@@ -99,7 +99,7 @@ TEST_F(ValidationTest, TemplatesAndSubrequests) {
   r.firstAvailable.push_back(sub);
   t.spec.spec.devices.requests.push_back(r);
   api::FieldErrors errs;
-  api::ValidateResourceClaimTemplate(t, errs);
+  api::ValidateResourceClaimTemplate(t, errs, validators_);
   std::vector<std::string> m = errs.Messages();
   ASSERT_EQ(m.size(), 2u);
   EXPECT_EQ(m[0].rfind("spec.spec.devices.requests[0].exactly.selectors[0].cel.expression: "
@@ -118,12 +118,12 @@ TEST_F(ValidationTest, TemplatesAndSubrequests) {
 
 TEST_F(ValidationTest, EmptyAndTooLongAreNotCompiled) {
   api::FieldErrors errs;
-  api::ValidateDeviceClass(Class({""}), errs);
+  api::ValidateDeviceClass(Class({""}), errs, validators_);
   ASSERT_EQ(errs.size(), 1u);
   EXPECT_EQ(errs.Messages()[0], "spec.selectors[0].cel.expression: Required value");
   api::FieldErrors long_errs;
   std::string long_expr(api::kCELSelectorExpressionMaxLength + 1, ' ');
-  api::ValidateDeviceClass(Class({long_expr}), long_errs);
+  api::ValidateDeviceClass(Class({long_expr}), long_errs, validators_);
   ASSERT_EQ(long_errs.size(), 1u);
   EXPECT_EQ(long_errs.Messages()[0],
             "spec.selectors[0].cel.expression: Too long: may not be more than 10240 bytes");
@@ -137,7 +137,7 @@ TEST_F(ValidationTest, UpdateRevalidatesTheNewObject) {
   api::DeviceClass new_class = Class({"device.driver == 'a'", "bad("});
   new_class.metadata.resourceVersion = "1";
   api::FieldErrors errs;
-  api::ValidateDeviceClass(new_class, errs);
+  api::ValidateDeviceClass(new_class, errs, validators_);
   api::ValidateDeviceClassUpdate(new_class, old_class, errs);
   ASSERT_EQ(errs.size(), 1u);
   EXPECT_NE(errs.Messages()[0].find("spec.selectors[1].cel.expression: Invalid value"),

@@ -4,7 +4,7 @@
 #include <cmath>
 #include <cstring>
 
-#include "api/quantity.h"
+#include "api/machinery/quantity.h"
 #include "cel/device_value.h"
 #include "cel/semver.h"
 

@@ -42,14 +42,14 @@
 #include <thread>
 #include <vector>
 
-#include "api/core.h"
-#include "api/dra.h"
-#include "api/resources.h"
+#include "api/core/types.h"
+#include "api/machinery/resources.h"
+#include "api/resource/types.h"
 #include "cli/bench_support.h"
-#include "cli/control_plane.h"
+#include "cli/controllers.h"
 #include "cli/roles.h"
 #include "client/http_client.h"
-#include "client/inprocess_client.h"
+#include "client/inprocess/inprocess_client.h"
 #include "common/flags.h"
 #include "store/store.h"
 
@@ -233,7 +233,7 @@ Result<Measurement> Drive(client::Client& client, const Workload& w) {
   }
   std::this_thread::sleep_for(std::chrono::milliseconds(500));
 
-  store::WatchOptions wopts;
+  api::WatchOptions wopts;
   wopts.resource_version = client.List(pods, {})->resource_version;
   ALLOT_ASSIGN_OR_RETURN(auto watcher, client.Watch(pods, wopts));
   const auto deadline = Steady::now() + std::chrono::minutes(5);
@@ -241,10 +241,10 @@ Result<Measurement> Drive(client::Client& client, const Workload& w) {
   auto wait_bound = [&](const std::string& prefix, int64_t count, auto&& on_bound) -> int64_t {
     std::vector<bool> seen(static_cast<size_t>(count), false);
     int64_t bound = 0;
-    store::WatchEvent ev;
+    api::WatchEvent ev;
     while (bound < count && Steady::now() < deadline) {
       if (!watcher->WaitNext(ev, std::chrono::milliseconds(500))) continue;
-      if (!ev.object || ev.type == store::EventType::kDeleted) continue;
+      if (!ev.object || ev.type == api::EventType::kDeleted) continue;
       const auto* pod = api::As<api::Pod>(*ev.object);
       if (!pod || pod->spec.nodeName.empty()) continue;
       int64_t idx = IndexOf(pod->metadata.name, prefix);
@@ -296,7 +296,7 @@ Result<Measurement> Drive(client::Client& client, const Workload& w) {
             .count());
     if (w.steady_window > 0) {
       client.DeleteAsync(pods, "default", "bench-pod-" + std::to_string(idx), {},
-                         [](Result<store::DeleteResult>) {});
+                         [](Result<api::DeleteResult>) {});
       create_next();
     }
   });

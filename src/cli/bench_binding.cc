@@ -24,7 +24,7 @@
 #include <thread>
 #include <vector>
 
-#include "api/resources.h"
+#include "api/machinery/resources.h"
 #include "cli/bench_support.h"
 #include "store/store.h"
 
@@ -41,10 +41,6 @@ using bench::kBenchDriver;
 
 constexpr char kReady[] = "bench.example.com/ready";
 constexpr char kFailed[] = "bench.example.com/failed";
-
-const api::ResourceInfo& Res(std::string_view group, std::string_view plural) {
-  return *api::ResourceRegistry::Default().Find(group, "v1", plural);
-}
 
 // A node-local slice whose devices must be made ready before use.
 std::unique_ptr<api::ResourceSlice> BindingSlice(int64_t node, int64_t devices) {
@@ -92,11 +88,11 @@ std::unique_ptr<api::Pod> Pod(const std::string& name, bool with_claim) {
 // Nodes, the class, the template and one binding-condition slice per node.
 Status CreateCluster(client::Client& client, int64_t nodes, int64_t devices) {
   bench::Submitter sub(client);
-  sub.Create(Res("resource.k8s.io", "deviceclasses"), BenchClass());
-  sub.Create(Res("resource.k8s.io", "resourceclaimtemplates"), BenchTemplate("bench-claim", 1));
+  sub.Create(api::ResourceFor<api::DeviceClass>(), BenchClass());
+  sub.Create(api::ResourceFor<api::ResourceClaimTemplate>(), BenchTemplate("bench-claim", 1));
   for (int64_t i = 0; i < nodes; ++i) {
-    sub.Create(Res("", "nodes"), BenchNode(i));
-    sub.Create(Res("resource.k8s.io", "resourceslices"), BindingSlice(i, devices));
+    sub.Create(api::ResourceFor<api::Node>(), BenchNode(i));
+    sub.Create(api::ResourceFor<api::ResourceSlice>(), BindingSlice(i, devices));
   }
   ALLOT_RETURN_IF_ERROR(sub.Drain());
   // Let the scheduler's informers see the cluster before pods arrive.
@@ -149,9 +145,9 @@ struct Reaction {
 Result<Reaction> DriveReaction(client::Client& client) {
   constexpr int64_t kNodes = 100, kDevices = 10, kPods = 500, kRate = 250;
   ALLOT_RETURN_IF_ERROR(CreateCluster(client, kNodes, kDevices));
-  const auto& claims = Res("resource.k8s.io", "resourceclaims");
-  const auto& pods = Res("", "pods");
-  store::WatchOptions copts, popts;
+  const auto& claims = api::ResourceFor<api::ResourceClaim>();
+  const auto& pods = api::ResourceFor<api::Pod>();
+  api::WatchOptions copts, popts;
   copts.resource_version = ResourceVersionNow(client, claims);
   popts.resource_version = ResourceVersionNow(client, pods);
   ALLOT_ASSIGN_OR_RETURN(auto claim_watch, client.Watch(claims, copts));
@@ -166,7 +162,7 @@ Result<Reaction> DriveReaction(client::Client& client) {
 
   // The driver: conditions True as soon as a claim is allocated.
   std::thread driver([&] {
-    store::WatchEvent ev;
+    api::WatchEvent ev;
     std::map<std::string, bool> done;
     auto make_ready = [&](const api::ResourceClaim& c) {
       if (!c.status.allocation || !c.status.devices.empty() || done[c.metadata.name]) return;
@@ -205,7 +201,7 @@ Result<Reaction> DriveReaction(client::Client& client) {
         }
       }
       if (!claim_watch->WaitNext(ev, std::chrono::milliseconds(20)) || !ev.object) continue;
-      if (ev.type == store::EventType::kDeleted) continue;
+      if (ev.type == api::EventType::kDeleted) continue;
       if (const auto* c = api::As<api::ResourceClaim>(*ev.object)) make_ready(*c);
     }
   });
@@ -224,7 +220,7 @@ Result<Reaction> DriveReaction(client::Client& client) {
   });
   const auto deadline = Steady::now() + std::chrono::minutes(3);
   Steady::time_point last = start;
-  store::WatchEvent ev;
+  api::WatchEvent ev;
   while (Steady::now() < deadline) {
     {
       std::lock_guard<std::mutex> lock(mu);
@@ -264,11 +260,11 @@ Result<Reaction> DriveReaction(client::Client& client) {
 Result<double> DriveWhileWaiting(client::Client& client, int64_t waiting) {
   constexpr int64_t kNodes = 1000, kPods = 10000;
   ALLOT_RETURN_IF_ERROR(CreateCluster(client, kNodes, 1));
-  const auto& claims = Res("resource.k8s.io", "resourceclaims");
-  const auto& pods = Res("", "pods");
+  const auto& claims = api::ResourceFor<api::ResourceClaim>();
+  const auto& pods = api::ResourceFor<api::Pod>();
   bench::Submitter sub(client);
   if (waiting > 0) {
-    store::WatchOptions copts;
+    api::WatchOptions copts;
     copts.resource_version = ResourceVersionNow(client, claims);
     ALLOT_ASSIGN_OR_RETURN(auto claim_watch, client.Watch(claims, copts));
     for (int64_t i = 0; i < waiting; ++i) {
@@ -278,7 +274,7 @@ Result<double> DriveWhileWaiting(client::Client& client, int64_t waiting) {
     // Until every waiting pod's claim is allocated (and so the pod waits in PreBind).
     std::map<std::string, bool> allocated;
     const auto deadline = Steady::now() + std::chrono::minutes(3);
-    store::WatchEvent ev;
+    api::WatchEvent ev;
     while (static_cast<int64_t>(allocated.size()) < waiting && Steady::now() < deadline) {
       if (!claim_watch->WaitNext(ev, std::chrono::milliseconds(200)) || !ev.object) continue;
       const auto* c = api::As<api::ResourceClaim>(*ev.object);
@@ -291,7 +287,7 @@ Result<double> DriveWhileWaiting(client::Client& client, int64_t waiting) {
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(500));
   }
-  store::WatchOptions popts;
+  api::WatchOptions popts;
   popts.resource_version = ResourceVersionNow(client, pods);
   ALLOT_ASSIGN_OR_RETURN(auto pod_watch, client.Watch(pods, popts));
   const auto start = Steady::now();
@@ -304,7 +300,7 @@ Result<double> DriveWhileWaiting(client::Client& client, int64_t waiting) {
   int64_t n = 0;
   Steady::time_point last = start;
   const auto deadline = Steady::now() + std::chrono::minutes(3);
-  store::WatchEvent ev;
+  api::WatchEvent ev;
   while (n < kPods && Steady::now() < deadline) {
     if (!pod_watch->WaitNext(ev, std::chrono::milliseconds(200)) || !ev.object) continue;
     const auto* p = api::As<api::Pod>(*ev.object);

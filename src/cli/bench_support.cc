@@ -11,10 +11,9 @@
 #include <regex>
 #include <string>
 
-#include "cli/control_plane.h"
-#include "cli/roles.h"
 #include "client/http_client.h"
-#include "client/inprocess_client.h"
+#include "client/inprocess/inprocess_client.h"
+#include "cluster/components.h"
 #include "store/backend.h"
 #include "store/store.h"
 
@@ -187,11 +186,12 @@ Status RunInEnvironment(const Environment& env, const std::string& scheduler_con
     } else {
       backend = store::NewMemoryBackend();
     }
-    store::Store store(std::move(backend), RealClock::Instance());
+    store::Store store(std::move(backend), RealClock::Instance(), cluster::DefaultStoreOptions());
     ALLOT_RETURN_IF_ERROR(store.Open());
     client::InProcessClient client(store, RealClock::Instance());
-    ALLOT_ASSIGN_OR_RETURN(auto sched, StartScheduler(client, scheduler_config));
-    ALLOT_ASSIGN_OR_RETURN(auto controllers, StartControllers(client, nullptr, dra::Features{}));
+    ALLOT_ASSIGN_OR_RETURN(auto sched, cluster::StartScheduler(client, scheduler_config));
+    ALLOT_ASSIGN_OR_RETURN(auto controllers,
+                           cluster::StartControllers(client, nullptr, dra::Features{}));
     Status st = drive(client);
     sched->Stop();
     controllers->Stop();

@@ -12,8 +12,8 @@
 #include <string>
 #include <vector>
 
-#include "api/core.h"
-#include "api/dra.h"
+#include "api/core/types.h"
+#include "api/resource/types.h"
 #include "client/client.h"
 #include "common/status.h"
 

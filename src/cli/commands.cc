@@ -3,7 +3,7 @@
 #include <cstdio>
 #include <cstring>
 
-#include "cli/control_plane.h"
+#include "cli/controllers.h"
 #include "cli/roles.h"
 #include "drivers/cli.h"
 #include "node/cli.h"

@@ -10,12 +10,14 @@
 #include <sstream>
 #include <thread>
 
-#include "api/dra_validation.h"
+#include "api/resource/validation.h"
 #include "client/http_client.h"
 #include "client/leader_election.h"
+#include "cluster/components.h"
+#include "common/files.h"
 #include "common/flags.h"
-#include "node/node_objects.h"
-#include "scheduler/config.h"
+#include "drivers/nodelocal/simulated_devices.h"
+#include "scheduler/scheduler.h"
 
 namespace allot::cli {
 
@@ -23,53 +25,6 @@ namespace {
 volatile std::sig_atomic_t g_stop_role = 0;
 void OnRoleSignal(int) { g_stop_role = 1; }
 }  // namespace
-
-Result<std::string> ReadFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return BadRequestError("cannot read " + path);
-  std::ostringstream out;
-  out << in.rdbuf();
-  return out.str();
-}
-
-Result<std::unique_ptr<scheduler::Scheduler>> StartScheduler(client::Client& client,
-                                                             const std::string& config_path,
-                                                             metrics::Registry* metrics,
-                                                             const dra::Features& features) {
-  scheduler::SchedulerOptions opts;
-  opts.metrics = metrics;
-  opts.dra_features = features;
-  // PreBind blocks on claim writes (finalizer, then status): enough workers to keep many in
-  // flight, since each mostly waits for the store.
-  opts.binding_workers = 16;
-  if (!config_path.empty()) {
-    ALLOT_ASSIGN_OR_RETURN(std::string text, ReadFile(config_path));
-    ALLOT_ASSIGN_OR_RETURN(opts.config, scheduler::ParseConfiguration(text));
-  }
-  ALLOT_ASSIGN_OR_RETURN(auto sched, scheduler::Scheduler::Create(client, std::move(opts)));
-  ALLOT_RETURN_IF_ERROR(sched->Start());
-  return sched;
-}
-
-Result<std::unique_ptr<node::NodeSimulator>> StartNodeSimulator(
-    client::Client& client, Clock& clock, int64_t count, const std::string& template_path,
-    drivers::SimulatedDevices* devices) {
-  node::NodeSimulatorOptions opts;
-  opts.node_count = count;
-  if (!template_path.empty()) {
-    ALLOT_ASSIGN_OR_RETURN(std::string text, ReadFile(template_path));
-    ALLOT_ASSIGN_OR_RETURN(opts.shape.node_template, node::ParseNodeTemplate(text));
-  }
-  auto sim = std::make_unique<node::NodeSimulator>(client, clock, std::move(opts));
-  if (devices) devices->Install(*sim);
-  Status st = sim->Run();
-  if (st.ok() && devices) st = devices->Start(*sim);
-  if (!st.ok()) {
-    if (devices) devices->Stop();  // detach it from `sim` before `sim` goes
-    return st;
-  }
-  return sim;
-}
 
 // --- simulated devices ----------------------------------------------------------------------
 
@@ -80,7 +35,7 @@ void SimDeviceFlags::Register(Flags& flags) {
             "ResourceClaims are allocated and reserved for it; 0: no devices");
   flags.String("sim-device-profile", &profile_path,
                "YAML device profile for --sim-gpus-per-node (driver, model, memory, extra "
-               "attributes; see drivers/device_profile.h); its count is replaced by K");
+               "attributes; see drivers/nodelocal/device_profile.h); its count is replaced by K");
 }
 
 Result<std::optional<drivers::DeviceProfile>> SimDeviceFlags::Profile() const {
@@ -189,7 +144,7 @@ int RunScheduler(int argc, char** argv) {
   std::unique_ptr<scheduler::Scheduler> sched;
   int exit_code = 0;
   auto start = [&] {
-    auto s = StartScheduler(**client, config, nullptr, *features);
+    auto s = cluster::StartScheduler(**client, config, nullptr, *features);
     if (!s.ok()) {
       std::fprintf(stderr, "allot scheduler: %s\n", s.status().message().c_str());
       exit_code = 1;

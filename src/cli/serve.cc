@@ -1,5 +1,5 @@
-// `allot serve`: the embedded control plane — store, garbage collector and API server in one
-// process.
+// `allot serve`: the embedded control plane in one process — flags are parsed into a
+// cluster::ClusterOptions, the cluster started (src/cluster/), and stopped on SIGINT / SIGTERM.
 #include <csignal>
 #include <cstdio>
 #include <filesystem>
@@ -7,20 +7,13 @@
 #include <optional>
 #include <string>
 
-#include "apiserver/server.h"
 #include "cli/commands.h"
-#include "cli/control_plane.h"
 #include "cli/roles.h"
-#include "client/inprocess_client.h"
+#include "cluster/cluster.h"
+#include "common/files.h"
 #include "common/flags.h"
 #include "common/time.h"
-#include "drivers/fabric.h"
-#include "drivers/fabric_config.h"
-#include "node/node_objects.h"
-#include "node/simulator.h"
-#include "scheduler/scheduler.h"
-#include "store/garbage_collector.h"
-#include "store/store.h"
+#include "drivers/fabric/config.h"
 
 namespace allot::cli {
 
@@ -28,18 +21,6 @@ namespace {
 
 volatile std::sig_atomic_t g_stop = 0;
 void OnSignal(int) { g_stop = 1; }
-
-Result<std::unique_ptr<store::Backend>> OpenBackend(const std::string& kind,
-                                                    const std::string& data_dir) {
-  if (kind == "memory") return store::NewMemoryBackend();
-  if (kind != "sqlite") {
-    return BadRequestError("unknown --store \"" + kind + "\": want sqlite or memory");
-  }
-  std::error_code ec;
-  std::filesystem::create_directories(data_dir, ec);
-  if (ec) return BadRequestError("cannot create --data-dir " + data_dir + ": " + ec.message());
-  return store::NewSqliteBackend((std::filesystem::path(data_dir) / "allot.db").string());
-}
 
 // `--demo`'s fabric (docs/demo.md tells its story): three A100s on a switch that reaches every
 // node, attached in 3 s. With failureRate 0.25 and seed 23 the first attach fails and the next
@@ -132,99 +113,46 @@ int Serve(int argc, char** argv) {
     fabric = std::move(c).value();
   }
   auto device_profile = sim_devices.Profile();
-  if (!device_profile.ok() || (*device_profile && sim_nodes <= 0)) {
-    std::fprintf(stderr, "allot serve: %s\n",
-                 device_profile.ok() ? "--sim-gpus-per-node needs --sim-nodes > 0"
-                                     : device_profile.status().message().c_str());
+  if (!device_profile.ok()) {
+    std::fprintf(stderr, "allot serve: %s\n", device_profile.status().message().c_str());
+    return 2;
+  }
+  if (*device_profile && sim_nodes <= 0) {
+    std::fprintf(stderr, "allot serve: --sim-gpus-per-node needs --sim-nodes > 0\n");
     return 2;
   }
 
-  auto backend = OpenBackend(store_kind, data_dir);
-  if (!backend.ok()) {
-    std::fprintf(stderr, "allot serve: %s\n", backend.status().message().c_str());
+  cluster::ClusterOptions options;
+  options.store = store_kind;
+  options.data_dir = data_dir;
+  options.listen = listen;
+  options.threads = static_cast<int>(threads);
+  options.scheduler = !no_scheduler;
+  options.scheduler_config = scheduler_config;
+  options.controllers = !no_controllers;
+  options.features = *features;
+  options.sim_nodes = sim_nodes;
+  options.sim_node_template = sim_node_template;
+  options.sim_devices = *device_profile;
+  options.fabric = std::move(fabric);
+  options.log = [](std::string_view line) {
+    std::fprintf(stderr, "allot serve: %.*s\n", static_cast<int>(line.size()), line.data());
+  };
+  auto started = cluster::Cluster::Start(std::move(options));
+  if (!started.ok()) {
+    std::fprintf(stderr, "allot serve: %s\n", started.status().message().c_str());
     return 1;
   }
-  Clock& clock = RealClock::Instance();
-  store::Store store(std::move(backend).value(), clock);
-  if (Status s = store.Open(); !s.ok()) {
-    std::fprintf(stderr, "allot serve: opening the store: %s\n", s.message().c_str());
-    return 1;
-  }
-  store::GarbageCollector gc(store);
-  if (Status s = gc.Start(); !s.ok()) {
-    std::fprintf(stderr, "allot serve: garbage collector: %s\n", s.message().c_str());
-    return 1;
-  }
-  metrics::Registry metrics_registry;
-  apiserver::ApiServerOptions opts;
-  opts.metrics = &metrics_registry;
-  opts.listen_address = listen;
-  opts.threads = static_cast<int>(threads);
-  apiserver::ApiServer server(store, clock, opts);
-  if (Status s = server.Start(); !s.ok()) {
-    std::fprintf(stderr, "allot serve: %s\n", s.message().c_str());
-    return 1;
-  }
-  client::InProcessClient in_process(store, clock);
-  std::unique_ptr<Controllers> controllers;
-  if (!no_controllers) {
-    auto c = StartControllers(in_process, &metrics_registry, *features);
-    if (!c.ok()) {
-      std::fprintf(stderr, "allot serve: controllers: %s\n", c.status().message().c_str());
-      return 1;
-    }
-    controllers = std::move(c).value();
-  }
-  std::unique_ptr<scheduler::Scheduler> sched;
-  if (!no_scheduler) {
-    auto s = StartScheduler(in_process, scheduler_config, &metrics_registry, *features);
-    if (!s.ok()) {
-      std::fprintf(stderr, "allot serve: scheduler: %s\n", s.status().message().c_str());
-      return 1;
-    }
-    sched = std::move(s).value();
-  }
-  std::unique_ptr<node::NodeSimulator> sim;
-  std::unique_ptr<drivers::SimulatedDevices> devices;  // after `sim`: destroyed (stopped) first
-  if (*device_profile) {
-    devices = std::make_unique<drivers::SimulatedDevices>(
-        in_process, drivers::SimulatedDevicesOptions{
-                        .profile = **device_profile, .log = [](std::string_view line) {
-                          std::fprintf(stderr, "allot serve: simulated devices: %.*s\n",
-                                       static_cast<int>(line.size()), line.data());
-                        }});
-  }
-  if (sim_nodes > 0) {
-    auto s = StartNodeSimulator(in_process, clock, sim_nodes, sim_node_template, devices.get());
-    if (!s.ok()) {
-      std::fprintf(stderr, "allot serve: simulated nodes: %s\n", s.status().message().c_str());
-      return 1;
-    }
-    sim = std::move(s).value();
-  }
-  std::unique_ptr<drivers::FabricDriver> fabric_driver;
-  if (fabric) {
-    auto f =
-        drivers::StartFabricDriver(in_process, clock, *fabric,
-                                   {.metrics = &metrics_registry, .log = [](std::string_view line) {
-                                      std::fprintf(stderr, "allot serve: fabric: %.*s\n",
-                                                   static_cast<int>(line.size()), line.data());
-                                    }});
-    if (!f.ok()) {
-      std::fprintf(stderr, "allot serve: fabric driver: %s\n", f.status().message().c_str());
-      return 1;
-    }
-    fabric_driver = std::move(f).value();
-  }
+  cluster::Cluster& cluster = **started;
   std::string host = listen.substr(0, listen.rfind(':'));
-  std::printf("allot: serving on http://%s:%u (store: %s%s)\n", host.c_str(), server.port(),
+  std::printf("allot: serving on http://%s:%u (store: %s%s)\n", host.c_str(), cluster.port(),
               store_kind.c_str(), store_kind == "sqlite" ? (", " + data_dir).c_str() : "");
   std::printf(
       "allot: point kubectl at it with:\n"
       "  kubectl --server http://%s:%u get namespaces\n"
       "or: kubectl config set-cluster allot --server=http://%s:%u && "
       "kubectl config set-context allot --cluster=allot && kubectl config use-context allot\n",
-      host.c_str(), server.port(), host.c_str(), server.port());
+      host.c_str(), cluster.port(), host.c_str(), cluster.port());
   std::fflush(stdout);
 
   std::signal(SIGINT, OnSignal);
@@ -236,14 +164,7 @@ int Serve(int argc, char** argv) {
     nanosleep(&ts, nullptr);
   }
   std::printf("allot: shutting down\n");
-  if (fabric_driver) fabric_driver->Stop();
-  if (sim) sim->Stop();
-  if (devices) devices->Stop();
-  if (sched) sched->Stop();
-  if (controllers) controllers->Stop();
-  server.Stop();
-  gc.Stop();
-  store.Close();
+  cluster.Stop();
   return 0;
 }
 

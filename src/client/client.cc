@@ -34,9 +34,9 @@ Result<ObjectPtr> Client::Patch(const ResourceInfo& r, std::string ns, std::stri
   });
 }
 
-Result<store::DeleteResult> Client::Delete(const ResourceInfo& r, std::string ns,
-                                           std::string name, store::DeleteOptions opts) {
-  return Wait<store::DeleteResult>([&](auto done) {
+Result<api::DeleteResult> Client::Delete(const ResourceInfo& r, std::string ns,
+                                           std::string name, api::DeleteOptions opts) {
+  return Wait<api::DeleteResult>([&](auto done) {
     DeleteAsync(r, std::move(ns), std::move(name), std::move(opts), std::move(done));
   });
 }

@@ -1,8 +1,8 @@
 // The one client interface every component (scheduler, controllers, drivers, simulated nodes)
 // reads and writes through. Two implementations:
-//   - InProcessClient (client/inprocess_client.h): straight to a store::Store, no JSON.
+//   - InProcessClient (client/inprocess/inprocess_client.h): straight to a store::Store, no JSON.
 //   - HttpClient (client/http_client.h): Kubernetes REST over HTTP to any compatible server.
-// Components never reach around it (design.md §2 rule 1).
+// Components never reach around it (docs/architecture.md §2 rule 1).
 //
 // Errors are Kubernetes Statuses (404 NotFound, 409 Conflict, 422 Invalid, ...) whichever
 // implementation is used. All methods are thread-safe.
@@ -13,10 +13,11 @@
 #include <string>
 #include <string_view>
 
-#include "api/object.h"
-#include "api/resources.h"
+#include "api/machinery/object.h"
+#include "api/machinery/options.h"
+#include "api/machinery/resources.h"
+#include "api/machinery/watch.h"
 #include "common/status.h"
-#include "store/store.h"
 
 namespace allot::client {
 
@@ -36,12 +37,12 @@ class Client {
 
   virtual Result<ObjectPtr> Get(const ResourceInfo& r, std::string_view ns,
                                 std::string_view name) = 0;
-  virtual Result<store::ListResult> List(const ResourceInfo& r,
-                                         const store::ListOptions& opts) = 0;
+  virtual Result<api::ListResult> List(const ResourceInfo& r,
+                                         const api::ListOptions& opts) = 0;
   // A watch; over HTTP the returned Watcher reads the chunked stream. A 410 arrives as an
   // ERROR event (as from the store).
-  virtual Result<std::unique_ptr<store::Watcher>> Watch(const ResourceInfo& r,
-                                                        const store::WatchOptions& opts) = 0;
+  virtual Result<std::unique_ptr<api::Watcher>> Watch(const ResourceInfo& r,
+                                                        const api::WatchOptions& opts) = 0;
 
   // Writes, asynchronous: `done` runs once the server answered (on an internal thread; do not
   // block in it). Update uses obj.metadata.resourceVersion for compare-and-swap when set.
@@ -56,7 +57,7 @@ class Client {
                           PatchKind kind, std::string patch, bool status,
                           Callback<ObjectPtr> done) = 0;
   virtual void DeleteAsync(const ResourceInfo& r, std::string ns, std::string name,
-                           store::DeleteOptions opts, Callback<store::DeleteResult> done) = 0;
+                           api::DeleteOptions opts, Callback<api::DeleteResult> done) = 0;
   // POST pods/<name>/binding: sets spec.nodeName once (409 if already bound).
   virtual void BindAsync(std::string ns, std::string pod, std::string uid, std::string node,
                          Callback<bool> done) = 0;
@@ -67,8 +68,8 @@ class Client {
   Result<ObjectPtr> UpdateStatus(const ResourceInfo& r, std::unique_ptr<Object> obj);
   Result<ObjectPtr> Patch(const ResourceInfo& r, std::string ns, std::string name,
                           PatchKind kind, std::string patch, bool status = false);
-  Result<store::DeleteResult> Delete(const ResourceInfo& r, std::string ns, std::string name,
-                                     store::DeleteOptions opts = {});
+  Result<api::DeleteResult> Delete(const ResourceInfo& r, std::string ns, std::string name,
+                                     api::DeleteOptions opts = {});
   Status Bind(std::string ns, std::string pod, std::string uid, std::string node);
 };
 

@@ -6,7 +6,7 @@
 #include <set>
 #include <thread>
 
-#include "client/client_test_fixture.h"
+#include "client/testing/fixture.h"
 
 namespace allot::client {
 namespace {
@@ -28,7 +28,7 @@ TEST_P(ConformanceTest, CreateGetListDelete) {
 
   CreatePod("p2");
   CreatePod("other", {}, "kube-system");
-  store::ListOptions in_default;
+  api::ListOptions in_default;
   in_default.namespace_ = "default";
   auto list = client_->List(Pods(), in_default);
   ASSERT_OK(list);
@@ -285,7 +285,7 @@ TEST_P(ConformanceTest, DeleteWithFinalizersAndPreconditions) {
   auto created = client_->Create(Pods(), std::move(held));
   ASSERT_OK(created);
 
-  store::DeleteOptions wrong;
+  api::DeleteOptions wrong;
   wrong.precondition_uid = "other";
   auto refused = client_->Delete(Pods(), "default", "held", wrong);
   ASSERT_FALSE(refused.ok());
@@ -314,7 +314,7 @@ TEST_P(ConformanceTest, ListPagesAndSelectors) {
     pod->metadata.labels["tier"] = i % 2 ? "odd" : "even";
     ASSERT_OK(client_->Create(Pods(), std::move(pod)));
   }
-  store::ListOptions opts;
+  api::ListOptions opts;
   opts.namespace_ = "default";
   opts.limit = 2;
   std::vector<std::string> names;
@@ -331,7 +331,7 @@ TEST_P(ConformanceTest, ListPagesAndSelectors) {
   EXPECT_EQ(pages, 3);
   EXPECT_EQ(names, (std::vector<std::string>{"p0", "p1", "p2", "p3", "p4"}));
 
-  store::ListOptions odd;
+  api::ListOptions odd;
   auto sel = api::LabelSelectorExpr::Parse("tier=odd");
   ASSERT_OK(sel);
   odd.label_selector = *sel;
@@ -346,12 +346,12 @@ TEST_P(ConformanceTest, ListPagesAndSelectors) {
 
 TEST_P(ConformanceTest, WatchDeliversEventsInOrder) {
   ObjectPtr before = CreatePod("before");
-  store::WatchOptions opts;
+  api::WatchOptions opts;
   opts.namespace_ = "default";
   opts.resource_version = store_->CurrentResourceVersion();
   auto watch = client_->Watch(Pods(), opts);
   ASSERT_OK(watch);
-  store::Watcher& w = **watch;
+  api::Watcher& w = **watch;
 
   ObjectPtr p1 = CreatePod("p1");
   auto changed = Mutable(p1);
@@ -360,15 +360,15 @@ TEST_P(ConformanceTest, WatchDeliversEventsInOrder) {
   ASSERT_OK(client_->Delete(Pods(), "default", "p1"));
   CreatePod("elsewhere", {}, "kube-system");  // filtered out by namespace
 
-  std::vector<store::WatchEvent> events;
+  std::vector<api::WatchEvent> events;
   for (int i = 0; i < 3; ++i) {
-    store::WatchEvent ev;
+    api::WatchEvent ev;
     ASSERT_TRUE(w.WaitNext(ev, std::chrono::seconds(10))) << "event " << i;
     events.push_back(std::move(ev));
   }
-  EXPECT_EQ(events[0].type, store::EventType::kAdded);
-  EXPECT_EQ(events[1].type, store::EventType::kModified);
-  EXPECT_EQ(events[2].type, store::EventType::kDeleted);
+  EXPECT_EQ(events[0].type, api::EventType::kAdded);
+  EXPECT_EQ(events[1].type, api::EventType::kModified);
+  EXPECT_EQ(events[2].type, api::EventType::kDeleted);
   for (const auto& ev : events) {
     EXPECT_EQ(ev.resource, &Pods());
     ASSERT_TRUE(ev.object);
@@ -378,22 +378,22 @@ TEST_P(ConformanceTest, WatchDeliversEventsInOrder) {
   EXPECT_LT(events[1].resource_version, events[2].resource_version);
   EXPECT_EQ(events[1].object->metadata.labels.at("x"), "y");
   w.Stop();
-  std::vector<store::WatchEvent> rest;
+  std::vector<api::WatchEvent> rest;
   EXPECT_FALSE(w.Drain(rest));
 }
 
 TEST_P(ConformanceTest, WatchFromZeroSendsCurrentState) {
   CreatePod("a");
   CreatePod("b");
-  store::WatchOptions opts;
+  api::WatchOptions opts;
   opts.namespace_ = "default";
   auto watch = client_->Watch(Pods(), opts);
   ASSERT_OK(watch);
   std::set<std::string> added;
   for (int i = 0; i < 2; ++i) {
-    store::WatchEvent ev;
+    api::WatchEvent ev;
     ASSERT_TRUE((*watch)->WaitNext(ev, std::chrono::seconds(10)));
-    EXPECT_EQ(ev.type, store::EventType::kAdded);
+    EXPECT_EQ(ev.type, api::EventType::kAdded);
     added.insert(ev.object->metadata.name);
   }
   EXPECT_EQ(added, (std::set<std::string>{"a", "b"}));
@@ -404,19 +404,19 @@ TEST_P(ConformanceTest, WatchFromExpiredVersionIsGone) {
   small.history_size = 2;
   Open(small);
   for (int i = 0; i < 5; ++i) CreatePod("p" + std::to_string(i));
-  store::WatchOptions opts;
+  api::WatchOptions opts;
   opts.resource_version = 1;
   auto watch = client_->Watch(Pods(), opts);
   if (!watch.ok()) {
     EXPECT_EQ(HttpCode(watch.status().code()), 410) << watch.status().ToString();
     return;
   }
-  store::WatchEvent ev;
+  api::WatchEvent ev;
   ASSERT_TRUE((*watch)->WaitNext(ev, std::chrono::seconds(10)));
-  EXPECT_EQ(ev.type, store::EventType::kError);
+  EXPECT_EQ(ev.type, api::EventType::kError);
   EXPECT_EQ(ev.error.code(), StatusCode::kExpired);
   EXPECT_NE(ev.error.message().find("too old resource version"), std::string::npos);
-  std::vector<store::WatchEvent> rest;
+  std::vector<api::WatchEvent> rest;
   EXPECT_FALSE((*watch)->Drain(rest)) << "the watch ends after the error";
   EXPECT_TRUE(rest.empty());
 }

@@ -6,8 +6,8 @@
 
 #include <charconv>
 
-#include "api/codec.h"
-#include "api/patch.h"
+#include "api/codec/codec.h"
+#include "api/patch/patch.h"
 #include "client/http_watch.h"
 
 namespace allot::client {
@@ -50,7 +50,7 @@ api::PatchType ToPatchType(PatchKind kind) {
   return api::PatchType::kMergePatch;
 }
 
-std::string DeleteOptionsJson(const store::DeleteOptions& o) {
+std::string DeleteOptionsJson(const api::DeleteOptions& o) {
   rapidjson::StringBuffer buf;
   JsonOut w(buf);
   w.StartObject();
@@ -125,12 +125,12 @@ ObjectPtr StubFromDetails(const ResourceInfo& r, std::string_view ns, std::strin
   return ObjectPtr(std::move(obj));
 }
 
-Result<store::DeleteResult> DeleteResultFrom(const ResourceInfo& r, std::string_view ns,
+Result<api::DeleteResult> DeleteResultFrom(const ResourceInfo& r, std::string_view ns,
                                              const HttpResponse& res) {
   if (!IsSuccess(res.status)) return ErrorFromResponse(res.status, res.body);
   rapidjson::Document doc;
   doc.Parse(res.body.data(), res.body.size());
-  store::DeleteResult out;
+  api::DeleteResult out;
   auto kind = doc.IsObject() ? doc.FindMember("kind") : doc.MemberEnd();
   if (doc.IsObject() && kind != doc.MemberEnd() && kind->value.IsString() &&
       std::string_view(kind->value.GetString()) == "Status" && r.type->kind != "Status") {
@@ -144,14 +144,14 @@ Result<store::DeleteResult> DeleteResultFrom(const ResourceInfo& r, std::string_
   return out;
 }
 
-Result<store::ListResult> ListResultFrom(const ResourceInfo& r, const HttpResponse& res) {
+Result<api::ListResult> ListResultFrom(const ResourceInfo& r, const HttpResponse& res) {
   if (res.status != 200) return ErrorFromResponse(res.status, res.body);
   rapidjson::Document doc;
   doc.Parse(res.body.data(), res.body.size());
   if (doc.HasParseError() || !doc.IsObject()) {
     return api::JsonParseError(res.body, doc.GetErrorOffset(), "malformed list");
   }
-  store::ListResult out;
+  api::ListResult out;
   auto meta = doc.FindMember("metadata");
   if (meta != doc.MemberEnd() && meta->value.IsObject()) {
     const auto& m = meta->value;
@@ -271,7 +271,7 @@ Result<ObjectPtr> HttpClient::Get(const ResourceInfo& r, std::string_view ns,
   return DecodeObject(res.body, r);
 }
 
-Result<store::ListResult> HttpClient::List(const ResourceInfo& r, const store::ListOptions& opts) {
+Result<api::ListResult> HttpClient::List(const ResourceInfo& r, const api::ListOptions& opts) {
   Query q;
   q.Add("labelSelector", opts.label_selector.ToString());
   q.Add("fieldSelector", opts.field_selector.ToString());
@@ -286,8 +286,8 @@ Result<store::ListResult> HttpClient::List(const ResourceInfo& r, const store::L
   return ListResultFrom(r, res);
 }
 
-Result<std::unique_ptr<store::Watcher>> HttpClient::Watch(const ResourceInfo& r,
-                                                          const store::WatchOptions& opts) {
+Result<std::unique_ptr<api::Watcher>> HttpClient::Watch(const ResourceInfo& r,
+                                                          const api::WatchOptions& opts) {
   Query q;
   q.Add("watch", "true");
   q.Add("allowWatchBookmarks", "true");
@@ -354,7 +354,7 @@ void HttpClient::PatchAsync(const ResourceInfo& r, std::string ns, std::string n
 }
 
 void HttpClient::DeleteAsync(const ResourceInfo& r, std::string ns, std::string name,
-                             store::DeleteOptions opts, Callback<store::DeleteResult> done) {
+                             api::DeleteOptions opts, Callback<api::DeleteResult> done) {
   HttpRequest req{"DELETE", ItemPath(r, ns, name), DeleteOptionsJson(opts)};
   Send(std::move(req), [&r, ns, done = std::move(done)](Result<HttpResponse> res) {
     if (!res.ok()) return done(res.status());
@@ -364,7 +364,7 @@ void HttpClient::DeleteAsync(const ResourceInfo& r, std::string ns, std::string 
 
 void HttpClient::BindAsync(std::string ns, std::string pod, std::string uid, std::string node,
                            Callback<bool> done) {
-  static const ResourceInfo& pods = *api::ResourceRegistry::Default().Find("", "v1", "pods");
+  static const ResourceInfo& pods = api::ResourceFor<api::Pod>();
   HttpRequest req{"POST", ItemPath(pods, ns, pod) + "/binding", BindingJson(ns, pod, uid, node)};
   Send(std::move(req), [done = std::move(done)](Result<HttpResponse> res) {
     if (!res.ok()) return done(res.status());

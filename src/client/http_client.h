@@ -62,9 +62,9 @@ class HttpClient final : public Client {
   ~HttpClient() override;
 
   Result<ObjectPtr> Get(const ResourceInfo& r, std::string_view ns, std::string_view name) override;
-  Result<store::ListResult> List(const ResourceInfo& r, const store::ListOptions& opts) override;
-  Result<std::unique_ptr<store::Watcher>> Watch(const ResourceInfo& r,
-                                                const store::WatchOptions& opts) override;
+  Result<api::ListResult> List(const ResourceInfo& r, const api::ListOptions& opts) override;
+  Result<std::unique_ptr<api::Watcher>> Watch(const ResourceInfo& r,
+                                                const api::WatchOptions& opts) override;
 
   void CreateAsync(const ResourceInfo& r, std::unique_ptr<Object> obj,
                    Callback<ObjectPtr> done) override;
@@ -75,7 +75,7 @@ class HttpClient final : public Client {
   void PatchAsync(const ResourceInfo& r, std::string ns, std::string name, PatchKind kind,
                   std::string patch, bool status, Callback<ObjectPtr> done) override;
   void DeleteAsync(const ResourceInfo& r, std::string ns, std::string name,
-                   store::DeleteOptions opts, Callback<store::DeleteResult> done) override;
+                   api::DeleteOptions opts, Callback<api::DeleteResult> done) override;
   void BindAsync(std::string ns, std::string pod, std::string uid, std::string node,
                  Callback<bool> done) override;
 

@@ -6,7 +6,7 @@
 
 #include <atomic>
 
-#include "client/client_test_fixture.h"
+#include "client/testing/fixture.h"
 
 namespace allot::client {
 namespace {
@@ -119,13 +119,13 @@ TEST_P(HttpOnlyTest, WatchEndsWhenTheServerStops) {
   ASSERT_OK(watch);
   (*watch)->SetNotify([&] { waiter.Notify([&] { notified = true; }); });
   server_.reset();
-  std::vector<store::WatchEvent> events;
+  std::vector<api::WatchEvent> events;
   ASSERT_TRUE(waiter.WaitFor([&] { return !(*watch)->Drain(events); }));
   EXPECT_TRUE(notified.load());
 }
 
 TEST_P(HttpOnlyTest, WatchRequestErrorsAreStatuses) {
-  store::WatchOptions opts;
+  api::WatchOptions opts;
   auto sel = api::FieldSelectorExpr::Parse("spec.nosuchfield=x");
   ASSERT_OK(sel);
   opts.field_selector = *sel;

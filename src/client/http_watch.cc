@@ -9,7 +9,7 @@
 #include <optional>
 #include <thread>
 
-#include "api/codec.h"
+#include "api/codec/codec.h"
 #include "client/http_beast.h"
 
 namespace allot::client {
@@ -32,16 +32,16 @@ uint64_t RvOf(const rapidjson::Value& obj) {
   return ParseRv(rv->value.GetString());
 }
 
-store::WatchEvent ErrorEvent(Status st) {
-  store::WatchEvent ev;
-  ev.type = store::EventType::kError;
+api::WatchEvent ErrorEvent(Status st) {
+  api::WatchEvent ev;
+  ev.type = api::EventType::kError;
   ev.error = std::move(st);
   return ev;
 }
 
 // What one line of the stream says.
 struct ParsedLine {
-  std::optional<store::WatchEvent> event;
+  std::optional<api::WatchEvent> event;
   uint64_t bookmark_rv = 0;
 };
 
@@ -71,13 +71,13 @@ ParsedLine ParseLine(std::string_view line, const api::ResourceInfo& r) {
     out.event = ErrorEvent(st.ok() ? InternalError("watch: ERROR event without a failure") : st);
     return out;
   }
-  store::WatchEvent ev;
+  api::WatchEvent ev;
   if (type == "ADDED") {
-    ev.type = store::EventType::kAdded;
+    ev.type = api::EventType::kAdded;
   } else if (type == "MODIFIED") {
-    ev.type = store::EventType::kModified;
+    ev.type = api::EventType::kModified;
   } else if (type == "DELETED") {
-    ev.type = store::EventType::kDeleted;
+    ev.type = api::EventType::kDeleted;
   } else {
     out.event = ErrorEvent(InternalError("watch: unknown event type " + std::string(type)));
     return out;
@@ -97,7 +97,7 @@ ParsedLine ParseLine(std::string_view line, const api::ResourceInfo& r) {
   return out;
 }
 
-class HttpWatcher final : public store::Watcher {
+class HttpWatcher final : public api::Watcher {
  public:
   HttpWatcher(const HttpEndpoint& ep, const api::ResourceInfo& r, HttpWatchOptions opts)
       : ep_(ep), resource_(r), opts_(opts) {
@@ -138,7 +138,7 @@ class HttpWatcher final : public store::Watcher {
     });
   }
 
-  bool Drain(std::vector<store::WatchEvent>& out) override {
+  bool Drain(std::vector<api::WatchEvent>& out) override {
     std::lock_guard<std::mutex> lock(mu_);
     while (!queue_.empty()) {
       out.push_back(std::move(queue_.front()));
@@ -147,7 +147,7 @@ class HttpWatcher final : public store::Watcher {
     return !ended_;
   }
 
-  bool WaitNext(store::WatchEvent& out, std::chrono::milliseconds timeout) override {
+  bool WaitNext(api::WatchEvent& out, std::chrono::milliseconds timeout) override {
     std::unique_lock<std::mutex> lock(mu_);
     cv_.wait_for(lock, timeout, [&] { return !queue_.empty() || ended_; });
     if (queue_.empty()) return false;
@@ -252,7 +252,7 @@ class HttpWatcher final : public store::Watcher {
         ended_ = true;
         break;
       }
-      const bool error = p.event->type == store::EventType::kError;
+      const bool error = p.event->type == api::EventType::kError;
       if (p.event->resource_version > progress_) progress_ = p.event->resource_version;
       queue_.push_back(std::move(*p.event));
       if (error) ended_ = true;
@@ -294,7 +294,7 @@ class HttpWatcher final : public store::Watcher {
 
   mutable std::mutex mu_;
   std::condition_variable cv_;
-  std::deque<store::WatchEvent> queue_;  // guarded by mu_
+  std::deque<api::WatchEvent> queue_;  // guarded by mu_
   std::function<void()> notify_;         // guarded by mu_
   uint64_t progress_ = 0;                // guarded by mu_
   bool ended_ = false;                   // guarded by mu_
@@ -302,14 +302,14 @@ class HttpWatcher final : public store::Watcher {
 
 }  // namespace
 
-Result<std::unique_ptr<store::Watcher>> OpenHttpWatch(const HttpEndpoint& endpoint,
+Result<std::unique_ptr<api::Watcher>> OpenHttpWatch(const HttpEndpoint& endpoint,
                                                       std::string target,
                                                       const api::ResourceInfo& resource,
                                                       HttpWatchOptions options) {
   auto w = std::make_unique<HttpWatcher>(endpoint, resource, options);
   ALLOT_RETURN_IF_ERROR(w->Open(target));
   w->StartReading();
-  return std::unique_ptr<store::Watcher>(std::move(w));
+  return std::unique_ptr<api::Watcher>(std::move(w));
 }
 
 }  // namespace allot::client

@@ -1,4 +1,4 @@
-// The HTTP side of a watch: a store::Watcher fed by a streaming GET ?watch=true; internal to
+// The HTTP side of a watch: a api::Watcher fed by a streaming GET ?watch=true; internal to
 // client/ (HttpClient::Watch returns it).
 //
 // The request and the response header are handled on the calling thread; a non-200 answer is
@@ -16,18 +16,19 @@
 #include <memory>
 #include <string>
 
+#include "api/machinery/options.h"
+#include "api/machinery/watch.h"
 #include "client/http_transport.h"
-#include "store/store.h"
 
 namespace allot::client {
 
 struct HttpWatchOptions {
-  size_t max_queue = 100000;  // as store::WatchOptions::max_queue
+  size_t max_queue = 100000;  // as api::WatchOptions::max_queue
   // 0: no limit.
   std::chrono::milliseconds idle_timeout{0};
 };
 
-Result<std::unique_ptr<store::Watcher>> OpenHttpWatch(const HttpEndpoint& endpoint,
+Result<std::unique_ptr<api::Watcher>> OpenHttpWatch(const HttpEndpoint& endpoint,
                                                       std::string target,
                                                       const api::ResourceInfo& resource,
                                                       HttpWatchOptions options);

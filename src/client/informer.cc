@@ -88,7 +88,7 @@ class Informer::Impl {
   }
 
   void Stop() {
-    std::shared_ptr<store::Watcher> watcher;
+    std::shared_ptr<api::Watcher> watcher;
     {
       std::lock_guard<std::mutex> lock(mu_);
       stopping_ = true;
@@ -191,13 +191,13 @@ class Informer::Impl {
   Status Relist() {
     std::map<std::string, ObjectPtr> fresh;
     uint64_t rv = 0;
-    store::ListOptions opts;
+    api::ListOptions opts;
     opts.namespace_ = options_.namespace_;
     opts.label_selector = label_selector_;
     opts.field_selector = field_selector_;
     opts.limit = kListPageSize;
     do {
-      ALLOT_ASSIGN_OR_RETURN(store::ListResult page, client_.List(resource_, opts));
+      ALLOT_ASSIGN_OR_RETURN(api::ListResult page, client_.List(resource_, opts));
       if (opts.continue_token.empty()) rv = page.resource_version;
       for (ObjectPtr& obj : page.items) {
         std::string key = KeyOf(*obj);
@@ -240,14 +240,14 @@ class Informer::Impl {
   }
 
   WatchEnd WatchOnce() {
-    store::WatchOptions opts;
+    api::WatchOptions opts;
     opts.namespace_ = options_.namespace_;
     opts.label_selector = label_selector_;
     opts.field_selector = field_selector_;
     opts.resource_version = last_rv_.load();
     auto opened = client_.Watch(resource_, opts);
     if (!opened.ok()) return IsExpired(opened.status()) ? WatchEnd::kRelist : WatchEnd::kRetry;
-    std::shared_ptr<store::Watcher> watcher = std::move(opened).value();
+    std::shared_ptr<api::Watcher> watcher = std::move(opened).value();
     {
       std::lock_guard<std::mutex> lock(mu_);
       if (stopping_) return WatchEnd::kResume;
@@ -265,16 +265,16 @@ class Informer::Impl {
   }
 
   // Applies the watch's events until it ends.
-  WatchEnd Consume(store::Watcher& watcher) {
-    std::vector<store::WatchEvent> batch;
+  WatchEnd Consume(api::Watcher& watcher) {
+    std::vector<api::WatchEvent> batch;
     while (!Stopping()) {
       // Progress first: every event up to it is then in the batch, unless the watch ended
       // (a stopped or overflowing watcher drops what it held).
       const uint64_t progress = watcher.Progress();
       const bool alive = watcher.Drain(batch);
       AdoptNewHandlers();
-      for (store::WatchEvent& ev : batch) {
-        if (ev.type == store::EventType::kError) {
+      for (api::WatchEvent& ev : batch) {
+        if (ev.type == api::EventType::kError) {
           return IsExpired(ev.error) ? WatchEnd::kRelist : WatchEnd::kRetry;
         }
         Apply(ev);
@@ -287,8 +287,8 @@ class Informer::Impl {
     return WatchEnd::kResume;
   }
 
-  void Apply(const store::WatchEvent& ev) {
-    if (ev.type == store::EventType::kBookmark || !ev.object) {
+  void Apply(const api::WatchEvent& ev) {
+    if (ev.type == api::EventType::kBookmark || !ev.object) {
       AdvanceRv(ev.resource_version);
       return;
     }
@@ -298,7 +298,7 @@ class Informer::Impl {
       std::unique_lock lock(cache_mu_);
       auto it = cache_.find(key);
       ObjectPtr old = it == cache_.end() ? nullptr : it->second;
-      if (ev.type == store::EventType::kDeleted) {
+      if (ev.type == api::EventType::kDeleted) {
         if (!old) {
           lock.unlock();
           AdvanceRv(ev.resource_version);
@@ -426,7 +426,7 @@ class Informer::Impl {
   mutable std::mutex mu_;
   std::condition_variable sync_cv_;          // synced_ or stopping_ changed
   std::vector<EventHandler> new_handlers_;   // guarded by mu_
-  std::shared_ptr<store::Watcher> watcher_;  // the open watch; guarded by mu_
+  std::shared_ptr<api::Watcher> watcher_;  // the open watch; guarded by mu_
   bool started_ = false;                     // guarded by mu_
   bool stopping_ = false;                    // guarded by mu_
   bool synced_ = false;                      // guarded by mu_

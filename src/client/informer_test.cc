@@ -7,33 +7,30 @@
 #include <algorithm>
 #include <atomic>
 
-#include "client/client_test_fixture.h"
 #include "client/informer_factory.h"
+#include "client/testing/fixture.h"
+#include "client/testing/forwarding_client.h"
 
 namespace allot::client {
 namespace {
 
 // Forwards to another client; lets a test end the open watches and hold new ones back
 // (to write while the informer is not watching), and counts lists and watches.
-class GatedClient final : public Client {
+class GatedClient final : public client::testing::ForwardingClient {
  public:
-  explicit GatedClient(Client& inner) : inner_(inner) {}
+  explicit GatedClient(client::Client& inner) : ForwardingClient(inner) {}
 
-  Result<ObjectPtr> Get(const ResourceInfo& r, std::string_view ns,
-                        std::string_view name) override {
-    return inner_.Get(r, ns, name);
-  }
-  Result<store::ListResult> List(const ResourceInfo& r, const store::ListOptions& o) override {
+  Result<api::ListResult> List(const ResourceInfo& r, const api::ListOptions& o) override {
     lists_++;
-    return inner_.List(r, o);
+    return inner().List(r, o);
   }
-  Result<std::unique_ptr<store::Watcher>> Watch(const ResourceInfo& r,
-                                                const store::WatchOptions& o) override {
+  Result<std::unique_ptr<api::Watcher>> Watch(const ResourceInfo& r,
+                                                const api::WatchOptions& o) override {
     {
       std::unique_lock<std::mutex> lock(mu_);
       cv_.wait(lock, [&] { return open_; });
     }
-    auto w = inner_.Watch(r, o);
+    auto w = inner().Watch(r, o);
     if (!w.ok()) return w;
     std::lock_guard<std::mutex> lock(mu_);
     watches_++;
@@ -41,31 +38,7 @@ class GatedClient final : public Client {
     auto tracked = std::make_unique<Tracked>(*this, std::move(w).value());
     live_.push_back(tracked.get());
     cv_.notify_all();
-    return std::unique_ptr<store::Watcher>(std::move(tracked));
-  }
-  void CreateAsync(const ResourceInfo& r, std::unique_ptr<Object> o,
-                   Callback<ObjectPtr> d) override {
-    inner_.CreateAsync(r, std::move(o), std::move(d));
-  }
-  void UpdateAsync(const ResourceInfo& r, std::unique_ptr<Object> o,
-                   Callback<ObjectPtr> d) override {
-    inner_.UpdateAsync(r, std::move(o), std::move(d));
-  }
-  void UpdateStatusAsync(const ResourceInfo& r, std::unique_ptr<Object> o,
-                         Callback<ObjectPtr> d) override {
-    inner_.UpdateStatusAsync(r, std::move(o), std::move(d));
-  }
-  void PatchAsync(const ResourceInfo& r, std::string ns, std::string name, PatchKind kind,
-                  std::string patch, bool status, Callback<ObjectPtr> d) override {
-    inner_.PatchAsync(r, ns, name, kind, patch, status, std::move(d));
-  }
-  void DeleteAsync(const ResourceInfo& r, std::string ns, std::string name, store::DeleteOptions o,
-                   Callback<store::DeleteResult> d) override {
-    inner_.DeleteAsync(r, ns, name, std::move(o), std::move(d));
-  }
-  void BindAsync(std::string ns, std::string pod, std::string uid, std::string node,
-                 Callback<bool> d) override {
-    inner_.BindAsync(ns, pod, uid, node, std::move(d));
+    return std::unique_ptr<api::Watcher>(std::move(tracked));
   }
 
   // Holds new watches back, then ends the open ones (as a server or network would: the
@@ -97,17 +70,17 @@ class GatedClient final : public Client {
   int lists() const { return lists_.load(); }
 
  private:
-  class Tracked final : public store::Watcher {
+  class Tracked final : public api::Watcher {
    public:
-    Tracked(GatedClient& owner, std::unique_ptr<store::Watcher> inner)
+    Tracked(GatedClient& owner, std::unique_ptr<api::Watcher> inner)
         : owner_(owner), inner_(std::move(inner)) {}
     ~Tracked() override {
       std::lock_guard<std::mutex> lock(owner_.mu_);
       auto& live = owner_.live_;
       live.erase(std::remove(live.begin(), live.end(), this), live.end());
     }
-    bool Drain(std::vector<store::WatchEvent>& out) override { return inner_->Drain(out); }
-    bool WaitNext(store::WatchEvent& out, std::chrono::milliseconds t) override {
+    bool Drain(std::vector<api::WatchEvent>& out) override { return inner_->Drain(out); }
+    bool WaitNext(api::WatchEvent& out, std::chrono::milliseconds t) override {
       return inner_->WaitNext(out, t);
     }
     void SetNotify(std::function<void()> n) override {
@@ -132,12 +105,11 @@ class GatedClient final : public Client {
 
    private:
     GatedClient& owner_;
-    std::unique_ptr<store::Watcher> inner_;
+    std::unique_ptr<api::Watcher> inner_;
     std::mutex mu_;
     std::function<void()> notify_;  // guarded by mu_
   };
 
-  Client& inner_;
   std::atomic<int> lists_{0};
   std::mutex mu_;
   std::condition_variable cv_;

@@ -2,13 +2,13 @@
 
 #include <thread>
 
-#include "api/core.h"
+#include "api/core/types.h"
 
 namespace allot::client {
 
 LeaderElector::LeaderElector(Client& client, Clock& clock, LeaderElectionConfig config)
     : client_(client), clock_(clock), config_(std::move(config)),
-      leases_(api::ResourceRegistry::Default().Find("coordination.k8s.io", "v1", "leases")) {}
+      leases_(&api::ResourceFor<api::Lease>()) {}
 
 bool LeaderElector::TryAcquireOrRenew() {
   const Time now = clock_.Now();

@@ -2,8 +2,8 @@
 
 #include <gtest/gtest.h>
 
-#include "api/core.h"
-#include "client/inprocess_client.h"
+#include "api/core/types.h"
+#include "client/inprocess/inprocess_client.h"
 #include "store/store.h"
 
 namespace allot::client {
@@ -20,7 +20,7 @@ class LeaderElectionTest : public ::testing::Test {
     return c;
   }
   const api::Lease* Lease(ObjectPtr& keep) {
-    const auto& leases = *api::ResourceRegistry::Default().Find("coordination.k8s.io", "v1", "leases");
+    const auto& leases = api::ResourceFor<api::Lease>();
     keep = *client_.Get(leases, "kube-system", "allot-scheduler");
     return api::As<api::Lease>(*keep);
   }

@@ -98,15 +98,18 @@ std::optional<std::string> WorkQueue::Get() {
     if (shutting_down_) return std::nullopt;
     FlushDelayedLocked();
     if (!queue_.empty()) break;
+    ++waiting_;
     if (due_.empty()) {
       cv_.wait(lock);
-      continue;
+    } else {
+      // Sleep until the earliest delayed key is due, re-reading the clock at least every
+      // poll_interval (a FakeClock does not notify us when it moves).
+      Duration until = due_.begin()->first - clock_.Steady();
+      Duration wait = std::min<Duration>(until, options_.poll_interval);
+      cv_.wait_for(lock, std::max(wait, Duration(std::chrono::microseconds(100))));
     }
-    // Sleep until the earliest delayed key is due, re-reading the clock at least every
-    // poll_interval (a FakeClock does not notify us when it moves).
-    Duration until = due_.begin()->first - clock_.Steady();
-    Duration wait = std::min<Duration>(until, options_.poll_interval);
-    cv_.wait_for(lock, std::max(wait, Duration(std::chrono::microseconds(100))));
+    --waiting_;
+    ++wakeups_;
   }
   std::string key = std::move(queue_.front());
   queue_.pop_front();
@@ -133,6 +136,16 @@ void WorkQueue::ShutDown() {
 bool WorkQueue::ShuttingDown() const {
   std::lock_guard<std::mutex> lock(mu_);
   return shutting_down_;
+}
+
+size_t WorkQueue::Waiting() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return waiting_;
+}
+
+uint64_t WorkQueue::Wakeups() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return wakeups_;
 }
 
 size_t WorkQueue::Len() const {

@@ -4,12 +4,23 @@
 
 #include <atomic>
 #include <chrono>
+#include <functional>
 #include <thread>
 
 namespace allot::controllers {
 namespace {
 
 using std::chrono::milliseconds;
+
+// Waits (yielding, at most 10 s of real time) until `done` holds; false if it never did.
+bool WaitUntil(const std::function<bool()>& done) {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (!done()) {
+    if (std::chrono::steady_clock::now() > deadline) return false;
+    std::this_thread::yield();
+  }
+  return true;
+}
 
 TEST(WorkQueueTest, DeduplicatesQueuedKeys) {
   FakeClock clock;
@@ -49,7 +60,10 @@ TEST(WorkQueueTest, DelayedKeysWaitForTheClock) {
     got = true;
   });
   clock.Advance(milliseconds(49));
-  std::this_thread::sleep_for(milliseconds(20));  // a worker that would wrongly wake runs now
+  // The worker re-reads the clock twice after the advance (observed, not slept for): had the
+  // key been due at 49 ms, it would have taken it by then.
+  const uint64_t seen = q.Wakeups();
+  ASSERT_TRUE(WaitUntil([&] { return q.Wakeups() >= seen + 2 || got.load(); }));
   EXPECT_FALSE(got.load());
   clock.Advance(milliseconds(1));  // due: the polling worker picks it up
   worker.join();
@@ -92,7 +106,7 @@ TEST(WorkQueueTest, ShutDownWakesWorkers) {
   FakeClock clock;
   WorkQueue q(clock);
   std::thread worker([&] { EXPECT_EQ(q.Get(), std::nullopt); });
-  std::this_thread::sleep_for(milliseconds(5));
+  ASSERT_TRUE(WaitUntil([&] { return q.Waiting() == 1; }));  // the worker is blocked in Get
   q.ShutDown();
   worker.join();
   q.Add("a");

@@ -23,7 +23,7 @@
 #include <tuple>
 #include <vector>
 
-#include "api/dra.h"
+#include "api/resource/types.h"
 #include "dra/inventory.h"
 
 namespace allot::dra {

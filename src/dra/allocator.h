@@ -41,8 +41,8 @@
 #include <string_view>
 #include <vector>
 
-#include "api/core.h"
-#include "api/dra.h"
+#include "api/core/types.h"
+#include "api/resource/types.h"
 #include "common/status.h"
 #include "dra/allocated_state.h"
 #include "dra/features.h"
@@ -112,7 +112,7 @@ class Allocator {
     // conditions, 1 for another device without binding conditions (nodeSelector / allNodes),
     // 2 for a node-local device with binding conditions and 3 for another one with them (fabric
     // still to attach). So earlier alternatives always win; then node-local > already usable
-    // fabric > fabric still to attach (design.md §4 step 4). 0 when only node-local devices
+    // fabric > fabric still to attach (docs/architecture.md §3 step 5). 0 when only node-local devices
     // without binding conditions and no later alternatives are used. Within one node the
     // search prefers devices in the same tier order (see inventory.h).
     static constexpr int64_t kAlternativeWeight = 1 << 16;

@@ -4,7 +4,7 @@
 
 #include <thread>
 
-#include "dra/testing_allocator.h"
+#include "dra/testing/allocator.h"
 
 namespace allot::dra {
 namespace {

@@ -5,7 +5,7 @@
 
 #include <regex>
 
-#include "dra/testing_allocator.h"
+#include "dra/testing/allocator.h"
 
 namespace allot::dra {
 namespace {

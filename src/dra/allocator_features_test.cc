@@ -3,7 +3,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "dra/testing_allocator.h"
+#include "dra/testing/allocator.h"
 
 namespace allot::dra {
 namespace {

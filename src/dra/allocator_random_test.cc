@@ -8,7 +8,7 @@
 #include <random>
 #include <set>
 
-#include "dra/testing_allocator.h"
+#include "dra/testing/allocator.h"
 
 namespace allot::dra {
 namespace {

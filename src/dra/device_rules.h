@@ -7,7 +7,7 @@
 #include <string_view>
 #include <vector>
 
-#include "api/dra.h"
+#include "api/resource/types.h"
 
 namespace allot::dra {
 

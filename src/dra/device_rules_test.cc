@@ -3,7 +3,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "dra/testing_builders.h"
+#include "dra/testing/builders.h"
 
 namespace allot::dra {
 namespace {

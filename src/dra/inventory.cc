@@ -6,7 +6,7 @@
 #include <set>
 #include <tuple>
 
-#include "api/selector.h"
+#include "api/machinery/selector.h"
 #include "dra/inventory_internal.h"
 
 namespace allot::dra {

@@ -13,7 +13,7 @@
 // node-local devices with binding conditions, then the rest with binding conditions (fabric
 // still to attach); within a tier by driver, pool, slice name and position in the slice.
 //
-// Binding conditions, early-draft compatibility (design.md §5.4): a device with the boolean
+// Binding conditions, early-draft compatibility (docs/architecture.md §5.4): a device with the boolean
 // attribute kubernetes.io/needs-attaching = true and no bindingConditions of its own is treated
 // as having bindingConditions [kubernetes.io/is-attached], bindingFailureConditions
 // [kubernetes.io/attach-failed] and bindsToNode true. DeviceInfo carries the effective values.
@@ -30,8 +30,8 @@
 #include <string_view>
 #include <vector>
 
-#include "api/core.h"
-#include "api/dra.h"
+#include "api/core/types.h"
+#include "api/resource/types.h"
 #include "common/status.h"
 
 namespace allot::cel {

@@ -5,8 +5,8 @@
 
 #include <thread>
 
-#include "dra/testing_builders.h"
-#include "dra/testing_fake_cel.h"
+#include "dra/testing/builders.h"
+#include "dra/testing/fake_cel.h"
 
 namespace allot::dra {
 namespace {

@@ -12,9 +12,10 @@
 #include <thread>
 
 #include "client/http_client.h"
+#include "common/files.h"
 #include "common/flags.h"
 #include "common/time.h"
-#include "drivers/fabric.h"
+#include "drivers/fabric/driver.h"
 
 namespace allot::drivers {
 
@@ -31,14 +32,6 @@ constexpr char kUsage[] =
     "drivers:\n"
     "  fabric    composable-infrastructure GPUs attached to nodes on demand (--config FILE)\n\n"
     "Run `allot driver <name> --help` for a driver's flags.\n";
-
-Result<std::string> ReadFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return BadRequestError("cannot read " + path);
-  std::ostringstream buf;
-  buf << in.rdbuf();
-  return buf.str();
-}
 
 void PrintLine(std::string_view line) {
   std::printf("allot driver fabric: %.*s\n", static_cast<int>(line.size()), line.data());

@@ -4,8 +4,8 @@
 //   allot driver fabric --server http://127.0.0.1:6443 --config examples/fabric.yaml
 //       [--token TOKEN]
 //
-// `fabric` runs a FabricDriver (drivers/fabric.h) with the configuration file
-// (drivers/fabric_config.h): ensures the DeviceClass named after the driver, publishes the
+// `fabric` runs a FabricDriver (drivers/fabric/driver.h) with the configuration file
+// (drivers/fabric/config.h): ensures the DeviceClass named after the driver, publishes the
 // fabric's slices, attaches and detaches devices as claims are allocated and released, until
 // SIGINT or SIGTERM, logging each attach / failure / detach and a one-line summary every 10 s.
 #pragma once

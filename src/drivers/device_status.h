@@ -1,7 +1,7 @@
 // Reading and writing a ResourceClaim's per-device status (status.devices[], written by drivers)
 // and the node its allocation pins: shared by the fabric driver, which reports attachment as
-// device conditions (drivers/fabric.h), and the node-local driver, which checks them before it
-// prepares a hot-plugged device (drivers/nodelocal.h). Pure functions.
+// device conditions (drivers/fabric/driver.h), and the node-local driver, which checks them before it
+// prepares a hot-plugged device (drivers/nodelocal/driver.h). Pure functions.
 #pragma once
 
 #include <optional>
@@ -9,7 +9,7 @@
 #include <string_view>
 #include <vector>
 
-#include "api/dra.h"
+#include "api/resource/types.h"
 
 namespace allot::drivers {
 

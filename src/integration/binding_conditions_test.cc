@@ -1,4 +1,4 @@
-// Device binding conditions (KEP-5007, design.md §5.4) end to end in one process: the store,
+// Device binding conditions (KEP-5007, docs/architecture.md §5.4) end to end in one process: the store,
 // the resourceclaim controller and the scheduler, node-local slices and one "fabric" pool of
 // devices usable from every node that must be attached first (bindsToNode, bindingConditions
 // [example.com/attached], bindingFailureConditions [example.com/attach-failed]). The test plays
@@ -52,7 +52,7 @@ class BindingConditionsTest : public DraFixture {
       if (tainted.count(dev.name)) dev.taints.push_back(Taint());
       s->spec.devices.push_back(std::move(dev));
     }
-    Create(Res("resource.k8s.io", "resourceslices"), std::move(s));
+    Create(api::ResourceFor<api::ResourceSlice>(), std::move(s));
   }
   static api::DeviceTaint Taint() {
     api::DeviceTaint t;
@@ -63,14 +63,14 @@ class BindingConditionsTest : public DraFixture {
   // As the driver: (un)taints fabric devices.
   void SetTainted(const std::set<std::string>& tainted) {
     for (int attempt = 0; attempt < 10; ++attempt) {
-      auto cur = client_->Get(Res("resource.k8s.io", "resourceslices"), "", "fabric");
+      auto cur = client_->Get(api::ResourceFor<api::ResourceSlice>(), "", "fabric");
       ASSERT_TRUE(cur.ok()) << cur.status().ToString();
       auto copy = std::make_unique<api::ResourceSlice>(*api::As<api::ResourceSlice>(**cur));
       for (api::Device& d : copy->spec.devices) {
         d.taints.clear();
         if (tainted.count(d.name)) d.taints.push_back(Taint());
       }
-      auto w = client_->Update(Res("resource.k8s.io", "resourceslices"), std::move(copy));
+      auto w = client_->Update(api::ResourceFor<api::ResourceSlice>(), std::move(copy));
       if (w.ok()) return;
       ASSERT_EQ(w.status().code(), StatusCode::kConflict) << w.status().ToString();
     }
@@ -110,7 +110,7 @@ class BindingConditionsTest : public DraFixture {
         c.lastTransitionTime = RealClock::Instance().Now().TruncatedToSeconds();
         st->conditions.push_back(std::move(c));
       }
-      auto w = client_->UpdateStatus(Res("resource.k8s.io", "resourceclaims"), std::move(copy));
+      auto w = client_->UpdateStatus(api::ResourceFor<api::ResourceClaim>(), std::move(copy));
       if (w.ok()) return;
       ASSERT_EQ(w.status().code(), StatusCode::kConflict) << w.status().ToString();
     }
@@ -157,7 +157,7 @@ class BindingConditionsTest : public DraFixture {
   // Events of `reason` about the pod.
   std::vector<std::string> EventMessages(const std::string& pod, const std::string& reason) {
     std::vector<std::string> out;
-    for (const auto& e : ListAll<api::Event>(*store_, Res("", "events"))) {
+    for (const auto& e : ListAll<api::Event>(*store_, api::ResourceFor<api::Event>())) {
       if (e->involvedObject.name == pod && e->reason == reason) out.push_back(e->message);
     }
     return out;
@@ -175,7 +175,7 @@ class BindingConditionsTest : public DraFixture {
     if (!c || !c->status.allocation || !c->status.allocation->nodeSelector) return "";
     std::string match;
     int n = 0;
-    for (const auto& node : ListAll<api::Node>(*store_, Res("", "nodes"))) {
+    for (const auto& node : ListAll<api::Node>(*store_, api::ResourceFor<api::Node>())) {
       if (api::MatchesNodeSelector(*c->status.allocation->nodeSelector, node->metadata.labels,
                                    node->metadata.name)) {
         match = node->metadata.name;
@@ -196,6 +196,18 @@ class BindingConditionsTest : public DraFixture {
 
   // For tests running the scheduler in fake time; outlives the scheduler (TearDown stops it).
   FakeClock fake_clock_;
+
+  // Scheduling attempts so far, whatever their result (scheduler_schedule_attempts_total).
+  double Attempts() {
+    auto& attempts = sched_->metrics_registry().AddCounter(
+        "scheduler_schedule_attempts_total", "", metrics::Stability::kStable,
+        {"result", "profile"});
+    double sum = 0;
+    for (const char* result : {"scheduled", "unschedulable", "error"}) {
+      sum += attempts.With({result, "default-scheduler"}).value();
+    }
+    return sum;
+  }
 
   double Allocations(const std::string& status) {
     return sched_->metrics_registry()
@@ -562,8 +574,10 @@ TEST_F(BindingConditionsTest, LatecomerFailureDoesNotTakeTheClaimFromARunningPod
       WaitFor([&] { return HasEvent("late", "FailedScheduling", kAttachFailed); }, seconds(10)))
       << PodMessage("late");
   EXPECT_EQ(NodeOf("late"), "");
-  // Whatever the late pod's retries do meanwhile, the running pod keeps its claim.
-  std::this_thread::sleep_for(milliseconds(200));
+  // Whatever the late pod's retries do meanwhile (two more attempts, observed in the
+  // scheduler's metrics), the running pod keeps its claim.
+  const double attempts = Attempts();
+  ASSERT_TRUE(WaitFor([&] { return Attempts() >= attempts + 2; }, seconds(10)));
   auto after = GetClaim("shared");
   ASSERT_TRUE(after->status.allocation) << "the allocation was taken from a running pod";
   EXPECT_EQ(*after->status.allocation, *before->status.allocation);
@@ -572,7 +586,7 @@ TEST_F(BindingConditionsTest, LatecomerFailureDoesNotTakeTheClaimFromARunningPod
   EXPECT_TRUE(running_reserved);
   EXPECT_FALSE(after->status.devices.empty());
   EXPECT_FALSE(after->metadata.finalizers.empty());
-  ASSERT_TRUE(client_->Delete(Res("", "pods"), "default", "late").ok());
+  ASSERT_TRUE(client_->Delete(api::ResourceFor<api::Pod>(), "default", "late").ok());
   ExpectInvariants();
 }
 
@@ -693,7 +707,7 @@ TEST_F(BindingConditionsTest, ThousandWaitingPodsDoNotSlowOthers) {
       dev.bindingFailureConditions = {kAttachFailed};
       s->spec.devices.push_back(std::move(dev));
     }
-    Create(Res("resource.k8s.io", "resourceslices"), std::move(s));
+    Create(api::ResourceFor<api::ResourceSlice>(), std::move(s));
   }
   Template("one-gpu");
   Start();
@@ -761,7 +775,7 @@ TEST_F(BindingConditionsTest, ThousandWaitingPodsDoNotSlowOthers) {
     c.resources.requests["cpu"] = *api::Quantity::Parse("10m");
     c.resources.requests["memory"] = *api::Quantity::Parse("16Mi");
     p->spec.containers.push_back(std::move(c));
-    Create(Res("", "pods"), std::move(p));
+    Create(api::ResourceFor<api::Pod>(), std::move(p));
   }
   ASSERT_TRUE(wait_slowly([&] { return count().others_bound == kOthers; }, seconds(120)))
       << count().others_bound << " of " << kOthers << " bound; " << PodMessage("other-0");
@@ -807,7 +821,7 @@ TEST_F(BindingConditionsTest, ThousandWaitingPodsDoNotSlowOthers) {
     dev.name = "gpu-0";
     dev.capacity["memory"].value = *api::Quantity::Parse("80Gi");
     s->spec.devices.push_back(std::move(dev));
-    Create(Res("resource.k8s.io", "resourceslices"), std::move(s));
+    Create(api::ResourceFor<api::ResourceSlice>(), std::move(s));
   }
   for (int i = 0; i < kLate; ++i) Pod("late-" + std::to_string(i), "one-gpu");
   ASSERT_TRUE(wait_slowly([&] { return count().late_bound == kLate; }, seconds(30)))

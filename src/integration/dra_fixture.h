@@ -20,19 +20,15 @@
 #include <thread>
 #include <vector>
 
-#include "api/resources.h"
-#include "cli/control_plane.h"
-#include "client/inprocess_client.h"
+#include "api/machinery/resources.h"
+#include "client/inprocess/inprocess_client.h"
+#include "cluster/components.h"
 #include "integration/dra_invariants.h"
 #include "scheduler/scheduler.h"
 #include "store/backend.h"
 #include "store/store.h"
 
 namespace allot::integration {
-
-inline const api::ResourceInfo& Res(std::string_view group, std::string_view plural) {
-  return *api::ResourceRegistry::Default().Find(group, "v1", plural);
-}
 
 template <class T>
 std::vector<std::shared_ptr<const T>> ListAll(store::Store& store, const api::ResourceInfo& r) {
@@ -52,20 +48,21 @@ class DraFixture : public ::testing::Test {
   using SchedulerCustomizer = std::function<void(scheduler::SchedulerOptions&)>;
 
   void SetUp() override {
-    store_ = std::make_unique<store::Store>(store::NewMemoryBackend(), RealClock::Instance());
+    store_ = std::make_unique<store::Store>(store::NewMemoryBackend(), RealClock::Instance(),
+                                            cluster::DefaultStoreOptions());
     ASSERT_TRUE(store_->Open().ok());
     client_ = std::make_unique<client::InProcessClient>(*store_, RealClock::Instance());
     // The auditor sees every claim write from the beginning.
-    auto w = client_->Watch(Res("resource.k8s.io", "resourceclaims"), {});
+    auto w = client_->Watch(api::ResourceFor<api::ResourceClaim>(), {});
     ASSERT_TRUE(w.ok());
     watcher_ = std::move(w).value();
     audit_thread_ = std::thread([this] {
-      store::WatchEvent ev;
+      api::WatchEvent ev;
       while (!stop_) {
         if (!watcher_->WaitNext(ev, std::chrono::milliseconds(50)) || !ev.object) continue;
         if (const auto* c = api::As<api::ResourceClaim>(*ev.object)) {
           std::lock_guard<std::mutex> lock(audit_mu_);
-          audit_.OnClaim(*c, ev.type == store::EventType::kDeleted);
+          audit_.OnClaim(*c, ev.type == api::EventType::kDeleted);
         }
       }
     });
@@ -84,7 +81,7 @@ class DraFixture : public ::testing::Test {
     StartScheduler(customize);
   }
   void StartControllers() {
-    auto c = cli::StartControllers(*client_, nullptr, dra::Features{});
+    auto c = cluster::StartControllers(*client_, nullptr, dra::Features{});
     ASSERT_TRUE(c.ok()) << c.status().ToString();
     controllers_ = std::move(c).value();
   }
@@ -117,7 +114,7 @@ class DraFixture : public ::testing::Test {
     auto cls = std::make_unique<api::DeviceClass>();
     cls->metadata.name = kDriver;
     cls->spec.selectors.push_back({api::CELDeviceSelector{"device.driver == 'gpu.example.com'"}});
-    Create(Res("resource.k8s.io", "deviceclasses"), std::move(cls));
+    Create(api::ResourceFor<api::DeviceClass>(), std::move(cls));
     for (int i = 0; i < nodes; ++i) {
       std::string name = "node-" + std::to_string(i);
       auto n = std::make_unique<api::Node>();
@@ -128,7 +125,7 @@ class DraFixture : public ::testing::Test {
         (*list)["memory"] = *api::Quantity::Parse("256Gi");
         (*list)["pods"] = *api::Quantity::Parse("110");
       }
-      Create(Res("", "nodes"), std::move(n));
+      Create(api::ResourceFor<api::Node>(), std::move(n));
       auto with_status = std::make_unique<api::Node>();
       with_status->metadata.name = name;
       for (auto* list : {&with_status->status.capacity, &with_status->status.allocatable}) {
@@ -136,7 +133,7 @@ class DraFixture : public ::testing::Test {
         (*list)["memory"] = *api::Quantity::Parse("256Gi");
         (*list)["pods"] = *api::Quantity::Parse("110");
       }
-      ASSERT_TRUE(client_->UpdateStatus(Res("", "nodes"), std::move(with_status)).ok());
+      ASSERT_TRUE(client_->UpdateStatus(api::ResourceFor<api::Node>(), std::move(with_status)).ok());
       if (devices == 0) continue;
       auto s = std::make_unique<api::ResourceSlice>();
       s->metadata.name = name + "-gpu";
@@ -151,7 +148,7 @@ class DraFixture : public ::testing::Test {
         dev.capacity["memory"].value = *api::Quantity::Parse("80Gi");
         s->spec.devices.push_back(std::move(dev));
       }
-      Create(Res("resource.k8s.io", "resourceslices"), std::move(s));
+      Create(api::ResourceFor<api::ResourceSlice>(), std::move(s));
     }
   }
 
@@ -174,7 +171,7 @@ class DraFixture : public ::testing::Test {
     t->metadata.name = name;
     t->metadata.namespace_ = "default";
     t->spec.spec = OneGpu();
-    Create(Res("resource.k8s.io", "resourceclaimtemplates"), std::move(t));
+    Create(api::ResourceFor<api::ResourceClaimTemplate>(), std::move(t));
   }
 
   void Claim(const std::string& name) {
@@ -182,7 +179,7 @@ class DraFixture : public ::testing::Test {
     c->metadata.name = name;
     c->metadata.namespace_ = "default";
     c->spec = OneGpu();
-    Create(Res("resource.k8s.io", "resourceclaims"), std::move(c));
+    Create(api::ResourceFor<api::ResourceClaim>(), std::move(c));
   }
 
   // A pod with one claim: from `tmpl`, or the existing claim `claim`.
@@ -218,23 +215,23 @@ class DraFixture : public ::testing::Test {
       c.resources.claims.push_back({pc.name, ""});
     }
     p->spec.containers.push_back(std::move(c));
-    Create(Res("", "pods"), std::move(p));
+    Create(api::ResourceFor<api::Pod>(), std::move(p));
   }
 
   std::vector<std::shared_ptr<const api::Pod>> Pods() {
-    return ListAll<api::Pod>(*store_, Res("", "pods"));
+    return ListAll<api::Pod>(*store_, api::ResourceFor<api::Pod>());
   }
   std::vector<std::shared_ptr<const api::ResourceClaim>> Claims() {
-    return ListAll<api::ResourceClaim>(*store_, Res("resource.k8s.io", "resourceclaims"));
+    return ListAll<api::ResourceClaim>(*store_, api::ResourceFor<api::ResourceClaim>());
   }
   // The pod / claim in namespace "default"; null when missing.
   std::shared_ptr<const api::Pod> GetPod(const std::string& name) {
-    auto r = client_->Get(Res("", "pods"), "default", name);
+    auto r = client_->Get(api::ResourceFor<api::Pod>(), "default", name);
     if (!r.ok() || !api::As<api::Pod>(**r)) return nullptr;
     return std::static_pointer_cast<const api::Pod>(*r);
   }
   std::shared_ptr<const api::ResourceClaim> GetClaim(const std::string& name) {
-    auto r = client_->Get(Res("resource.k8s.io", "resourceclaims"), "default", name);
+    auto r = client_->Get(api::ResourceFor<api::ResourceClaim>(), "default", name);
     if (!r.ok() || !api::As<api::ResourceClaim>(**r)) return nullptr;
     return std::static_pointer_cast<const api::ResourceClaim>(*r);
   }
@@ -262,7 +259,7 @@ class DraFixture : public ::testing::Test {
   }
   void ExpectInvariants() {
     auto claims = Claims();
-    auto nodes = ListAll<api::Node>(*store_, Res("", "nodes"));
+    auto nodes = ListAll<api::Node>(*store_, api::ResourceFor<api::Node>());
     std::vector<std::string> v = CheckFinalState(claims, Pods(), nodes);
     EXPECT_TRUE(v.empty()) << v.size() << " violations, first: " << v.front();
     // Let the auditor catch up with the last writes.
@@ -273,9 +270,9 @@ class DraFixture : public ::testing::Test {
 
   std::unique_ptr<store::Store> store_;
   std::unique_ptr<client::InProcessClient> client_;
-  std::unique_ptr<cli::Controllers> controllers_;
+  std::unique_ptr<cluster::Controllers> controllers_;
   std::unique_ptr<scheduler::Scheduler> sched_;
-  std::unique_ptr<store::Watcher> watcher_;
+  std::unique_ptr<api::Watcher> watcher_;
   std::thread audit_thread_;
   std::atomic<bool> stop_{false};
   std::mutex audit_mu_;

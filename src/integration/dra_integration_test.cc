@@ -69,7 +69,7 @@ TEST_F(DraIntegrationTest, FreedDevicesGoToTheWaitingPodAtOnce) {
             "Unschedulable: 0/1 nodes are available: 1 cannot allocate all claims. still not "
             "schedulable");
   auto deleted_at = std::chrono::steady_clock::now();
-  ASSERT_TRUE(client_->Delete(Res("", "pods"), "default", "first").ok());
+  ASSERT_TRUE(client_->Delete(api::ResourceFor<api::Pod>(), "default", "first").ok());
   // The claim controller releases the claim; the claim event requeues "second" — long before
   // the periodic flush of unschedulable pods (30 s here, 5 min in Kubernetes) would.
   ASSERT_TRUE(WaitFor(

@@ -12,9 +12,9 @@
 #include <tuple>
 #include <vector>
 
-#include "api/core.h"
-#include "api/dra.h"
-#include "api/selector.h"
+#include "api/core/types.h"
+#include "api/machinery/selector.h"
+#include "api/resource/types.h"
 
 namespace allot::integration {
 

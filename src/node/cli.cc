@@ -10,9 +10,10 @@
 #include <thread>
 
 #include "client/http_client.h"
+#include "common/files.h"
 #include "common/flags.h"
-#include "common/time.h"
 #include "common/go_duration.h"
+#include "common/time.h"
 #include "node/simulator.h"
 
 namespace allot::node {
@@ -36,14 +37,6 @@ struct NodeSimFlags {
   std::string max_grace = "1s";
   std::string token;
 };
-
-Result<std::string> ReadFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return BadRequestError("cannot read " + path);
-  std::ostringstream buf;
-  buf << in.rdbuf();
-  return buf.str();
-}
 
 // Turns the flags into simulator options (template read and parsed, durations parsed).
 Result<NodeSimulatorOptions> BuildOptions(const NodeSimFlags& f) {

@@ -9,7 +9,7 @@
 #include <string>
 #include <string_view>
 
-#include "api/core.h"
+#include "api/core/types.h"
 #include "common/status.h"
 
 namespace allot::node {
@@ -34,7 +34,7 @@ class NoopClaimPreparer final : public ClaimPreparer {
   void Unprepare(const api::Pod&, std::string_view) override {}
 };
 
-// "May this pod start on this node now?" The DRA rule (design.md §5.3, KEP-3063) refuses pods
+// "May this pod start on this node now?" The DRA rule (docs/architecture.md §5.3, KEP-3063) refuses pods
 // whose claims are not yet allocated and reserved for them. Rules are evaluated in the order
 // they were added; the first refusal wins.
 class PodStartRule {

@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <utility>
 
-#include "api/codec.h"
-#include "api/yaml.h"
+#include "api/codec/codec.h"
+#include "api/codec/yaml.h"
 #include "node/addresses.h"
 
 namespace allot::node {

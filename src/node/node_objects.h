@@ -7,7 +7,7 @@
 #include <string>
 #include <string_view>
 
-#include "api/core.h"
+#include "api/core/types.h"
 #include "common/status.h"
 #include "common/time.h"
 

@@ -8,7 +8,7 @@
 #include <optional>
 #include <string>
 
-#include "api/core.h"
+#include "api/core/types.h"
 #include "common/status.h"
 #include "common/time.h"
 

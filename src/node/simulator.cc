@@ -17,10 +17,6 @@ namespace {
 constexpr int kMaxRoundsPerTick = 8;
 constexpr std::chrono::microseconds kMaxBackoff = std::chrono::seconds(30);
 
-const api::ResourceInfo* MustFind(std::string_view group, std::string_view resource) {
-  return api::ResourceRegistry::Default().Find(group, "v1", resource);
-}
-
 }  // namespace
 
 std::string PodKey(const api::ObjectMeta& meta) { return meta.namespace_ + "/" + meta.name; }
@@ -87,9 +83,9 @@ NodeSimulator::Impl::Impl(client::Client& client, Clock& clock, NodeSimulatorOpt
     : client_(client),
       clock_(clock),
       options_(std::move(options)),
-      pods_res_(MustFind("", "pods")),
-      nodes_res_(MustFind("", "nodes")),
-      leases_res_(MustFind("coordination.k8s.io", "leases")),
+      pods_res_(&api::ResourceFor<api::Pod>()),
+      nodes_res_(&api::ResourceFor<api::Node>()),
+      leases_res_(&api::ResourceFor<api::Lease>()),
       preparer_(std::make_unique<NoopClaimPreparer>()),
       pipeline_(options_.max_in_flight_writes) {
   if (!ValidateOptions().ok()) return;  // Register() reports it

@@ -10,7 +10,7 @@
 #include "apiserver/server.h"
 #include "client/http_client.h"
 #include "node/addresses.h"
-#include "node/sim_test_util.h"
+#include "node/testing/simulator.h"
 
 namespace allot::node {
 namespace {

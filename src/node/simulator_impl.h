@@ -17,7 +17,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "api/core.h"
+#include "api/core/types.h"
 #include "client/informer.h"
 #include "node/addresses.h"
 #include "node/simulator.h"
@@ -189,7 +189,7 @@ class NodeSimulator::Impl {
   void Terminate(const std::string& key, const SimPod& snap, Time now);
   void DeletePod(const std::string& key, const SimPod& snap);
   void OnDeleted(const std::string& key, const std::string& uid, uint64_t token,
-                 Result<store::DeleteResult> result);
+                 Result<api::DeleteResult> result);
   void UpdateLatestLocked(SimPod& p, const api::ObjectPtr& obj);
 
   // Submits one write through the pipeline; `on_done` runs on the client's thread.

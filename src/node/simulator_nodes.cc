@@ -12,6 +12,7 @@
 #include <mutex>
 #include <utility>
 
+#include "client/retry.h"
 #include "node/simulator_impl.h"
 
 namespace allot::node {
@@ -20,7 +21,6 @@ namespace {
 
 constexpr std::chrono::seconds kRegisterRetry{5};
 constexpr std::chrono::minutes kRegisterTimeout{10};
-constexpr int kAdoptAttempts = 3;
 constexpr int64_t kListPage = 500;
 
 // Outcome of the node creates, filled in from the client's threads.
@@ -81,11 +81,11 @@ Status NodeSimulator::Impl::Register() {
 std::unordered_map<uint32_t, api::ObjectPtr> NodeSimulator::Impl::ListOurs(
     const api::ResourceInfo& res, const std::string& ns) {
   std::unordered_map<uint32_t, api::ObjectPtr> out;
-  store::ListOptions opts;
+  api::ListOptions opts;
   opts.namespace_ = ns;
   opts.limit = kListPage;
   do {
-    Result<store::ListResult> page = client_.List(res, opts);
+    Result<api::ListResult> page = client_.List(res, opts);
     if (!page.ok()) {
       Log("listing existing " + res.resource + ": " + page.status().ToString());
       return out;
@@ -158,23 +158,20 @@ void NodeSimulator::Impl::AdoptNodes(const std::vector<uint32_t>& raced, int& fa
   Time now = clock_.Now();
   for (uint32_t slot : raced) {
     const SimNode& n = *nodes_[slot];
-    Status st;
-    for (int attempt = 0; attempt < kAdoptAttempts; ++attempt) {
-      Result<api::ObjectPtr> got = client_.Get(*nodes_res_, "", n.name);
-      if (!got.ok()) {
-        st = got.status();
-        break;
-      }
-      auto node = std::make_unique<api::Node>(*api::As<api::Node>(**got));
-      AdoptNodeStatus(*MakeNode(options_.shape, n.name, n.index, now), *node);
-      Result<api::ObjectPtr> put = client_.UpdateStatus(*nodes_res_, std::move(node));
-      st = put.ok() ? Status::Ok() : put.status();
-      if (put.ok()) {
-        OnNodeRegistered(slot, *put);
-        std::lock_guard<std::mutex> lock(mu_);
-        ++stats_.nodes_adopted;
-      }
-      if (st.code() != StatusCode::kConflict) break;
+    Result<api::ObjectPtr> put = client::UpdateWithRetry(
+        client_, *nodes_res_, "", n.name, client::Write::kStatus,
+        [&](const api::Object& current) -> Result<std::unique_ptr<api::Object>> {
+          const auto* existing = api::As<api::Node>(current);
+          if (!existing) return InternalError("not a Node");
+          auto node = std::make_unique<api::Node>(*existing);
+          AdoptNodeStatus(*MakeNode(options_.shape, n.name, n.index, now), *node);
+          return node;
+        });
+    Status st = put.ok() ? Status::Ok() : put.status();
+    if (put.ok()) {
+      OnNodeRegistered(slot, *put);
+      std::lock_guard<std::mutex> lock(mu_);
+      ++stats_.nodes_adopted;
     }
     if (!st.ok()) {
       if (failed++ == 0) first_error = st;

@@ -4,7 +4,7 @@
 
 #include "node/addresses.h"
 #include "node/node_objects.h"
-#include "node/sim_test_util.h"
+#include "node/testing/simulator.h"
 
 namespace allot::node {
 namespace {
@@ -77,7 +77,7 @@ TEST_F(SimulatorNodesTest, RegistersNodesFromTheTemplateWithLeases) {
 // write per node when the server drops status on create; see CompleteStatusIfDropped).
 TEST_F(SimulatorNodesTest, TwoThousandNodesRegisterWithinTheWriteBudget) {
   constexpr int kNodes = 2000;
-  const int per_node = Res("", "nodes").create_keeps_status ? 2 : 3;
+  const int per_node = api::ResourceFor<api::Node>().create_keeps_status ? 2 : 3;
   store::Store::Stats before = store_->GetStats();
   NodeSimulator& sim = Start(Options(kNodes), /*watch=*/false);
   store::Store::Stats after = store_->GetStats();
@@ -154,7 +154,7 @@ TEST_F(SimulatorNodesTest, AdoptsNodesThatAlreadyExist) {
   old->metadata.labels["kept"] = "yes";
   old->status.capacity = {{"cpu", *api::Quantity::Parse("1")}};
   old->status.allocatable = old->status.capacity;
-  ASSERT_TRUE(store_->Create(Res("", "nodes"), std::move(old)).ok());
+  ASSERT_TRUE(store_->Create(api::ResourceFor<api::Node>(), std::move(old)).ok());
 
   NodeSimulatorOptions opts = Options(2);
   opts.shape.node_template = *ParseNodeTemplate(kTemplate);
@@ -167,7 +167,7 @@ TEST_F(SimulatorNodesTest, AdoptsNodesThatAlreadyExist) {
   EXPECT_NE(Get("coordination.k8s.io", "leases", "kube-node-lease", "n-1"), nullptr);
   EXPECT_EQ(client_->Count("create", "nodes"), 1);  // n-0 only: n-1 was found by the list
   // The adoption, plus n-0's status when the server drops it on create.
-  EXPECT_EQ(client_->Count("status", "nodes"), Res("", "nodes").create_keeps_status ? 1 : 2);
+  EXPECT_EQ(client_->Count("status", "nodes"), api::ResourceFor<api::Node>().create_keeps_status ? 1 : 2);
 }
 
 TEST_F(SimulatorNodesTest, ARestartRenewsExistingLeasesInsteadOfCreatingThem) {
@@ -187,7 +187,7 @@ TEST_F(SimulatorNodesTest, ARestartRenewsExistingLeasesInsteadOfCreatingThem) {
 TEST_F(SimulatorNodesTest, ReregistersANodeDeletedBehindItsBack) {
   Start(Options(2), /*watch=*/false);
   std::string old_uid = Get("", "nodes", "", "n-1")->metadata.uid;
-  ASSERT_TRUE(store_->Delete(Res("", "nodes"), "", "n-1").ok());
+  ASSERT_TRUE(store_->Delete(api::ResourceFor<api::Node>(), "", "n-1").ok());
   Advance(seconds(2));  // n-1's heartbeat finds it gone
   ASSERT_TRUE(TickUntil([&] { return Get("", "nodes", "", "n-1") != nullptr; }));
   std::string new_uid = Get("", "nodes", "", "n-1")->metadata.uid;

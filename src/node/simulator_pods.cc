@@ -373,21 +373,21 @@ void NodeSimulator::Impl::DeletePod(const std::string& key, const SimPod& snap) 
     token = it->second.token;
   }
   const api::ObjectMeta& meta = snap.latest->metadata;
-  store::DeleteOptions opts;
+  api::DeleteOptions opts;
   opts.grace_period_seconds = 0;
   opts.precondition_uid = snap.uid;
   std::string ns = meta.namespace_, name = meta.name, uid = snap.uid;
-  Write<store::DeleteResult>(
-      [this, ns, name, opts](client::Callback<store::DeleteResult> cb) {
+  Write<api::DeleteResult>(
+      [this, ns, name, opts](client::Callback<api::DeleteResult> cb) {
         client_.DeleteAsync(*pods_res_, ns, name, opts, std::move(cb));
       },
-      [this, key, uid, token](Result<store::DeleteResult> r) {
+      [this, key, uid, token](Result<api::DeleteResult> r) {
         OnDeleted(key, uid, token, std::move(r));
       });
 }
 
 void NodeSimulator::Impl::OnDeleted(const std::string& key, const std::string& uid, uint64_t token,
-                                    Result<store::DeleteResult> result) {
+                                    Result<api::DeleteResult> result) {
   std::lock_guard<std::mutex> lock(mu_);
   auto it = pods_.find(key);
   if (it == pods_.end() || it->second.uid != uid) return;

@@ -5,7 +5,7 @@
 #include <set>
 
 #include "node/addresses.h"
-#include "node/sim_test_util.h"
+#include "node/testing/simulator.h"
 
 namespace allot::node {
 namespace {
@@ -146,7 +146,7 @@ TEST_F(SimulatorPodsTest, PodRemovedAtOnceIsForgotten) {
   Start(Options(1));
   CreatePod("p", "n-0");
   ASSERT_TRUE(WaitPhase("p", "Running"));
-  ASSERT_TRUE(store_->Delete(Res("", "pods"), "default", "p").ok());
+  ASSERT_TRUE(store_->Delete(api::ResourceFor<api::Pod>(), "default", "p").ok());
   ASSERT_TRUE(TickUntil([&] { return Stats().pods_tracked == 0; }));
   EXPECT_EQ(Stats().pods_running, 0);
   EXPECT_EQ(client_->Count("delete", "pods"), 0);
@@ -158,7 +158,7 @@ TEST_F(SimulatorPodsTest, GracefulDeletionStopsContainersThenDeletes) {
   Start(Options(1));
   api::ObjectPtr created = CreatePod("p", "n-0", R"("finalizers":["example.com/hold"])");
   ASSERT_TRUE(WaitPhase("p", "Running"));
-  ASSERT_TRUE(store_->Delete(Res("", "pods"), "default", "p").ok());
+  ASSERT_TRUE(store_->Delete(api::ResourceFor<api::Pod>(), "default", "p").ok());
   ASSERT_TRUE(TickUntil([&] { return client_->Count("delete", "pods") == 1; }));
   const api::Pod* pod = GetPod("p");
   ASSERT_NE(pod, nullptr);  // the finalizer holds it
@@ -177,7 +177,7 @@ TEST_F(SimulatorPodsTest, GracefulDeletionStopsContainersThenDeletes) {
     next->metadata.finalizers.clear();
     return next;
   };
-  ASSERT_TRUE(store_->Update(Res("", "pods"), "default", "p", drop_finalizers).ok());
+  ASSERT_TRUE(store_->Update(api::ResourceFor<api::Pod>(), "default", "p", drop_finalizers).ok());
   ASSERT_TRUE(TickUntil([&] { return Stats().pods_tracked == 0; }));
   EXPECT_EQ(GetPod("p"), nullptr);
 }
@@ -196,7 +196,7 @@ TEST_F(SimulatorPodsTest, GracePeriodIsCappedOnTheClock) {
   TickAndWait();
   ASSERT_EQ(Phase("slow"), "Running");
   for (const auto& [name, g] : grace) {
-    ASSERT_TRUE(store_->Delete(Res("", "pods"), "default", name).ok());
+    ASSERT_TRUE(store_->Delete(api::ResourceFor<api::Pod>(), "default", name).ok());
     auto deleting = GetPod(name)->Clone();
     deleting->metadata.deletionGracePeriodSeconds = g;
     sim_->OnPodChanged(api::ObjectPtr(std::move(deleting)));
@@ -231,7 +231,7 @@ TEST_F(SimulatorPodsTest, DeletionWhileTheStartWriteIsInFlight) {
   }
   ASSERT_EQ(client_->HeldCount(), 1u);
   ASSERT_EQ(Phase("p"), "Running");  // written, but the simulator has not heard back
-  ASSERT_TRUE(store_->Delete(Res("", "pods"), "default", "p").ok());
+  ASSERT_TRUE(store_->Delete(api::ResourceFor<api::Pod>(), "default", "p").ok());
   sim_->OnPodChanged(Get("", "pods", "default", "p"));
   sim_->Tick();  // the terminate step is deferred: the pod's write is in flight
   EXPECT_EQ(client_->Count("delete", "pods"), 0);
@@ -300,7 +300,7 @@ TEST_F(SimulatorPodsTest, PreparerRunsBeforeStartAndUnpreparesOnDeletion) {
   TickAndWait();
   EXPECT_EQ(Phase("p"), "Running");
   EXPECT_EQ(prep->prepared, 1);
-  ASSERT_TRUE(store_->Delete(Res("", "pods"), "default", "p").ok());
+  ASSERT_TRUE(store_->Delete(api::ResourceFor<api::Pod>(), "default", "p").ok());
   ASSERT_TRUE(TickUntil([&] { return prep->unprepared == 1; }));
   EXPECT_EQ(Stats().pods_tracked, 0);
 }

@@ -1,12 +1,12 @@
 // Scheduler construction, lifecycle and informer event handlers. The scheduling and binding
-// cycles are in scheduler_schedule_one.cc.
+// cycles are in scheduler/schedule_one.cc.
 #include "scheduler/scheduler.h"
 
 #include <algorithm>
 #include <set>
 
-#include "api/resources.h"
-#include "scheduler/plugins.h"
+#include "api/machinery/resources.h"
+#include "scheduler/plugins/registry.h"
 
 namespace allot::scheduler {
 
@@ -57,8 +57,10 @@ allot::Status Scheduler::Init() {
   if (options_.events) {
     events_ = options_.events;
   } else {
-    owned_events_ =
-        std::make_unique<ClientEventSink>(client_, *clock_, options_.component, options_.instance);
+    owned_events_ = std::make_unique<client::ClientEventRecorder>(
+        client_, *clock_,
+        client::ClientEventRecorder::Options{.component = options_.component,
+                                             .instance = options_.instance});
     events_ = owned_events_.get();
   }
   // The configured parallelism is an upper bound (as in kube-scheduler), further capped to the

@@ -37,19 +37,19 @@
 #include <vector>
 
 #include "client/client.h"
+#include "client/event_recorder.h"
 #include "client/informer.h"
 #include "client/informer_factory.h"
 #include "common/metrics.h"
 #include "common/time.h"
 #include "dra/features.h"
-#include "scheduler/cache.h"
-#include "scheduler/config.h"
-#include "scheduler/framework_runtime.h"
-#include "scheduler/queue.h"
-#include "scheduler/scheduler_algorithm.h"
-#include "scheduler/scheduler_events.h"
-#include "scheduler/scheduler_metrics.h"
-#include "scheduler/scheduler_task_pool.h"
+#include "scheduler/cache/cache.h"
+#include "scheduler/config/config.h"
+#include "scheduler/framework/runtime/framework.h"
+#include "scheduler/metrics/metrics.h"
+#include "scheduler/queue/scheduling_queue.h"
+#include "scheduler/schedule_algorithm.h"
+#include "scheduler/task_pool.h"
 
 namespace allot::scheduler {
 
@@ -57,7 +57,7 @@ struct SchedulerOptions {
   Configuration config = DefaultConfiguration();
   Clock* clock = nullptr;                       // default: RealClock
   metrics::Registry* metrics = nullptr;         // default: a registry owned by the scheduler
-  EventSink* events = nullptr;                  // default: a ClientEventSink
+  client::EventRecorder* events = nullptr;      // default: a ClientEventRecorder
   Registry out_of_tree;                         // plugins added to the in-tree registry
   // Shared informers for everything but pods and nodes (DRA claims, slices, classes,
   // namespaces). Default: a factory owned by the scheduler. Start() starts them either way.
@@ -118,7 +118,7 @@ class Scheduler {
   allot::Status Init();
   bool Responsible(const api::Pod& pod) const;
 
-  // scheduler_schedule_one.cc
+  // scheduler/schedule_one.cc
   void SchedulingCycle(std::unique_ptr<QueuedPodInfo> qpi, Framework& fw);
   void StartBinding(std::unique_ptr<BindingContext> ctx);
   // PreBind from plugin position `first` on (after a plugin's wait ended), then Bind.
@@ -146,8 +146,8 @@ class Scheduler {
   std::unique_ptr<metrics::Registry> owned_registry_;
   metrics::Registry* metrics_registry_;
   std::unique_ptr<SchedulerMetrics> metrics_;
-  std::unique_ptr<ClientEventSink> owned_events_;
-  EventSink* events_;
+  std::unique_ptr<client::ClientEventRecorder> owned_events_;
+  client::EventRecorder* events_;
 
   std::unique_ptr<Parallelizer> parallelizer_;
   std::unique_ptr<Snapshot> snapshot_;

@@ -3,9 +3,9 @@
 
 #include <gtest/gtest.h>
 
-#include "scheduler/testing_builders.h"
-#include "scheduler/testing_fake_client.h"
-#include "scheduler/testing_fakes.h"
+#include "scheduler/testing/builders.h"
+#include "scheduler/testing/fake_client.h"
+#include "scheduler/testing/fakes.h"
 
 namespace allot::scheduler {
 namespace {

@@ -1,7 +1,7 @@
 // Store conformance: ownerReferences and the garbage collector.
 #include "store/garbage_collector.h"
 
-#include "store/store_test_util.h"
+#include "store/testing/util.h"
 
 namespace allot::store {
 namespace {

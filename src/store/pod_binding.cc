@@ -2,8 +2,8 @@
 
 #include <memory>
 
-#include "api/core.h"
-#include "api/validation.h"
+#include "api/core/types.h"
+#include "api/machinery/validation.h"
 
 namespace allot::store {
 
@@ -83,7 +83,7 @@ void BindPodAsync(Store& store, PodBinding binding, Clock& clock, bool dry_run,
                   std::function<void(Result<ObjectPtr>)> done) {
   Status valid = ValidatePodBinding(binding);
   if (!valid.ok()) return done(std::move(valid));
-  static const ResourceInfo& pods = *api::ResourceRegistry::Default().Find("", "v1", "pods");
+  static const ResourceInfo& pods = api::ResourceFor<api::Pod>();
   UpdateOptions opts;
   opts.subresource = Subresource::kBinding;
   opts.dry_run = dry_run;

@@ -12,8 +12,7 @@
 #include <thread>
 #include <unordered_map>
 
-#include "api/codec.h"
-#include "cel/cel.h"
+#include "api/codec/codec.h"
 #include "store/watch_impl.h"
 
 namespace allot::store {
@@ -448,7 +447,7 @@ Status Store::Impl::StageCreate(const ResourceInfo& r, std::unique_ptr<Object> o
     meta.name = prefix + RandomSuffix();
   }
   api::FieldErrors errs;
-  if (r.validate) r.validate(*obj, errs);
+  if (r.validate) r.validate(*obj, errs, options_.validators);
   if (meta.name.empty() && errs.empty()) {
     errs.Required(api::Path("metadata").Child("name"), "name or generateName is required");
   }
@@ -534,7 +533,7 @@ Status Store::Impl::StageUpdate(const ResourceInfo& r, const ObjectPtr& current,
   if (sub == Subresource::kStatus) {
     if (r.validate_status) r.validate_status(*obj, *current, errs);
   } else {
-    if (r.validate) r.validate(*obj, errs);
+    if (r.validate) r.validate(*obj, errs, options_.validators);
     if (sub == Subresource::kMain && r.validate_update) r.validate_update(*obj, *current, errs);
   }
   ALLOT_RETURN_IF_ERROR(errs.ToStatus(type.kind, r.group, cur.name));
@@ -897,9 +896,7 @@ Store::Stats Store::Impl::GetStats() const {
 // --- Store ------------------------------------------------------------------------------------
 
 Store::Store(std::unique_ptr<Backend> backend, Clock& clock, StoreOptions options)
-    : impl_(std::make_unique<Impl>(std::move(backend), clock, std::move(options))) {
-  cel::InstallSelectorValidation();  // every write path validates CEL selectors
-}
+    : impl_(std::make_unique<Impl>(std::move(backend), clock, std::move(options))) {}
 
 Store::~Store() { impl_->Close(); }
 

@@ -31,9 +31,11 @@
 #include <string_view>
 #include <vector>
 
-#include "api/object.h"
-#include "api/resources.h"
-#include "api/selector.h"
+#include "api/machinery/object.h"
+#include "api/machinery/options.h"
+#include "api/machinery/resources.h"
+#include "api/machinery/selector.h"
+#include "api/machinery/watch.h"
 #include "common/status.h"
 #include "common/time.h"
 #include "store/backend.h"
@@ -58,11 +60,18 @@ enum class Subresource { kMain, kStatus, kBinding };
 // current one, the update fails with 409 Conflict. Returning an error aborts the update.
 using UpdateFn = std::function<Result<std::unique_ptr<Object>>(const Object& current)>;
 
-struct WriteOptions {
-  bool dry_run = false;
-  // Field manager, recorded for information only (no managedFields tracking yet).
-  std::string field_manager;
-};
+// The API vocabulary of reads, writes and watches (api/machinery/options.h, watch.h), by the
+// names the store has always used.
+using api::DeleteOptions;
+using api::DeleteResult;
+using api::EventType;
+using api::EventTypeName;
+using api::ListOptions;
+using api::ListResult;
+using api::WatchEvent;
+using api::Watcher;
+using api::WatchOptions;
+using api::WriteOptions;
 
 struct UpdateOptions : WriteOptions {
   Subresource subresource = Subresource::kMain;
@@ -71,83 +80,11 @@ struct UpdateOptions : WriteOptions {
   bool create_if_missing = false;
 };
 
-struct DeleteOptions : WriteOptions {
-  std::optional<std::string> precondition_uid;
-  std::optional<std::string> precondition_resource_version;
-  // "Background" (default), "Foreground" or "Orphan".
-  std::string propagation_policy;
-  std::optional<int64_t> grace_period_seconds;
-};
-
-struct DeleteResult {
-  // The object as last stored: with deletionTimestamp set when deletion waits for finalizers,
-  // or its final state when it was removed.
-  ObjectPtr object;
-  bool removed = false;
-};
-
-struct ListOptions {
-  std::string namespace_;  // empty: all namespaces (or cluster-scoped)
-  api::LabelSelectorExpr label_selector;
-  api::FieldSelectorExpr field_selector;
-  int64_t limit = 0;            // 0: no limit
-  std::string continue_token;   // from a previous page
-  // 0: the latest state. Otherwise the list is served as of that resourceVersion when it is
-  // still within the watch history (exact), else 410 Expired.
-  uint64_t resource_version = 0;
-};
-
-struct ListResult {
-  std::vector<ObjectPtr> items;
-  uint64_t resource_version = 0;  // the snapshot this list reflects
-  std::string continue_token;     // non-empty when more items remain
-  int64_t remaining_item_count = -1;  // >= 0 when known and continue_token is set
-};
-
-enum class EventType { kAdded, kModified, kDeleted, kBookmark, kError };
-std::string_view EventTypeName(EventType type);  // "ADDED", ...
-
-struct WatchEvent {
-  EventType type = EventType::kAdded;
-  const ResourceInfo* resource = nullptr;  // the object's resource (null for ERROR)
-  ObjectPtr object;          // the new state (for DELETED: the last state); null for ERROR
-  uint64_t resource_version = 0;
-  Status error;              // kError only: e.g. 410 Expired
-};
-
-struct WatchOptions {
-  std::string namespace_;
-  api::LabelSelectorExpr label_selector;
-  api::FieldSelectorExpr field_selector;
-  // 0 with send_initial_events: synthetic ADDED events for every matching object, then changes.
-  // N > 0: only changes after N; N older than the history window -> a single ERROR event with
-  // a 410 Expired Status, then the watch ends.
-  uint64_t resource_version = 0;
-  bool send_initial_events = true;  // only meaningful when resource_version == 0
-  // A watcher whose queue grows beyond this is closed (the client must re-list) rather than
-  // letting memory grow without bound.
-  size_t max_queue = 100000;
-};
-
-// A live watch. Events arrive in resourceVersion order. Thread-safe.
-class Watcher {
- public:
-  virtual ~Watcher() = default;
-  // Moves every queued event into `out` (appending); returns false once the watch has ended
-  // and no events remain.
-  virtual bool Drain(std::vector<WatchEvent>& out) = 0;
-  // Blocks until an event is available, the watch ends or `timeout` passes.
-  virtual bool WaitNext(WatchEvent& out, std::chrono::milliseconds timeout) = 0;
-  // Called (from the committer thread, without locks held) whenever new events are queued or
-  // the watch ends. Set it once, before relying on it; it may be called spuriously.
-  virtual void SetNotify(std::function<void()> notify) = 0;
-  // The highest resourceVersion this watcher is known to be up to date with (for bookmarks).
-  virtual uint64_t Progress() const = 0;
-  // Ends the watch; pending events are dropped.
-  virtual void Stop() = 0;
-};
-
 struct StoreOptions {
+  // Checks that validation of written objects needs from above api/ (CEL selector compilation:
+  // cel::SelectorValidators()), passed to every ResourceInfo::validate hook. Whoever assembles
+  // the system (src/cluster/) sets them; empty, selectors are checked only for shape.
+  api::Validators validators;
   // Events kept for watch resume and exact lists.
   size_t history_size = 100000;
   // Most writes committed in one backend transaction.

@@ -1,8 +1,8 @@
 // Store conformance: create, get, list, update, delete semantics.
 #include <thread>
 
-#include "api/codec.h"
-#include "store/store_test_util.h"
+#include "api/codec/codec.h"
+#include "store/testing/util.h"
 
 namespace allot::store {
 namespace {

@@ -1,5 +1,5 @@
 // Store conformance: watch ordering, resume, selectors, 410.
-#include "store/store_test_util.h"
+#include "store/testing/util.h"
 
 namespace allot::store {
 namespace {

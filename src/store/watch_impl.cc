@@ -2,17 +2,6 @@
 
 namespace allot::store {
 
-std::string_view EventTypeName(EventType type) {
-  switch (type) {
-    case EventType::kAdded: return "ADDED";
-    case EventType::kModified: return "MODIFIED";
-    case EventType::kDeleted: return "DELETED";
-    case EventType::kBookmark: return "BOOKMARK";
-    case EventType::kError: return "ERROR";
-  }
-  return "ERROR";
-}
-
 std::optional<std::string> FieldValue(const ResourceInfo& r, const Object& obj,
                                       std::string_view field) {
   if (field == "metadata.name") return obj.metadata.name;

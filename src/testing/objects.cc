@@ -8,7 +8,7 @@
 #include <cstdio>
 #include <cstdlib>
 
-#include "api/codec.h"
+#include "api/codec/codec.h"
 
 namespace allot::testing {
 

@@ -6,8 +6,8 @@
 #include <string>
 #include <string_view>
 
-#include "api/object.h"
-#include "api/resources.h"
+#include "api/machinery/object.h"
+#include "api/machinery/resources.h"
 
 namespace allot::testing {
 

@@ -1,0 +1,62 @@
+// Strategy for reservations (scheduling.koordinator.sh/v1alpha1). Koordinator's CRD defines no
+// short names or categories.
+#include "api/koordinator/reservation.h"
+#include "api/machinery/resources.h"
+
+namespace allot::api {
+
+namespace {
+
+const TableColumn kAgeColumn = {"Age", "string", "",
+                                "CreationTimestamp is a timestamp representing the server time "
+                                "when this object was created.",
+                                0};
+
+// The CRD's printer columns read .status.nodeName, .spec.ttl and .spec.expires; a missing value
+// is a null cell, which kubectl prints as <none>.
+std::vector<TableCell> ReservationRow(const Object& obj, Time now) {
+  const auto& rsv = static_cast<const Reservation&>(obj);
+  const std::string none = "<none>";
+  return {rsv.status.phase.empty() ? none : rsv.status.phase, AgeCell(obj, now),
+          rsv.status.nodeName.empty() ? none : rsv.status.nodeName,
+          rsv.spec.ttl ? rsv.spec.ttl->ToString() : none,
+          rsv.spec.expires ? rsv.spec.expires->ToRfc3339() : none};
+}
+
+ResourceInfo Reservations() {
+  ResourceInfo r;
+  r.group = std::string(kKoordinatorSchedulingGroup);
+  r.version = "v1alpha1";
+  r.resource = "reservations";
+  r.singular = "reservation";
+  r.type = &Reservation::Type();
+  r.namespaced = false;
+  r.status_subresource = true;
+  r.default_fn = [](Object& obj) { SetReservationDefaults(static_cast<Reservation&>(obj)); };
+  r.validate = [](const Object& obj, FieldErrors& errs, const Validators&) {
+    ValidateReservation(static_cast<const Reservation&>(obj), errs);
+  };
+  r.validate_update = [](const Object& obj, const Object& old, FieldErrors& errs) {
+    ValidateReservationUpdate(static_cast<const Reservation&>(obj),
+                              static_cast<const Reservation&>(old), errs);
+  };
+  r.validate_status = [](const Object& obj, const Object& old, FieldErrors& errs) {
+    ValidateReservationStatusUpdate(static_cast<const Reservation&>(obj),
+                                    static_cast<const Reservation&>(old), errs);
+  };
+  r.columns = {{"Phase", "string", "", "The phase of reservation", 0},
+               {"Age", "date", "", "", 0},
+               {"Node", "string", "", "", 0},
+               {"TTL", "string", "", "", 0},
+               {"Expires", "string", "", "", 0}};
+  r.row = ReservationRow;
+  return r;
+}
+
+}  // namespace
+
+void RegisterKoordinatorResources(ResourceRegistry& registry) {
+  registry.Add(Reservations());
+}
+
+}  // namespace allot::api

@@ -1,0 +1,235 @@
+// Object metadata and the small types shared by every API group (metav1 and a few core/v1
+// structs that resource.k8s.io and Koordinator reuse).
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "api/machinery/field.h"
+#include "api/machinery/quantity.h"
+#include "common/time.h"
+
+namespace allot::api {
+
+using StringMap = std::map<std::string, std::string>;
+// core/v1 ResourceList: resource name -> quantity.
+using ResourceList = std::map<std::string, Quantity>;
+
+// metav1.Time: RFC 3339, whole seconds. Distinct type so the codec knows the format.
+struct MicroTime {
+  Time time;
+  bool operator==(const MicroTime&) const = default;
+};
+
+struct OwnerReference {
+  std::string apiVersion;
+  std::string kind;
+  std::string name;
+  std::string uid;
+  std::optional<bool> controller;
+  std::optional<bool> blockOwnerDeletion;
+  template <class V> void Visit(V& v) {
+    v("apiVersion", apiVersion, {.required = true});
+    v("kind", kind, {.required = true});
+    v("name", name, {.required = true});
+    v("uid", uid, {.required = true});
+    v("controller", controller);
+    v("blockOwnerDeletion", blockOwnerDeletion);
+  }
+  bool operator==(const OwnerReference&) const = default;
+};
+
+struct ManagedFieldsEntry {
+  std::string manager;
+  std::string operation;
+  std::string apiVersion;
+  std::optional<Time> time;
+  std::string fieldsType;
+  RawJson fieldsV1;
+  std::string subresource;
+  template <class V> void Visit(V& v) {
+    v("manager", manager);
+    v("operation", operation);
+    v("apiVersion", apiVersion);
+    v("time", time);
+    v("fieldsType", fieldsType);
+    v("fieldsV1", fieldsV1);
+    v("subresource", subresource);
+  }
+  bool operator==(const ManagedFieldsEntry&) const = default;
+};
+
+struct ObjectMeta {
+  std::string name;
+  std::string generateName;
+  std::string namespace_;
+  std::string selfLink;
+  std::string uid;
+  std::string resourceVersion;
+  int64_t generation = 0;
+  std::optional<Time> creationTimestamp;
+  std::optional<Time> deletionTimestamp;
+  std::optional<int64_t> deletionGracePeriodSeconds;
+  StringMap labels;
+  StringMap annotations;
+  std::vector<OwnerReference> ownerReferences;
+  std::vector<std::string> finalizers;
+  std::vector<ManagedFieldsEntry> managedFields;
+
+  template <class V> void Visit(V& v) {
+    v("name", name);
+    v("generateName", generateName);
+    v("namespace", namespace_);
+    v("selfLink", selfLink);
+    v("uid", uid);
+    v("resourceVersion", resourceVersion);
+    v("generation", generation);
+    v("creationTimestamp", creationTimestamp);
+    v("deletionTimestamp", deletionTimestamp);
+    v("deletionGracePeriodSeconds", deletionGracePeriodSeconds);
+    v("labels", labels);
+    v("annotations", annotations);
+    v("ownerReferences", ownerReferences, {.merge_key = "uid"});
+    v("finalizers", finalizers, {.set = true});
+    v("managedFields", managedFields, {.atomic = true});
+  }
+  bool operator==(const ObjectMeta&) const = default;
+};
+
+struct ListMeta {
+  std::string resourceVersion;
+  std::string continue_;
+  std::optional<int64_t> remainingItemCount;
+  template <class V> void Visit(V& v) {
+    v("resourceVersion", resourceVersion);
+    v("continue", continue_);
+    v("remainingItemCount", remainingItemCount);
+  }
+};
+
+// metav1.Condition (resource.k8s.io device conditions, and most newer APIs).
+struct Condition {
+  std::string type;
+  std::string status;  // True | False | Unknown
+  int64_t observedGeneration = 0;
+  std::optional<Time> lastTransitionTime;
+  std::string reason;
+  std::string message;
+  template <class V> void Visit(V& v) {
+    v("type", type, {.required = true});
+    v("status", status, {.required = true});
+    v("observedGeneration", observedGeneration);
+    v("lastTransitionTime", lastTransitionTime, {.always = true});
+    v("reason", reason, {.always = true});
+    v("message", message, {.always = true});
+  }
+  bool operator==(const Condition&) const = default;
+};
+
+struct LabelSelectorRequirement {
+  std::string key;
+  std::string operator_;  // In | NotIn | Exists | DoesNotExist
+  std::vector<std::string> values;
+  template <class V> void Visit(V& v) {
+    v("key", key, {.required = true});
+    v("operator", operator_, {.required = true});
+    v("values", values, {.atomic = true});
+  }
+  bool operator==(const LabelSelectorRequirement&) const = default;
+};
+
+struct LabelSelector {
+  StringMap matchLabels;
+  std::vector<LabelSelectorRequirement> matchExpressions;
+  template <class V> void Visit(V& v) {
+    v("matchLabels", matchLabels);
+    v("matchExpressions", matchExpressions, {.atomic = true});
+  }
+  bool operator==(const LabelSelector&) const = default;
+};
+
+// core/v1 NodeSelector family.
+struct NodeSelectorRequirement {
+  std::string key;
+  std::string operator_;  // In | NotIn | Exists | DoesNotExist | Gt | Lt
+  std::vector<std::string> values;
+  template <class V> void Visit(V& v) {
+    v("key", key, {.required = true});
+    v("operator", operator_, {.required = true});
+    v("values", values, {.atomic = true});
+  }
+  bool operator==(const NodeSelectorRequirement&) const = default;
+};
+
+struct NodeSelectorTerm {
+  std::vector<NodeSelectorRequirement> matchExpressions;
+  std::vector<NodeSelectorRequirement> matchFields;
+  template <class V> void Visit(V& v) {
+    v("matchExpressions", matchExpressions, {.atomic = true});
+    v("matchFields", matchFields, {.atomic = true});
+  }
+  bool operator==(const NodeSelectorTerm&) const = default;
+};
+
+struct NodeSelector {
+  std::vector<NodeSelectorTerm> nodeSelectorTerms;
+  template <class V> void Visit(V& v) {
+    v("nodeSelectorTerms", nodeSelectorTerms, {.atomic = true, .required = true});
+  }
+  bool operator==(const NodeSelector&) const = default;
+};
+
+struct Toleration {
+  std::string key;
+  std::string operator_;  // Exists | Equal (default)
+  std::string value;
+  std::string effect;     // NoSchedule | PreferNoSchedule | NoExecute | "" (all)
+  std::optional<int64_t> tolerationSeconds;
+  template <class V> void Visit(V& v) {
+    v("key", key);
+    v("operator", operator_);
+    v("value", value);
+    v("effect", effect);
+    v("tolerationSeconds", tolerationSeconds);
+  }
+  bool operator==(const Toleration&) const = default;
+};
+
+struct Taint {
+  std::string key;
+  std::string value;
+  std::string effect;  // NoSchedule | PreferNoSchedule | NoExecute
+  std::optional<Time> timeAdded;
+  template <class V> void Visit(V& v) {
+    v("key", key, {.required = true});
+    v("value", value);
+    v("effect", effect, {.required = true});
+    v("timeAdded", timeAdded);
+  }
+  bool operator==(const Taint&) const = default;
+};
+
+struct ObjectReference {
+  std::string kind;
+  std::string namespace_;
+  std::string name;
+  std::string uid;
+  std::string apiVersion;
+  std::string resourceVersion;
+  std::string fieldPath;
+  template <class V> void Visit(V& v) {
+    v("kind", kind);
+    v("namespace", namespace_);
+    v("name", name);
+    v("uid", uid);
+    v("apiVersion", apiVersion);
+    v("resourceVersion", resourceVersion);
+    v("fieldPath", fieldPath);
+  }
+  bool operator==(const ObjectReference&) const = default;
+};
+
+}  // namespace allot::api

@@ -1,0 +1,113 @@
+// The REST resources Allot serves and their per-resource behaviour ("strategy"): scope, names
+// for discovery, defaulting, validation, field selectors and `kubectl get` table columns.
+//
+// The store and API server are generic; everything kind-specific that they need is here, as
+// plain function pointers filled in by the type's own file (api/core/resources.cc, ...). A null
+// hook means "nothing to do".
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <variant>
+#include <vector>
+
+#include "api/machinery/object.h"
+#include "api/machinery/validation.h"
+#include "common/time.h"
+
+namespace allot::api {
+
+struct TableColumn {
+  std::string name;
+  std::string type;    // string | integer | number | boolean | date
+  std::string format;  // "name" for the name column, else ""
+  std::string description;
+  int priority = 0;    // > 0: only with -o wide
+};
+
+using TableCell = std::variant<std::string, int64_t>;
+
+struct ResourceInfo {
+  std::string group;     // "" for core
+  std::string version;   // "v1"
+  std::string resource;  // plural: "pods"
+  std::string singular;  // "pod"
+  const TypeInfo* type = nullptr;
+  bool namespaced = true;
+  std::vector<std::string> short_names;  // "po"
+  std::vector<std::string> categories;   // "all"
+  bool status_subresource = false;
+  // With a status subresource, create normally resets status (it is the controllers' to
+  // write). Kinds whose creator owns the status too (Node) keep it.
+  bool create_keeps_status = false;
+  // Extra subresources advertised in discovery (e.g. "binding", "eviction" for pods); the
+  // server implements each one explicitly.
+  std::vector<std::string> extra_subresources;
+
+  // Sets defaults on a decoded object before validation (create and update).
+  void (*default_fn)(Object& obj) = nullptr;
+  // Validates a new object (create and update); `validators` are the checks handed in from
+  // above api/ (the store's StoreOptions::validators).
+  void (*validate)(const Object& obj, FieldErrors& errs, const Validators& validators) = nullptr;
+  // Validates an update (spec immutability, ...); `validate` runs too.
+  void (*validate_update)(const Object& obj, const Object& old, FieldErrors& errs) = nullptr;
+  // Validates a status update.
+  void (*validate_status)(const Object& obj, const Object& old, FieldErrors& errs) = nullptr;
+
+  // Field selector support beyond metadata.name / metadata.namespace (which every resource has).
+  std::vector<std::string> field_labels;
+  std::optional<std::string> (*field_value)(const Object& obj, std::string_view field) = nullptr;
+
+  // Table columns after NAME (the server adds NAME first and fills it with metadata.name,
+  // unless leading_name_column is false); empty means the default NAME + "Created At".
+  bool leading_name_column = true;
+  std::vector<TableColumn> columns;
+  std::vector<TableCell> (*row)(const Object& obj, Time now) = nullptr;
+
+  // "pods", or "resourceclaims.resource.k8s.io": how errors name the resource.
+  std::string QualifiedResource() const {
+    return group.empty() ? resource : resource + "." + group;
+  }
+  std::string GroupVersion() const { return group.empty() ? version : group + "/" + version; }
+};
+
+class ResourceRegistry {
+ public:
+  // All built-in resources (defined in api/register.cc, which knows every group). Built once,
+  // immutable, thread-safe.
+  static const ResourceRegistry& Default();
+
+  void Add(ResourceInfo info);
+  const ResourceInfo* Find(std::string_view group, std::string_view version,
+                           std::string_view resource) const;
+  const ResourceInfo* FindByKind(std::string_view api_version, std::string_view kind) const;
+  // The resource whose objects have this type; null when none is registered.
+  const ResourceInfo* FindByType(const TypeInfo& type) const;
+  const std::vector<ResourceInfo>& All() const { return resources_; }
+
+ private:
+  std::vector<ResourceInfo> resources_;
+};
+
+// The served resource of the kind T (ResourceFor<Pod>() is "pods"): the one lookup of a resource
+// by type. T must be a kind of the default registry; anything else is a programming error and
+// aborts on first use.
+const ResourceInfo& MustFindByType(const TypeInfo& type);
+template <class T>
+const ResourceInfo& ResourceFor() {
+  static const ResourceInfo& resource = MustFindByType(T::Type());
+  return resource;
+}
+
+// Human age as kubectl prints it ("5s", "3m12s", "2d4h"): duration.HumanDuration.
+std::string HumanDuration(int64_t seconds);
+// The AGE cell for an object.
+std::string AgeCell(const Object& obj, Time now);
+
+// Each group's file registers its resources.
+void RegisterCoreResources(ResourceRegistry& registry);         // api/core/resources.cc
+void RegisterDraResources(ResourceRegistry& registry);          // api/resource/resources.cc
+void RegisterKoordinatorResources(ResourceRegistry& registry);  // api/koordinator/resources.cc
+
+}  // namespace allot::api

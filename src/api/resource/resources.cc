@@ -1,0 +1,165 @@
+// Strategies for the resource.k8s.io resources: deviceclasses, resourceclaims,
+// resourceclaimtemplates, resourceslices (v1) and podschedulingcontexts (v1alpha3). Upstream defines no short names or categories for them.
+#include "api/machinery/resources.h"
+#include "api/resource/pod_scheduling_context.h"
+#include "api/resource/types.h"
+#include "api/resource/validation.h"
+
+namespace allot::api {
+
+namespace {
+
+const TableColumn kAgeColumn = {"Age", "string", "",
+                                "CreationTimestamp is a timestamp representing the server time "
+                                "when this object was created.",
+                                0};
+
+ResourceInfo DraResource(std::string resource, std::string singular, const TypeInfo& type,
+                         bool namespaced) {
+  ResourceInfo r;
+  r.group = std::string(kResourceGroup);
+  r.version = "v1";
+  r.resource = std::move(resource);
+  r.singular = std::move(singular);
+  r.type = &type;
+  r.namespaced = namespaced;
+  return r;
+}
+
+std::vector<TableCell> AgeOnlyRow(const Object& obj, Time now) { return {AgeCell(obj, now)}; }
+
+ResourceInfo DeviceClasses() {
+  ResourceInfo r = DraResource("deviceclasses", "deviceclass", DeviceClass::Type(), false);
+  r.validate = [](const Object& obj, FieldErrors& errs, const Validators& validators) {
+    ValidateDeviceClass(static_cast<const DeviceClass&>(obj), errs, validators);
+  };
+  r.validate_update = [](const Object& obj, const Object& old, FieldErrors& errs) {
+    ValidateDeviceClassUpdate(static_cast<const DeviceClass&>(obj),
+                              static_cast<const DeviceClass&>(old), errs);
+  };
+  r.columns = {kAgeColumn};
+  r.row = AgeOnlyRow;
+  return r;
+}
+
+std::vector<TableCell> ResourceClaimRow(const Object& obj, Time now) {
+  return {ResourceClaimState(static_cast<const ResourceClaim&>(obj)), AgeCell(obj, now)};
+}
+
+ResourceInfo ResourceClaims() {
+  ResourceInfo r = DraResource("resourceclaims", "resourceclaim", ResourceClaim::Type(), true);
+  r.status_subresource = true;
+  r.default_fn = [](Object& obj) {
+    SetResourceClaimSpecDefaults(static_cast<ResourceClaim&>(obj).spec);
+  };
+  r.validate = [](const Object& obj, FieldErrors& errs, const Validators& validators) {
+    ValidateResourceClaim(static_cast<const ResourceClaim&>(obj), errs, validators);
+  };
+  r.validate_update = [](const Object& obj, const Object& old, FieldErrors& errs) {
+    ValidateResourceClaimUpdate(static_cast<const ResourceClaim&>(obj),
+                                static_cast<const ResourceClaim&>(old), errs);
+  };
+  r.validate_status = [](const Object& obj, const Object& old, FieldErrors& errs) {
+    ValidateResourceClaimStatusUpdate(static_cast<const ResourceClaim&>(obj),
+                                      static_cast<const ResourceClaim&>(old), errs);
+  };
+  r.columns = {{"State", "string", "",
+                "A summary of the current state (allocated, pending, reserved, etc.).", 0},
+               kAgeColumn};
+  r.row = ResourceClaimRow;
+  return r;
+}
+
+ResourceInfo ResourceClaimTemplates() {
+  ResourceInfo r = DraResource("resourceclaimtemplates", "resourceclaimtemplate",
+                               ResourceClaimTemplate::Type(), true);
+  r.default_fn = [](Object& obj) {
+    SetResourceClaimSpecDefaults(static_cast<ResourceClaimTemplate&>(obj).spec.spec);
+  };
+  r.validate = [](const Object& obj, FieldErrors& errs, const Validators& validators) {
+    ValidateResourceClaimTemplate(static_cast<const ResourceClaimTemplate&>(obj), errs,
+                                  validators);
+  };
+  r.validate_update = [](const Object& obj, const Object& old, FieldErrors& errs) {
+    ValidateResourceClaimTemplateUpdate(static_cast<const ResourceClaimTemplate&>(obj),
+                                        static_cast<const ResourceClaimTemplate&>(old), errs);
+  };
+  r.columns = {kAgeColumn};
+  r.row = AgeOnlyRow;
+  return r;
+}
+
+std::optional<std::string> ResourceSliceField(const Object& obj, std::string_view field) {
+  const auto& slice = static_cast<const ResourceSlice&>(obj);
+  if (field == "spec.nodeName") return slice.spec.nodeName.value_or("");
+  if (field == "spec.driver") return slice.spec.driver;
+  return std::nullopt;
+}
+
+std::vector<TableCell> ResourceSliceRow(const Object& obj, Time now) {
+  const auto& slice = static_cast<const ResourceSlice&>(obj);
+  return {slice.spec.nodeName.value_or(""), slice.spec.driver, slice.spec.pool.name,
+          AgeCell(obj, now)};
+}
+
+ResourceInfo ResourceSlices() {
+  ResourceInfo r = DraResource("resourceslices", "resourceslice", ResourceSlice::Type(), false);
+  r.validate = [](const Object& obj, FieldErrors& errs, const Validators&) {
+    ValidateResourceSlice(static_cast<const ResourceSlice&>(obj), errs);
+  };
+  r.validate_update = [](const Object& obj, const Object& old, FieldErrors& errs) {
+    ValidateResourceSliceUpdate(static_cast<const ResourceSlice&>(obj),
+                                static_cast<const ResourceSlice&>(old), errs);
+  };
+  r.field_labels = {"spec.nodeName", "spec.driver"};
+  r.field_value = ResourceSliceField;
+  r.columns = {
+      {"Node", "string", "", "NodeName identifies the node which provides the resources.", 0},
+      {"Driver", "string", "", "Driver identifies the DRA driver providing the devices.", 0},
+      {"Pool", "string", "", "Name of the pool that the slice belongs to.", 0},
+      kAgeColumn};
+  r.row = ResourceSliceRow;
+  return r;
+}
+
+std::vector<TableCell> PodSchedulingContextRow(const Object& obj, Time now) {
+  const auto& ctx = static_cast<const PodSchedulingContext&>(obj);
+  return {ctx.spec.selectedNode, AgeCell(obj, now)};
+}
+
+ResourceInfo PodSchedulingContexts() {
+  ResourceInfo r;
+  r.group = "resource.k8s.io";
+  r.version = "v1alpha3";
+  r.resource = "podschedulingcontexts";
+  r.singular = "podschedulingcontext";
+  r.type = &PodSchedulingContext::Type();
+  r.namespaced = true;
+  r.status_subresource = true;
+  r.validate = [](const Object& obj, FieldErrors& errs, const Validators&) {
+    ValidatePodSchedulingContext(static_cast<const PodSchedulingContext&>(obj), errs);
+  };
+  r.validate_update = [](const Object& obj, const Object& old, FieldErrors& errs) {
+    ValidatePodSchedulingContextUpdate(static_cast<const PodSchedulingContext&>(obj),
+                                       static_cast<const PodSchedulingContext&>(old), errs);
+  };
+  r.validate_status = [](const Object& obj, const Object& old, FieldErrors& errs) {
+    ValidatePodSchedulingContextStatusUpdate(static_cast<const PodSchedulingContext&>(obj),
+                                             static_cast<const PodSchedulingContext&>(old), errs);
+  };
+  r.columns = {{"SelectedNode", "string", "", "The node selected for allocation.", 0}, kAgeColumn};
+  r.row = PodSchedulingContextRow;
+  return r;
+}
+
+}  // namespace
+
+void RegisterDraResources(ResourceRegistry& registry) {
+  registry.Add(DeviceClasses());
+  registry.Add(ResourceClaims());
+  registry.Add(ResourceClaimTemplates());
+  registry.Add(ResourceSlices());
+  registry.Add(PodSchedulingContexts());  // v1alpha3
+}
+
+}  // namespace allot::api

@@ -1,0 +1,60 @@
+#include "cli/controllers.h"
+
+#include <csignal>
+#include <cstdio>
+#include <ctime>
+
+#include "client/http_client.h"
+#include "cluster/components.h"
+#include "common/flags.h"
+
+namespace allot::cli {
+
+namespace {
+volatile std::sig_atomic_t g_stop_controllers = 0;
+void OnControllersSignal(int) { g_stop_controllers = 1; }
+}  // namespace
+
+int RunControllers(int argc, char** argv) {
+  std::string server = "http://127.0.0.1:6443";
+  std::string gates;
+  Flags flags("allot controllers",
+              "Runs the controllers (resourceclaim) against a Kubernetes-compatible API server.");
+  flags.String("server", &server, "API server URL");
+  flags.String("feature-gates", &gates,
+               "comma-separated Name=true|false, e.g. DRAAdminAccess=false");
+  if (Status s = flags.Parse(argc, argv); !s.ok() || flags.help_requested()) {
+    std::fprintf(stderr, "%s\n", s.ok() ? flags.Usage().c_str() : s.message().c_str());
+    return s.ok() ? 0 : 2;
+  }
+  auto features = dra::ParseFeatureGates(gates);
+  if (!features.ok()) {
+    std::fprintf(stderr, "allot controllers: --feature-gates: %s\n",
+                 features.status().message().c_str());
+    return 2;
+  }
+  auto client = client::HttpClient::FromUrl(server);
+  if (!client.ok()) {
+    std::fprintf(stderr, "allot controllers: %s\n", client.status().message().c_str());
+    return 2;
+  }
+  auto c = cluster::StartControllers(**client, nullptr, *features);
+  if (!c.ok()) {
+    std::fprintf(stderr, "allot controllers: %s\n", c.status().message().c_str());
+    return 1;
+  }
+  std::printf("allot controllers: running against %s\n", server.c_str());
+  std::fflush(stdout);
+  std::signal(SIGINT, OnControllersSignal);
+  std::signal(SIGTERM, OnControllersSignal);
+  while (!g_stop_controllers) {
+    struct timespec ts {
+      0, 100 * 1000 * 1000
+    };
+    nanosleep(&ts, nullptr);
+  }
+  (*c)->Stop();
+  return 0;
+}
+
+}  // namespace allot::cli

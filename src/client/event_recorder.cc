@@ -1,0 +1,73 @@
+#include "client/event_recorder.h"
+
+#include <cstdio>
+
+#include "api/core/types.h"
+#include "client/client.h"
+
+namespace allot::client {
+
+namespace {
+
+// Bounds the memory of the dedupe map; when it is cleared, the worst case is one repeat written.
+constexpr size_t kMaxRemembered = 100000;
+
+}  // namespace
+
+ClientEventRecorder::ClientEventRecorder(Client& client, Clock& clock, Options options)
+    : client_(client),
+      clock_(clock),
+      options_(std::move(options)),
+      events_(&api::ResourceFor<api::Event>()) {}
+
+void ClientEventRecorder::Record(const api::Object& involved, std::string_view type,
+                                 std::string_view reason, std::string_view action,
+                                 std::string message) {
+  const Time now = clock_.Now();
+  const std::string key = std::string(type) + "/" + std::string(reason) + "/" + message;
+  const int64_t window_us =
+      std::chrono::duration_cast<std::chrono::microseconds>(options_.dedupe_window).count();
+  uint64_t n;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    Last& last = last_[involved.metadata.uid];
+    if (last.key == key && now.unix_micros - last.at.unix_micros < window_us) return;
+    last = Last{key, now};
+    n = ++counter_;
+    ++written_;
+    if (last_.size() > kMaxRemembered) last_.clear();
+  }
+  auto ev = std::make_unique<api::Event>();
+  char suffix[40];
+  std::snprintf(suffix, sizeof suffix, ".%016llx",
+                static_cast<unsigned long long>(now.unix_micros * 1000 + n % 1000));
+  ev->metadata.name = involved.metadata.name + suffix;
+  // Events about cluster-scoped objects go to "default", as client-go's recorder puts them.
+  ev->metadata.namespace_ =
+      involved.metadata.namespace_.empty() ? "default" : involved.metadata.namespace_;
+  ev->involvedObject = api::ObjectReference{involved.type().kind,
+                                            involved.metadata.namespace_,
+                                            involved.metadata.name,
+                                            involved.metadata.uid,
+                                            involved.type().api_version,
+                                            involved.metadata.resourceVersion,
+                                            ""};
+  ev->reason = std::string(reason);
+  ev->message = std::move(message);
+  ev->source.component = options_.component;
+  ev->firstTimestamp = now.TruncatedToSeconds();
+  ev->lastTimestamp = now.TruncatedToSeconds();
+  ev->count = 1;
+  ev->type = std::string(type);
+  ev->action = std::string(action);
+  ev->reportingComponent = options_.component;
+  ev->reportingInstance = options_.instance;
+  client_.CreateAsync(*events_, std::move(ev), [](Result<api::ObjectPtr>) {});
+}
+
+uint64_t ClientEventRecorder::written() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return written_;
+}
+
+}  // namespace allot::client

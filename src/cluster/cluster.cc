@@ -1,0 +1,119 @@
+#include "cluster/cluster.h"
+
+#include <filesystem>
+
+#include "store/backend.h"
+
+namespace allot::cluster {
+
+namespace {
+
+// A component's log lines prefixed with its name.
+std::function<void(std::string_view)> Prefixed(const std::function<void(std::string_view)>& log,
+                                               std::string prefix) {
+  if (!log) return nullptr;
+  return [log, prefix = std::move(prefix)](std::string_view line) {
+    log(prefix + std::string(line));
+  };
+}
+
+Status Named(const Status& s, std::string_view component) {
+  if (s.ok()) return s;
+  return Status(s.code(), std::string(component) + ": " + s.message());
+}
+
+}  // namespace
+
+Result<std::unique_ptr<store::Backend>> OpenBackend(const std::string& kind,
+                                                    const std::string& data_dir) {
+  if (kind == "memory") return store::NewMemoryBackend();
+  if (kind != "sqlite") {
+    return BadRequestError("unknown --store \"" + kind + "\": want sqlite or memory");
+  }
+  std::error_code ec;
+  std::filesystem::create_directories(data_dir, ec);
+  if (ec) return BadRequestError("cannot create --data-dir " + data_dir + ": " + ec.message());
+  return store::NewSqliteBackend((std::filesystem::path(data_dir) / "allot.db").string());
+}
+
+Cluster::Cluster(ClusterOptions options)
+    : options_(std::move(options)),
+      clock_(options_.clock ? *options_.clock : RealClock::Instance()) {}
+
+Cluster::~Cluster() { Stop(); }
+
+Result<std::unique_ptr<Cluster>> Cluster::Start(ClusterOptions options) {
+  if (options.sim_devices && options.sim_nodes <= 0) {
+    return BadRequestError("--sim-gpus-per-node needs --sim-nodes > 0");
+  }
+  std::unique_ptr<Cluster> c(new Cluster(std::move(options)));
+  if (Status s = c->StartAll(); !s.ok()) {
+    c->Stop();
+    return s;
+  }
+  return c;
+}
+
+Status Cluster::StartAll() {
+  ALLOT_ASSIGN_OR_RETURN(auto backend, OpenBackend(options_.store, options_.data_dir));
+  store_ = std::make_unique<store::Store>(std::move(backend), clock_, DefaultStoreOptions());
+  ALLOT_RETURN_IF_ERROR(Named(store_->Open(), "opening the store"));
+  gc_ = std::make_unique<store::GarbageCollector>(*store_);
+  ALLOT_RETURN_IF_ERROR(Named(gc_->Start(), "garbage collector"));
+  if (options_.listen) {
+    apiserver::ApiServerOptions opts;
+    opts.metrics = &metrics_;
+    opts.listen_address = *options_.listen;
+    opts.threads = options_.threads;
+    server_ = std::make_unique<apiserver::ApiServer>(*store_, clock_, opts);
+    ALLOT_RETURN_IF_ERROR(server_->Start());
+  }
+  client_ = std::make_unique<client::InProcessClient>(*store_, clock_);
+  if (options_.controllers) {
+    auto c = StartControllers(*client_, &metrics_, options_.features);
+    if (!c.ok()) return Named(c.status(), "controllers");
+    controllers_ = std::move(c).value();
+  }
+  if (options_.scheduler) {
+    auto s = StartScheduler(*client_, options_.scheduler_config, &metrics_, options_.features);
+    if (!s.ok()) return Named(s.status(), "scheduler");
+    scheduler_ = std::move(s).value();
+  }
+  if (options_.sim_devices) {
+    devices_ = std::make_unique<drivers::SimulatedDevices>(
+        *client_, drivers::SimulatedDevicesOptions{
+                      .profile = *options_.sim_devices,
+                      .log = Prefixed(options_.log, "simulated devices: ")});
+  }
+  if (options_.sim_nodes > 0) {
+    auto s = StartNodeSimulator(*client_, clock_, options_.sim_nodes, options_.sim_node_template,
+                                devices_.get());
+    if (!s.ok()) return Named(s.status(), "simulated nodes");
+    sim_ = std::move(s).value();
+  }
+  if (options_.fabric) {
+    auto f = drivers::StartFabricDriver(
+        *client_, clock_, *options_.fabric,
+        {.metrics = &metrics_, .log = Prefixed(options_.log, "fabric: ")});
+    if (!f.ok()) return Named(f.status(), "fabric driver");
+    fabric_ = std::move(f).value();
+  }
+  return Status::Ok();
+}
+
+uint16_t Cluster::port() const { return server_ ? server_->port() : 0; }
+
+void Cluster::Stop() {
+  if (stopped_) return;
+  stopped_ = true;
+  if (fabric_) fabric_->Stop();
+  if (sim_) sim_->Stop();
+  if (devices_) devices_->Stop();
+  if (scheduler_) scheduler_->Stop();
+  if (controllers_) controllers_->Stop();
+  if (server_) server_->Stop();
+  if (gc_) gc_->Stop();
+  if (store_) store_->Close();
+}
+
+}  // namespace allot::cluster

@@ -1,0 +1,110 @@
+// Cluster: the whole system in one process — the store, the garbage collector, the API server,
+// the controllers, the scheduler, simulated nodes with their devices and the fabric driver —
+// assembled in one place. `allot serve` is parse flags → Cluster::Start → wait → Stop; `allot
+// bench` and the integration tests build the same pieces from components.h.
+//
+//   ClusterOptions opts;
+//   opts.store = "memory";
+//   opts.listen = "127.0.0.1:0";
+//   opts.sim_nodes = 3;
+//   ALLOT_ASSIGN_OR_RETURN(auto cluster, Cluster::Start(std::move(opts)));
+//   cluster->client().Create(...);          // in-process, no HTTP
+//   ... cluster->port() ...                 // or over HTTP
+//   cluster->Stop();                        // or let it go out of scope
+//
+// Components start in dependency order (store, garbage collector, API server, controllers,
+// scheduler, simulated nodes and devices, fabric driver) and stop in the reverse order.
+//
+// Thread safety: Start and Stop from one thread; the accessors are safe once Start returned.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "apiserver/server.h"
+#include "client/inprocess/inprocess_client.h"
+#include "cluster/components.h"
+#include "common/metrics.h"
+#include "common/status.h"
+#include "common/time.h"
+#include "dra/features.h"
+#include "drivers/fabric/config.h"
+#include "drivers/fabric/driver.h"
+#include "drivers/nodelocal/device_profile.h"
+#include "drivers/nodelocal/simulated_devices.h"
+#include "node/simulator.h"
+#include "scheduler/scheduler.h"
+#include "store/garbage_collector.h"
+#include "store/store.h"
+
+namespace allot::cluster {
+
+struct ClusterOptions {
+  std::string store = "sqlite";    // sqlite (durable, in data_dir) | memory
+  std::string data_dir = "./data";
+  Clock* clock = nullptr;          // null: RealClock
+  // The API server's address ("127.0.0.1:6443"; port 0 picks a free port); nullopt: no server.
+  std::optional<std::string> listen;
+  int threads = 2;                 // HTTP worker threads
+  bool scheduler = true;
+  std::string scheduler_config;    // a KubeSchedulerConfiguration-like file; "" = default
+  bool controllers = true;
+  dra::Features features;
+  int64_t sim_nodes = 0;           // simulated kubelets allot-node-<i>
+  std::string sim_node_template;   // their Node manifest; "" = the built-in template
+  // Node-local devices on every simulated node (needs sim_nodes > 0).
+  std::optional<drivers::DeviceProfile> sim_devices;
+  // The fabric driver, in-process.
+  std::optional<drivers::FabricConfig> fabric;
+  // One line per notable event of a component ("fabric: attached ..."); null: dropped.
+  std::function<void(std::string_view)> log;
+};
+
+class Cluster {
+ public:
+  // Starts every component the options ask for. An error names the component that failed;
+  // what had started is stopped again.
+  static Result<std::unique_ptr<Cluster>> Start(ClusterOptions options);
+  ~Cluster();  // Stop()s
+  Cluster(const Cluster&) = delete;
+  Cluster& operator=(const Cluster&) = delete;
+
+  // Stops every component in the reverse order of Start. Idempotent.
+  void Stop();
+
+  store::Store& store() { return *store_; }
+  client::Client& client() { return *client_; }  // in-process
+  metrics::Registry& metrics() { return metrics_; }
+  // The API server's port (0 without a server).
+  uint16_t port() const;
+  scheduler::Scheduler* scheduler() { return scheduler_.get(); }
+
+ private:
+  explicit Cluster(ClusterOptions options);
+  Status StartAll();
+
+  const ClusterOptions options_;
+  Clock& clock_;
+  metrics::Registry metrics_;
+  std::unique_ptr<store::Store> store_;
+  std::unique_ptr<store::GarbageCollector> gc_;
+  std::unique_ptr<apiserver::ApiServer> server_;
+  std::unique_ptr<client::InProcessClient> client_;
+  std::unique_ptr<Controllers> controllers_;
+  std::unique_ptr<scheduler::Scheduler> scheduler_;
+  std::unique_ptr<node::NodeSimulator> sim_;
+  std::unique_ptr<drivers::SimulatedDevices> devices_;  // after sim_: destroyed first
+  std::unique_ptr<drivers::FabricDriver> fabric_;
+  bool stopped_ = false;
+};
+
+// The store backend: a sqlite database "allot.db" in `data_dir` (created if missing), or memory.
+// 400 for another kind or a data directory that cannot be created.
+Result<std::unique_ptr<store::Backend>> OpenBackend(const std::string& kind,
+                                                    const std::string& data_dir);
+
+}  // namespace allot::cluster

@@ -1,0 +1,81 @@
+#include "cluster/components.h"
+
+#include "cel/cel.h"
+#include "common/files.h"
+#include "node/node_objects.h"
+#include "scheduler/config/config.h"
+
+namespace allot::cluster {
+
+store::StoreOptions DefaultStoreOptions() {
+  store::StoreOptions options;
+  options.validators = cel::SelectorValidators();
+  return options;
+}
+
+Result<std::unique_ptr<scheduler::Scheduler>> StartScheduler(client::Client& client,
+                                                             const std::string& config_path,
+                                                             metrics::Registry* metrics,
+                                                             const dra::Features& features) {
+  scheduler::SchedulerOptions opts;
+  opts.metrics = metrics;
+  opts.dra_features = features;
+  // PreBind blocks on claim writes (finalizer, then status): enough workers to keep many in
+  // flight, since each mostly waits for the store.
+  opts.binding_workers = 16;
+  if (!config_path.empty()) {
+    ALLOT_ASSIGN_OR_RETURN(std::string text, ReadFile(config_path));
+    ALLOT_ASSIGN_OR_RETURN(opts.config, scheduler::ParseConfiguration(text));
+  }
+  ALLOT_ASSIGN_OR_RETURN(auto sched, scheduler::Scheduler::Create(client, std::move(opts)));
+  ALLOT_RETURN_IF_ERROR(sched->Start());
+  return sched;
+}
+
+Controllers::~Controllers() { Stop(); }
+
+void Controllers::Stop() {
+  if (resource_claims_) resource_claims_->Stop();
+  if (informers_) informers_->StopAll();
+}
+
+Result<std::unique_ptr<Controllers>> StartControllers(client::Client& client,
+                                                      metrics::Registry* metrics,
+                                                      const dra::Features& features) {
+  std::unique_ptr<Controllers> c(new Controllers());
+  c->informers_ = std::make_unique<client::InformerFactory>(client);
+  controllers::ResourceClaimController::Options opts;
+  opts.metrics = metrics;
+  opts.admin_access_enabled = features.admin_access;
+  // Syncs mostly wait for durable writes (a claim create, then a pod status patch), so more
+  // workers than cores keep the store's group commit fed (kube-controller-manager's
+  // --concurrent-resource-claim-syncs default is 10).
+  opts.workers = 8;
+  c->resource_claims_ =
+      std::make_unique<controllers::ResourceClaimController>(client, *c->informers_, opts);
+  ALLOT_RETURN_IF_ERROR(c->resource_claims_->Start());
+  ALLOT_RETURN_IF_ERROR(c->informers_->StartAll());
+  return c;
+}
+
+Result<std::unique_ptr<node::NodeSimulator>> StartNodeSimulator(
+    client::Client& client, Clock& clock, int64_t count, const std::string& template_path,
+    drivers::SimulatedDevices* devices) {
+  node::NodeSimulatorOptions opts;
+  opts.node_count = count;
+  if (!template_path.empty()) {
+    ALLOT_ASSIGN_OR_RETURN(std::string text, ReadFile(template_path));
+    ALLOT_ASSIGN_OR_RETURN(opts.shape.node_template, node::ParseNodeTemplate(text));
+  }
+  auto sim = std::make_unique<node::NodeSimulator>(client, clock, std::move(opts));
+  if (devices) devices->Install(*sim);
+  Status st = sim->Run();
+  if (st.ok() && devices) st = devices->Start(*sim);
+  if (!st.ok()) {
+    if (devices) devices->Stop();  // detach it from `sim` before `sim` goes
+    return st;
+  }
+  return sim;
+}
+
+}  // namespace allot::cluster

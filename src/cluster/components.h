@@ -1,0 +1,63 @@
+// Starting the control-plane components over a client, the same way for every assembly: `allot
+// serve` (cluster.h), the role subcommands (`allot scheduler`, `allot controllers`), `allot
+// bench` and the integration tests.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "client/client.h"
+#include "client/informer_factory.h"
+#include "common/metrics.h"
+#include "common/status.h"
+#include "common/time.h"
+#include "controllers/resourceclaim/controller.h"
+#include "dra/features.h"
+#include "drivers/nodelocal/simulated_devices.h"
+#include "node/simulator.h"
+#include "scheduler/scheduler.h"
+#include "store/store.h"
+
+namespace allot::cluster {
+
+// The store's options with everything validation needs from above api/: CEL selector compilation
+// (cel::SelectorValidators()). Every store this system serves is built with them.
+store::StoreOptions DefaultStoreOptions();
+
+// A started scheduler over `client`; `config_path` empty means the default configuration.
+// `metrics` (optional) is shared with the API server so /metrics shows both.
+Result<std::unique_ptr<scheduler::Scheduler>> StartScheduler(client::Client& client,
+                                                             const std::string& config_path,
+                                                             metrics::Registry* metrics = nullptr,
+                                                             const dra::Features& features = {});
+
+// The controllers (today the resourceclaim controller), with the informers they share.
+class Controllers {
+ public:
+  ~Controllers();  // Stop()s
+  void Stop();
+  client::InformerFactory& informers() { return *informers_; }
+
+ private:
+  friend Result<std::unique_ptr<Controllers>> StartControllers(client::Client&, metrics::Registry*,
+                                                               const dra::Features&);
+  std::unique_ptr<client::InformerFactory> informers_;
+  std::unique_ptr<controllers::ResourceClaimController> resource_claims_;
+};
+
+// Starts the controllers over `client` with their own informers. `metrics` (optional) is shared
+// with the API server so /metrics shows them.
+Result<std::unique_ptr<Controllers>> StartControllers(client::Client& client,
+                                                      metrics::Registry* metrics,
+                                                      const dra::Features& features);
+
+// `count` simulated nodes named allot-node-<i> from `template_path` (empty: the built-in
+// template), registered and running. With `devices`, the nodes get its devices: its DRA hooks
+// are installed before the nodes run, and it is started once they are registered (it must then
+// be stopped before the simulator is destroyed).
+Result<std::unique_ptr<node::NodeSimulator>> StartNodeSimulator(
+    client::Client& client, Clock& clock, int64_t count, const std::string& template_path,
+    drivers::SimulatedDevices* devices = nullptr);
+
+}  // namespace allot::cluster

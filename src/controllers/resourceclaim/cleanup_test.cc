@@ -1,0 +1,223 @@
+// reservedFor cleanup, deallocation (structured and control-plane claims), deletion of unused
+// generated claims, finishing the deletion of unused claims, and 409 retries.
+#include <gtest/gtest.h>
+
+#include "controllers/resourceclaim/testing/fixture.h"
+
+namespace allot::controllers {
+namespace {
+
+using std::chrono::milliseconds;
+
+class ClaimCleanupTest : public ResourceClaimControllerTest {
+ protected:
+  bool Released(const std::string& claim) {
+    const api::ResourceClaim* c = GetClaim(claim);
+    return c && c->status.reservedFor.empty();
+  }
+  // Released, allocation cleared and the delete-protection finalizer removed.
+  bool Deallocated(const std::string& claim) {
+    const api::ResourceClaim* c = GetClaim(claim);
+    return c && c->status.reservedFor.empty() && !c->status.allocation &&
+           c->metadata.finalizers.empty();
+  }
+  // Forces one more sync of the claim (an unrelated metadata write) and waits for it.
+  void ResyncClaim(const std::string& claim) {
+    auto updated = std::make_unique<api::ResourceClaim>(*GetClaim(claim));
+    updated->metadata.labels["touched"] = std::to_string(++touches_);
+    int before = Syncs("claim:default/" + claim);
+    ASSERT_TRUE(inner_->Update(Claims(), std::move(updated)).ok());
+    ASSERT_TRUE(WaitForSync("claim:default/" + claim, before));
+  }
+  api::ObjectPtr CreatePodWithFinalizer(const std::string& name, const std::string& claim,
+                                        const std::string& node) {
+    auto pod =
+        testing::MakePod("default", name,
+                         R"("resourceClaims":[{"name":"gpu","resourceClaimName":")" + claim +
+                             R"("}])" + (node.empty() ? "" : R"(,"nodeName":")" + node + R"(")"));
+    pod->metadata.finalizers = {"example.com/hold"};
+    auto r = inner_->Create(Pods(), std::move(pod));
+    EXPECT_TRUE(r.ok()) << r.status().ToString();
+    return r.ok() ? *r : nullptr;
+  }
+  void ReleasePodFinalizer(const std::string& name) {
+    auto pod = std::make_unique<api::Pod>(*GetPod(name));
+    pod->metadata.finalizers.clear();
+    ASSERT_TRUE(inner_->Update(Pods(), std::move(pod)).ok());
+  }
+  int touches_ = 0;
+};
+
+TEST_F(ClaimCleanupTest, DeletedPodIsRemovedAndStructuredClaimDeallocated) {
+  CreateClaim("c1");
+  api::ObjectPtr p1 = CreatePod("p1", "gpu", "c1", "node-1", /*direct=*/true);
+  api::ObjectPtr p2 = CreatePod("p2", "gpu", "c1", "node-1", /*direct=*/true);
+  AllocateAndReserve("c1", {p1, p2});
+  StartController();
+  ASSERT_TRUE(WaitForSync("claim:default/c1", 0));
+  EXPECT_EQ(GetClaim("c1")->status.reservedFor.size(), 2u) << "running pods keep their entries";
+
+  DeletePod("p1");
+  ASSERT_TRUE(WaitFor([&] { return GetClaim("c1")->status.reservedFor.size() == 1; }));
+  EXPECT_EQ(GetClaim("c1")->status.reservedFor[0].uid, p2->metadata.uid);
+  EXPECT_TRUE(GetClaim("c1")->status.allocation) << "still used by p2";
+  EXPECT_EQ(GetClaim("c1")->metadata.finalizers.size(), 1u);
+
+  DeletePod("p2");
+  ASSERT_TRUE(WaitFor([&] { return Deallocated("c1"); }));
+  EXPECT_NE(GetClaim("c1"), nullptr) << "a user's claim is kept";
+}
+
+TEST_F(ClaimCleanupTest, SucceededAndFailedPodsAreRemoved) {
+  CreateClaim("c1");
+  CreateClaim("c2");
+  api::ObjectPtr p1 = CreatePod("p1", "gpu", "c1", "node-1", true);
+  api::ObjectPtr p2 = CreatePod("p2", "gpu", "c2", "node-1", true);
+  AllocateAndReserve("c1", {p1});
+  AllocateAndReserve("c2", {p2});
+  StartController();
+  SetPodPhase("p1", "Succeeded");
+  SetPodPhase("p2", "Failed");
+  ASSERT_TRUE(WaitFor([&] { return Deallocated("c1") && Deallocated("c2"); }));
+}
+
+TEST_F(ClaimCleanupTest, PodReplacedByAnotherWithTheSameNameIsRemoved) {
+  CreateClaim("c1");
+  api::ObjectPtr old_pod = CreatePod("p1", "gpu", "c1", "node-1", true);
+  AllocateAndReserve("c1", {old_pod});
+  // Replaced while no controller ran: only the uid tells the pods apart.
+  DeletePod("p1");
+  api::ObjectPtr new_pod = CreatePod("p1", "gpu", "c1", "", true);
+  ASSERT_NE(old_pod->metadata.uid, new_pod->metadata.uid);
+  StartController();
+  ASSERT_TRUE(WaitFor([&] { return Deallocated("c1"); }));
+}
+
+TEST_F(ClaimCleanupTest, PendingPodKeepsItsReservation) {
+  // The scheduler reserves before Bind: the pod exists, is not bound yet, and must keep it.
+  CreateClaim("c1");
+  api::ObjectPtr p1 = CreatePod("p1", "gpu", "c1", "", true);
+  AllocateAndReserve("c1", {p1});
+  StartController();
+  ASSERT_TRUE(WaitForSync("claim:default/c1", 0));
+  ResyncClaim("c1");
+  const api::ResourceClaim* c = GetClaim("c1");
+  ASSERT_EQ(c->status.reservedFor.size(), 1u);
+  EXPECT_EQ(c->status.reservedFor[0].uid, p1->metadata.uid);
+  EXPECT_TRUE(c->status.allocation);
+  EXPECT_EQ(client_->Count("status", "resourceclaims"), 0);
+}
+
+TEST_F(ClaimCleanupTest, DeletionBeforeSchedulingReleasesButRunningPodKeepsUntilGone) {
+  CreateClaim("c1");
+  CreateClaim("c2");
+  api::ObjectPtr pending = CreatePodWithFinalizer("pending", "c1", "");
+  api::ObjectPtr running = CreatePodWithFinalizer("running", "c2", "node-1");
+  AllocateAndReserve("c1", {pending});
+  AllocateAndReserve("c2", {running});
+  StartController();
+
+  DeletePod("pending");  // deletionTimestamp, not bound: it will never run
+  DeletePod("running");  // deletionTimestamp, bound: its containers may still be stopping
+  ASSERT_TRUE(WaitFor([&] { return Deallocated("c1"); }));
+  ResyncClaim("c2");
+  EXPECT_EQ(GetClaim("c2")->status.reservedFor.size(), 1u);
+
+  ReleasePodFinalizer("running");  // now removed
+  ASSERT_TRUE(WaitFor([&] { return Deallocated("c2"); }));
+  ReleasePodFinalizer("pending");
+}
+
+TEST_F(ClaimCleanupTest, ControlPlaneClaimGetsDeallocationRequested) {
+  CreateClaim("cp", /*finalizer=*/false, "ctrl.example.com");
+  api::ObjectPtr p1 = CreatePod("p1", "gpu", "cp", "node-1", true);
+  AllocateAndReserve("cp", {p1}, "ctrl.example.com");
+  StartController();
+  DeletePod("p1");
+  ASSERT_TRUE(WaitFor([&] {
+    const api::ResourceClaim* c = GetClaim("cp");
+    return c && c->status.deallocationRequested;
+  }));
+  const api::ResourceClaim* c = GetClaim("cp");
+  EXPECT_TRUE(c->status.reservedFor.empty());
+  EXPECT_TRUE(c->status.allocation) << "the driver deallocates";
+}
+
+TEST_F(ClaimCleanupTest, GeneratedClaimIsDeletedWhenItsPodIsDone) {
+  CreateTemplate("tmpl");
+  CreatePod("p1", "gpu", "tmpl", "node-1");
+  StartController();
+  ASSERT_TRUE(WaitFor([&] { return !RecordedClaim("p1", "gpu").empty(); }));
+  std::string name = RecordedClaim("p1", "gpu");
+  // The scheduler: finalizer, then allocation and reservation.
+  auto with_finalizer = std::make_unique<api::ResourceClaim>(*GetClaim(name));
+  with_finalizer->metadata.finalizers.push_back(std::string(api::kResourceClaimFinalizer));
+  ASSERT_TRUE(inner_->Update(Claims(), std::move(with_finalizer)).ok());
+  const api::Pod* pod = GetPod("p1");
+  AllocateAndReserve(name, {held_.back()});
+  ASSERT_EQ(GetClaim(name)->status.reservedFor[0].uid, pod->metadata.uid);
+  ResyncClaim(name);
+  ASSERT_NE(GetClaim(name), nullptr) << "in use";
+
+  SetPodPhase("p1", "Succeeded");
+  ASSERT_TRUE(WaitFor([&] { return GetClaim(name) == nullptr; }));
+  EXPECT_EQ(client_->Count("delete", "resourceclaims"), 1);
+}
+
+TEST_F(ClaimCleanupTest, GeneratedClaimIsDeletedWhenItsPodIsRemoved) {
+  // No garbage collector runs here: the controller deletes the claim of a pod it saw removed.
+  CreateTemplate("tmpl");
+  CreatePod("p1", "gpu", "tmpl");
+  StartController();
+  ASSERT_TRUE(WaitFor([&] { return !RecordedClaim("p1", "gpu").empty(); }));
+  std::string name = RecordedClaim("p1", "gpu");
+  DeletePod("p1");
+  ASSERT_TRUE(WaitFor([&] { return GetClaim(name) == nullptr; }));
+}
+
+TEST_F(ClaimCleanupTest, UnusedClaimBeingDeletedIsDeallocatedAndGoes) {
+  CreateClaim("c1");
+  AllocateAndReserve("c1", {});  // allocated (e.g. immediate allocation), never used
+  StartController();
+  ASSERT_TRUE(WaitForSync("claim:default/c1", 0));
+  EXPECT_TRUE(GetClaim("c1")->status.allocation) << "not deallocated while not being deleted";
+  ASSERT_TRUE(inner_->Delete(Claims(), "default", "c1").ok());
+  ASSERT_TRUE(WaitFor([&] { return GetClaim("c1") == nullptr; }));
+}
+
+TEST_F(ClaimCleanupTest, ClaimBeingDeletedWaitsForItsConsumers) {
+  CreateClaim("c1");
+  api::ObjectPtr p1 = CreatePod("p1", "gpu", "c1", "node-1", true);
+  AllocateAndReserve("c1", {p1});
+  StartController();
+  ASSERT_TRUE(inner_->Delete(Claims(), "default", "c1").ok());
+  ResyncClaim("c1");
+  ASSERT_NE(GetClaim("c1"), nullptr) << "still reserved for a running pod";
+  SetPodPhase("p1", "Succeeded");
+  ASSERT_TRUE(WaitFor([&] { return GetClaim("c1") == nullptr; }));
+}
+
+TEST_F(ClaimCleanupTest, ConflictWithConcurrentWriterIsRetried) {
+  CreateClaim("c1");
+  api::ObjectPtr p1 = CreatePod("p1", "gpu", "c1", "node-1", true);
+  AllocateAndReserve("c1", {p1});
+  StartController();
+  ASSERT_TRUE(WaitForSync("claim:default/c1", 0));
+  // Just before the controller's status write, another writer changes the claim (a driver
+  // writing device status would do the same): the controller's write carries a stale
+  // resourceVersion and gets 409.
+  client_->RaceNextClaimStatusUpdate([this] {
+    auto other = std::make_unique<api::ResourceClaim>(*GetClaim("c1"));
+    other->metadata.resourceVersion.clear();  // unconditional
+    other->metadata.annotations["driver"] = "was-here";
+    ASSERT_TRUE(inner_->Update(Claims(), std::move(other)).ok());
+  });
+  DeletePod("p1");
+  ASSERT_TRUE(WaitFor([&] { return client_->Conflicts() >= 1; }));
+  clock_.Advance(milliseconds(10));  // the backoff (the competing write's event may be first)
+  ASSERT_TRUE(WaitFor([&] { return Deallocated("c1"); }));
+  EXPECT_EQ(GetClaim("c1")->metadata.annotations.at("driver"), "was-here");
+}
+
+}  // namespace
+}  // namespace allot::controllers

@@ -1,0 +1,334 @@
+// The resourceclaim controller's lifecycle, informer handlers, work loop and caches. The syncs
+// live in controllers/resourceclaim/pods.cc and controllers/resourceclaim/claims.cc.
+#include "controllers/resourceclaim/controller.h"
+
+#include <algorithm>
+
+#include "api/machinery/resources.h"
+#include "controllers/resourceclaim/rules.h"
+
+namespace allot::controllers {
+
+namespace {
+
+constexpr std::string_view kPodKeyPrefix = "pod:";
+constexpr std::string_view kClaimKeyPrefix = "claim:";
+
+// Index names are prefixed: the informers are shared with other components.
+const std::string kPodClaimIndex = "allot.resourceclaim-controller/pod-claims";
+const std::string kPodTemplateIndex = "allot.resourceclaim-controller/pod-pending-templates";
+const std::string kClaimOwnerIndex = "allot.resourceclaim-controller/claim-owner-pod";
+
+// Kubernetes' deletedObjects cache size.
+constexpr size_t kDeletedPodCacheSize = 500;
+// Bounds the created-claims cache should the informer never deliver some claims.
+constexpr size_t kMaxCreatedClaims = 10000;
+
+std::string Key(std::string_view prefix, const api::ObjectMeta& meta) {
+  return std::string(prefix) + meta.namespace_ + "/" + meta.name;
+}
+
+// "<ns>/<template>" for each template entry whose claim is not recorded in the status yet.
+std::vector<std::string> PodPendingTemplateKeys(const api::Object& obj) {
+  std::vector<std::string> keys;
+  const api::Pod* pod = api::As<api::Pod>(obj);
+  if (!pod) return keys;
+  for (const api::PodResourceClaim& pc : pod->spec.resourceClaims) {
+    if (pc.resourceClaimTemplateName &&
+        ClaimNameFor(*pod, pc).kind == PodClaimName::Kind::kNotCreated) {
+      keys.push_back(pod->metadata.namespace_ + "/" + *pc.resourceClaimTemplateName);
+    }
+  }
+  return keys;
+}
+
+}  // namespace
+
+// Handlers stay registered in the shared informers after Stop (there is no RemoveHandler);
+// they reach the controller only through this gate, which Stop closes. A handler runs under the
+// gate's lock, so once Stop returned no handler is still inside the controller.
+struct ResourceClaimController::HandlerGate {
+  std::mutex mu;
+  ResourceClaimController* target = nullptr;  // guarded by mu
+
+  template <class F>
+  void Call(F&& f) {
+    std::lock_guard<std::mutex> lock(mu);
+    if (target) f(*target);
+  }
+};
+
+ResourceClaimController::ResourceClaimController(client::Client& client,
+                                                 client::InformerFactory& informers,
+                                                 Options options)
+    : client_(client),
+      informers_(informers),
+      options_(std::move(options)),
+      clock_(options_.clock ? *options_.clock : RealClock::Instance()),
+      own_registry_(options_.metrics ? nullptr : std::make_unique<metrics::Registry>()),
+      metrics_(options_.metrics ? *options_.metrics : *own_registry_),
+      own_events_(options_.events ? nullptr
+                                  : std::make_unique<client::ClientEventRecorder>(
+                                        client, clock_,
+                                        client::ClientEventRecorder::Options{
+                                            .component = std::string(kResourceClaimEventComponent)})),
+      events_(options_.events ? *options_.events : *own_events_),
+      pods_res_(api::ResourceFor<api::Pod>()),
+      claims_res_(api::ResourceFor<api::ResourceClaim>()),
+      templates_res_(api::ResourceFor<api::ResourceClaimTemplate>()),
+      queue_(clock_, options_.queue),
+      deleted_pods_(kDeletedPodCacheSize),
+      deleted_claims_(kDeletedPodCacheSize),
+      gate_(std::make_shared<HandlerGate>()) {}
+
+ResourceClaimController::~ResourceClaimController() { Stop(); }
+
+Status ResourceClaimController::Start() {
+  if (started_) return InternalError("resourceclaim controller: Start called twice");
+  started_ = true;
+  pods_ = &informers_.For(pods_res_);
+  claims_ = &informers_.For(claims_res_);
+  templates_ = &informers_.For(templates_res_);
+  pods_->AddIndex(kPodClaimIndex, PodClaimKeys);
+  pods_->AddIndex(kPodTemplateIndex, PodPendingTemplateKeys);
+  claims_->AddIndex(kClaimOwnerIndex, ClaimOwnerPodUids);
+  {
+    std::lock_guard<std::mutex> lock(gate_->mu);
+    gate_->target = this;
+  }
+  RegisterHandlers();
+  const int n = std::max(1, options_.workers);
+  for (int i = 0; i < n; ++i) workers_.emplace_back([this] { Worker(); });
+  return Status::Ok();
+}
+
+void ResourceClaimController::Stop() {
+  if (stopped_.exchange(true)) return;
+  {
+    std::lock_guard<std::mutex> lock(gate_->mu);
+    gate_->target = nullptr;
+  }
+  queue_.ShutDown();
+  for (std::thread& t : workers_) t.join();
+  workers_.clear();
+  metrics_.Withdraw();
+}
+
+void ResourceClaimController::RegisterHandlers() {
+  std::shared_ptr<HandlerGate> gate = gate_;
+  auto pod = [](const api::ObjectPtr& obj) { return api::As<api::Pod>(*obj); };
+  pods_->AddHandler({
+      .on_add =
+          [gate, pod](const api::ObjectPtr& o) {
+            if (const api::Pod* p = pod(o)) gate->Call([&](auto& c) { c.OnPod(*p, false); });
+          },
+      .on_update =
+          [gate, pod](const api::ObjectPtr&, const api::ObjectPtr& o) {
+            if (const api::Pod* p = pod(o)) gate->Call([&](auto& c) { c.OnPod(*p, false); });
+          },
+      .on_delete =
+          [gate, pod](const api::ObjectPtr& o) {
+            if (const api::Pod* p = pod(o)) gate->Call([&](auto& c) { c.OnPod(*p, true); });
+          },
+  });
+  auto claim = [](const api::ObjectPtr& obj) {
+    return obj ? api::As<api::ResourceClaim>(*obj) : nullptr;
+  };
+  claims_->AddHandler({
+      .on_add =
+          [gate, claim](const api::ObjectPtr& o) {
+            gate->Call([&](auto& c) { c.OnClaim(nullptr, claim(o)); });
+          },
+      .on_update =
+          [gate, claim](const api::ObjectPtr& old_obj, const api::ObjectPtr& o) {
+            gate->Call([&](auto& c) { c.OnClaim(claim(old_obj), claim(o)); });
+          },
+      .on_delete =
+          [gate, claim](const api::ObjectPtr& o) {
+            gate->Call([&](auto& c) { c.OnClaim(claim(o), nullptr); });
+          },
+  });
+  auto on_template = [gate](const api::ObjectPtr& o) {
+    if (const auto* t = api::As<api::ResourceClaimTemplate>(*o)) {
+      gate->Call([&](auto& c) { c.OnTemplate(*t); });
+    }
+  };
+  templates_->AddHandler({
+      .on_add = on_template,
+      .on_update = [on_template](const api::ObjectPtr&,
+                                 const api::ObjectPtr& o) { on_template(o); },
+      .on_delete = {},
+  });
+}
+
+// --- events in --------------------------------------------------------------------------------
+
+void ResourceClaimController::OnPod(const api::Pod& pod, bool removed) {
+  if (pod.spec.resourceClaims.empty()) return;
+  if (removed) deleted_pods_.Add(pod.metadata.uid);
+  // A pod that will not run any more releases its claims: let their syncs drop it.
+  if (!PodNeedsClaims(pod, removed)) {
+    for (const api::PodResourceClaim& pc : pod.spec.resourceClaims) {
+      PodClaimName n = ClaimNameFor(pod, pc);
+      if (n.kind == PodClaimName::Kind::kName) {
+        queue_.Add(std::string(kClaimKeyPrefix) + pod.metadata.namespace_ + "/" + n.name);
+      }
+    }
+  }
+  if (!removed && PodNeedsWork(pod)) queue_.Add(Key(kPodKeyPrefix, pod.metadata));
+}
+
+bool ResourceClaimController::PodNeedsWork(const api::Pod& pod) const {
+  if (pod.metadata.deletionTimestamp || IsPodTerminal(pod)) return false;
+  for (const api::PodResourceClaim& pc : pod.spec.resourceClaims) {
+    PodClaimName n = ClaimNameFor(pod, pc);
+    if (n.kind == PodClaimName::Kind::kNotNeeded) continue;
+    if (n.kind != PodClaimName::Kind::kName) return true;  // to create, or an unknown source
+    api::ObjectPtr obj = FindClaim(pod.metadata.namespace_, n.name);
+    if (!obj) {
+      if (pc.resourceClaimTemplateName) return true;  // to re-create
+      continue;                                       // the user's to create
+    }
+    const auto& claim = *api::As<api::ResourceClaim>(*obj);
+    if (n.check_owner && !CheckClaimIsForPod(pod, claim).ok()) return true;
+    if (pod.spec.nodeName.empty()) continue;
+    if (claim.status.allocation && !IsReservedForPod(pod, claim) && CanBeReserved(claim)) {
+      return true;
+    }
+  }
+  return false;
+}
+
+void ResourceClaimController::OnClaim(const api::ResourceClaim* old_claim,
+                                      const api::ResourceClaim* new_claim) {
+  if (old_claim) metrics_.CountClaim(*old_claim, -1);
+  if (new_claim) metrics_.CountClaim(*new_claim, +1);
+  const api::ResourceClaim* claim = new_claim ? new_claim : old_claim;
+  if (!claim) return;
+  ForgetCreated(*claim);
+  // New or updated: its reservedFor may name pods that are already gone.
+  if (new_claim) queue_.Add(Key(kClaimKeyPrefix, claim->metadata));
+  // The pods using it may have work now (reserve it, re-create it).
+  for (const api::ObjectPtr& obj :
+       pods_->ByIndex(kPodClaimIndex, claim->metadata.namespace_ + "/" + claim->metadata.name)) {
+    if (const api::Pod* pod = api::As<api::Pod>(*obj)) OnPod(*pod, false);
+  }
+}
+
+void ResourceClaimController::OnTemplate(const api::ResourceClaimTemplate& tmpl) {
+  for (const api::ObjectPtr& obj :
+       pods_->ByIndex(kPodTemplateIndex, tmpl.metadata.namespace_ + "/" + tmpl.metadata.name)) {
+    if (const api::Pod* pod = api::As<api::Pod>(*obj)) OnPod(*pod, false);
+  }
+}
+
+// --- workers ----------------------------------------------------------------------------------
+
+bool ResourceClaimController::WaitForCaches() {
+  for (client::Informer* inf : {pods_, claims_, templates_}) {
+    while (!inf->WaitForSync(std::chrono::milliseconds(50))) {
+      if (queue_.ShuttingDown()) return false;
+    }
+  }
+  return true;
+}
+
+void ResourceClaimController::Worker() {
+  if (!WaitForCaches()) return;
+  while (std::optional<std::string> key = queue_.Get()) {
+    Status st = Sync(*key);
+    if (st.ok()) {
+      queue_.Forget(*key);
+    } else {
+      queue_.AddRateLimited(*key);
+    }
+    if (options_.on_sync) options_.on_sync(*key, st);
+    queue_.Done(*key);
+  }
+}
+
+Status ResourceClaimController::Sync(const std::string& key) {
+  size_t colon = key.find(':');
+  size_t slash = key.find('/', colon == std::string::npos ? 0 : colon);
+  if (colon == std::string::npos || slash == std::string::npos) {
+    return InternalError("unexpected key: " + key);
+  }
+  std::string_view prefix = std::string_view(key).substr(0, colon + 1);
+  std::string ns = key.substr(colon + 1, slash - colon - 1);
+  std::string name = key.substr(slash + 1);
+  if (prefix == kPodKeyPrefix) return SyncPod(ns, name);
+  if (prefix == kClaimKeyPrefix) return SyncClaim(ns, name);
+  return InternalError("unexpected key prefix: " + key);
+}
+
+// --- created-claims cache ---------------------------------------------------------------------
+
+namespace {
+
+// Drops `claim` from the by-owner index of the created-claims cache.
+void EraseByOwner(std::unordered_multimap<std::string, api::ObjectPtr>& by_owner,
+                  const api::ObjectPtr& claim) {
+  for (const std::string& uid : ClaimOwnerPodUids(*claim)) {
+    auto [first, last] = by_owner.equal_range(uid);
+    for (auto it = first; it != last; ++it) {
+      if (it->second == claim) {
+        by_owner.erase(it);
+        break;
+      }
+    }
+  }
+}
+
+}  // namespace
+
+void ResourceClaimController::RememberCreated(const api::ObjectPtr& claim) {
+  std::lock_guard<std::mutex> lock(created_mu_);
+  if (created_.size() >= kMaxCreatedClaims) {
+    created_.clear();
+    created_by_owner_.clear();
+  }
+  api::ObjectPtr& slot = created_[claim->metadata.namespace_ + "/" + claim->metadata.name];
+  if (slot) EraseByOwner(created_by_owner_, slot);
+  slot = claim;
+  for (const std::string& uid : ClaimOwnerPodUids(*claim)) created_by_owner_.emplace(uid, claim);
+}
+
+void ResourceClaimController::ForgetCreated(const api::ResourceClaim& claim) {
+  std::lock_guard<std::mutex> lock(created_mu_);
+  if (created_.empty()) return;
+  auto it = created_.find(claim.metadata.namespace_ + "/" + claim.metadata.name);
+  if (it == created_.end()) return;
+  EraseByOwner(created_by_owner_, it->second);
+  created_.erase(it);
+}
+
+api::ObjectPtr ResourceClaimController::FindClaim(const std::string& ns,
+                                                  const std::string& name) const {
+  if (api::ObjectPtr obj = claims_->Get(ns, name)) return obj;
+  std::lock_guard<std::mutex> lock(created_mu_);
+  auto it = created_.find(ns + "/" + name);
+  return it == created_.end() ? nullptr : it->second;
+}
+
+api::ObjectPtr ResourceClaimController::FindOwnedClaim(const api::Pod& pod,
+                                                       const std::string& pod_claim) const {
+  auto matches = [&](const api::ObjectPtr& obj) {
+    const auto* claim = api::As<api::ResourceClaim>(*obj);
+    if (!claim || claim->metadata.namespace_ != pod.metadata.namespace_) return false;
+    auto it = claim->metadata.annotations.find(std::string(kPodClaimNameAnnotation));
+    // Without the annotation it was not generated for a pod entry; ignore it.
+    return it != claim->metadata.annotations.end() && it->second == pod_claim;
+  };
+  // The first match wins; should there be more, the others go with the pod (GC).
+  for (const api::ObjectPtr& obj : claims_->ByIndex(kClaimOwnerIndex, pod.metadata.uid)) {
+    if (matches(obj)) return obj;
+  }
+  std::lock_guard<std::mutex> lock(created_mu_);
+  auto [first, last] = created_by_owner_.equal_range(pod.metadata.uid);
+  for (auto it = first; it != last; ++it) {
+    if (matches(it->second)) return it->second;
+  }
+  return nullptr;
+}
+
+}  // namespace allot::controllers

@@ -1,0 +1,204 @@
+// The resourceclaim controller: what kube-controller-manager's pkg/controller/resourceclaim
+// does (Kubernetes 1.34), plus the KEP-3063 deallocation request (docs/architecture.md §3 step 7).
+//
+//   client::InformerFactory factory(client);
+//   controllers::ResourceClaimController rc(client, factory, {.metrics = &registry});
+//   ALLOT_RETURN_IF_ERROR(rc.Start());       // registers handlers; returns at once
+//   ALLOT_RETURN_IF_ERROR(factory.StartAll());
+//   ...
+//   rc.Stop();
+//
+// What it does
+//  1. Claims from templates. For every pod that is not being deleted and not finished, each
+//     pod.spec.resourceClaims[] entry with resourceClaimTemplateName gets a ResourceClaim:
+//     unless pod.status.resourceClaimStatuses already names one (owned by the pod), it adopts a
+//     claim owned by the pod (controller ownerReference) with the annotation
+//     resource.kubernetes.io/pod-claim-name = <entry> (a crash between create and the pod
+//     status write leaves one), or creates it from the template (controllers/resourceclaim/rules.h:
+//     ClaimFromTemplate). The names are then recorded in pods/status with one strategic-merge
+//     patch (Kubernetes uses server-side apply with field manager ResourceClaimController and
+//     force; the merge by `name` gives the same result for the entries we own). A failure
+//     (template missing, create refused) records the pod Event FailedResourceClaimCreation
+//     "PodResourceClaim <entry>: <error>" and the pod is retried with backoff; a template
+//     appearing later also wakes the pods waiting for it.
+//     For a pod already bound to a node whose claim is allocated but not reserved for it, the
+//     controller adds the pod to status.reservedFor (reserveForPod).
+//  2. reservedFor cleanup. For each claim, a pod consumer is dropped when the pod was seen being
+//     removed, no longer exists (or its name now belongs to a pod with another uid), is finished
+//     (Succeeded / Failed), or was deleted before it was scheduled. A pod missing from the
+//     informer cache, or cached with another uid, is confirmed with a live GET first: the
+//     scheduler reserves claims before Bind, so a pending pod the cache has not seen yet must
+//     not lose its reservation. Consumers other than core pods are kept untouched (Kubernetes
+//     fails the sync for them instead).
+//  3. Deallocation, in the same compare-and-swap status write that removes the last consumer:
+//     structured claims (no controllerName) holding the delete-protection finalizer get
+//     status.allocation (and the driver-written status.devices) cleared, then the finalizer is
+//     removed with an update; control-plane claims (KEP-3063 controllerName) get
+//     status.deallocationRequested = true and the driver does the rest. Deallocation is tied to
+//     that transition only (a claim allocated by a driver before any consumer is not touched);
+//     a claim being deleted without consumers is deallocated and loses the finalizer at once so
+//     its deletion completes (control-plane claims: left to their driver).
+//     A claim generated for a pod is deleted once it has no consumers and its pod is finished,
+//     was replaced by another pod of the same name, or was seen being removed (the garbage
+//     collector would delete it too after the pod object is gone).
+//  4. Events in: pod add / update / delete enqueue the pod when it needs work and, once the pod
+//     no longer needs its claims, the claims it names; claim events enqueue the claim and the
+//     pods that name it (informer indexes, so no scans).
+//  5. Metrics: controllers/resourceclaim/metrics.h.
+//
+// Work queue: keys "pod:<ns>/<name>" and "claim:<ns>/<name>" (work_queue.h), de-duplicated,
+// `workers` threads, failed syncs (409 Conflict included) retried with exponential backoff
+// 5 ms .. 1000 s. Every write that depends on a read is a compare-and-swap on resourceVersion.
+//
+// Workers wait until the pod, claim and template informers have synced before the first sync.
+//
+// Thread safety: Start and Stop are for one owning thread; everything else is internal. The
+// client and the informer factory must outlive the controller. After Stop (or destruction) the
+// handlers left registered in the shared informers do nothing. Locks, in the order they may be
+// taken: the handler gate (held while a handler runs), then the work queue's, created_mu_ and
+// the informers' cache locks (each held briefly, never while calling out). Workers hold none of
+// them across API calls.
+#pragma once
+
+#include <atomic>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <unordered_map>
+#include <vector>
+
+#include "api/core/types.h"
+#include "api/resource/types.h"
+#include "client/client.h"
+#include "client/event_recorder.h"
+#include "client/informer.h"
+#include "client/informer_factory.h"
+#include "common/metrics.h"
+#include "common/status.h"
+#include "common/time.h"
+#include "controllers/resourceclaim/metrics.h"
+#include "controllers/uid_cache.h"
+#include "controllers/work_queue.h"
+
+namespace allot::controllers {
+
+// The Event reason Kubernetes records on the pod when a claim cannot be created.
+inline constexpr std::string_view kReasonFailedResourceClaimCreation =
+    "FailedResourceClaimCreation";
+// source.component of the controller's Events (as Kubernetes').
+inline constexpr std::string_view kResourceClaimEventComponent = "resource_claim";
+
+struct ResourceClaimControllerOptions {
+  // Concurrent syncs (kube-controller-manager's --concurrent-resource-claim-syncs defaults to
+  // 10; two suit the small machines Allot runs on).
+  int workers = 2;
+  Clock* clock = nullptr;                // null: RealClock
+  metrics::Registry* metrics = nullptr;  // null: a private registry
+  client::EventRecorder* events = nullptr;  // null: a ClientEventRecorder through the client
+  // The DRAAdminAccess feature gate: when off, templates requesting admin access fail.
+  bool admin_access_enabled = true;
+  WorkQueueOptions queue;
+  // Called on a worker thread after each sync with its key and result (tests, tracing).
+  std::function<void(const std::string& key, const Status& result)> on_sync;
+};
+
+class ResourceClaimController {
+ public:
+  using Options = ResourceClaimControllerOptions;
+
+  ResourceClaimController(client::Client& client, client::InformerFactory& informers,
+                          Options options = {});
+  ~ResourceClaimController();  // Stop()s
+  ResourceClaimController(const ResourceClaimController&) = delete;
+  ResourceClaimController& operator=(const ResourceClaimController&) = delete;
+
+  // Registers indexes and handlers on the factory's pod, claim and template informers and
+  // starts the workers. Call at most once. The caller starts the factory (before or after).
+  Status Start();
+  // Stops the workers (a sync in progress finishes first) and detaches the handlers.
+  // Idempotent.
+  void Stop();
+
+  // Diagnostics: keys ready to be processed, and keys waiting for a retry.
+  size_t QueueLen() const { return queue_.Len(); }
+  size_t RetryLen() const { return queue_.DelayedLen(); }
+
+ private:
+  struct HandlerGate;
+
+  // --- events in (informer threads; only enqueue) ---
+  void RegisterHandlers();
+  void OnPod(const api::Pod& pod, bool removed);
+  void OnClaim(const api::ResourceClaim* old_claim, const api::ResourceClaim* new_claim);
+  void OnTemplate(const api::ResourceClaimTemplate& tmpl);
+  bool PodNeedsWork(const api::Pod& pod) const;
+
+  // --- workers ---
+  void Worker();
+  bool WaitForCaches();
+  Status Sync(const std::string& key);
+
+  // Pods (controllers/resourceclaim/pods.cc).
+  Status SyncPod(const std::string& ns, const std::string& name);
+  Status HandlePodClaim(const api::Pod& pod, const api::PodResourceClaim& pod_claim,
+                        std::map<std::string, std::string>& new_statuses);
+  Result<api::ObjectPtr> CreateFromTemplate(const api::Pod& pod,
+                                            const api::PodResourceClaim& pod_claim);
+  Status ReserveForPod(const api::Pod& pod, const api::ResourceClaim& claim);
+  Status ReserveClaimsOfBoundPod(const api::Pod& pod);
+
+  // Claims (controllers/resourceclaim/claims.cc).
+  Status SyncClaim(const std::string& ns, const std::string& name);
+  Result<bool> ConsumerGone(const std::string& ns, const api::ResourceClaimConsumerReference& ref);
+  Result<bool> PodGone(const std::string& ns, const std::string& name, const std::string& uid,
+                       bool check_done);
+  Status ReleaseConsumers(const api::ResourceClaim& claim,
+                          std::vector<api::ResourceClaimConsumerReference> valid);
+  Status FinishDeletion(const api::ResourceClaim& claim);
+  Status RemoveFinalizer(const api::ResourceClaim& claim);
+  Status DeleteIfOwnerDone(const api::ResourceClaim& claim);
+
+  // Claims this controller created that the informer may not have delivered yet (Kubernetes'
+  // mutation cache): without it a retry right after a create whose pod status write failed
+  // would create a second claim.
+  void RememberCreated(const api::ObjectPtr& claim);
+  void ForgetCreated(const api::ResourceClaim& claim);
+  api::ObjectPtr FindClaim(const std::string& ns, const std::string& name) const;
+  api::ObjectPtr FindOwnedClaim(const api::Pod& pod, const std::string& pod_claim) const;
+
+  client::Client& client_;
+  client::InformerFactory& informers_;
+  const Options options_;
+  Clock& clock_;
+  std::unique_ptr<metrics::Registry> own_registry_;
+  ResourceClaimMetrics metrics_;
+  std::unique_ptr<client::EventRecorder> own_events_;
+  client::EventRecorder& events_;
+  const api::ResourceInfo& pods_res_;
+  const api::ResourceInfo& claims_res_;
+  const api::ResourceInfo& templates_res_;
+
+  client::Informer* pods_ = nullptr;       // set by Start
+  client::Informer* claims_ = nullptr;     // set by Start
+  client::Informer* templates_ = nullptr;  // set by Start
+
+  WorkQueue queue_;
+  UidCache deleted_pods_;
+  // Claims this controller deleted: stale cached copies (our own status and finalizer writes
+  // arrive as updates before the deletion does) must not trigger another DELETE.
+  UidCache deleted_claims_;
+  std::shared_ptr<HandlerGate> gate_;
+  std::vector<std::thread> workers_;
+  bool started_ = false;
+  std::atomic<bool> stopped_{false};
+
+  mutable std::mutex created_mu_;
+  std::map<std::string, api::ObjectPtr> created_;  // "<ns>/<name>"; guarded by created_mu_
+  // The same claims by the uid of the pod that owns them (FindOwnedClaim); guarded by created_mu_.
+  std::unordered_multimap<std::string, api::ObjectPtr> created_by_owner_;
+};
+
+}  // namespace allot::controllers

@@ -1,0 +1,137 @@
+// The pod sync of the resourceclaim controller: claims from templates, the pod status record of
+// their names, and reservations for pods bound with allocated, unreserved claims.
+#include "controllers/resourceclaim/controller.h"
+#include "controllers/resourceclaim/rules.h"
+
+namespace allot::controllers {
+
+namespace {
+
+std::string PodName(const api::Pod& pod) {
+  return pod.metadata.namespace_ + "/" + pod.metadata.name;
+}
+
+Status Wrap(const Status& st, const std::string& context) {
+  return Status(st.code(), context + ": " + st.message());
+}
+
+}  // namespace
+
+Status ResourceClaimController::SyncPod(const std::string& ns, const std::string& name) {
+  api::ObjectPtr obj = pods_->Get(ns, name);
+  if (!obj) return Status::Ok();  // gone; its claims were enqueued by the delete event
+  const api::Pod& pod = *api::As<api::Pod>(*obj);
+  // Nothing to create for a pod that is being deleted or finished (its claims would only be
+  // deleted again).
+  if (pod.metadata.deletionTimestamp || IsPodTerminal(pod)) return Status::Ok();
+
+  std::map<std::string, std::string> new_statuses;  // pod claim -> claim name
+  for (const api::PodResourceClaim& pc : pod.spec.resourceClaims) {
+    Status st = HandlePodClaim(pod, pc, new_statuses);
+    if (!st.ok()) {
+      events_.Record(pod, client::kEventTypeWarning, kReasonFailedResourceClaimCreation, "",
+                     "PodResourceClaim " + pc.name + ": " + st.message());
+      return Wrap(st, "pod " + PodName(pod) + ", PodResourceClaim " + pc.name);
+    }
+  }
+  if (!new_statuses.empty()) {
+    // One merge patch for every new entry; entries merge by name, so concurrent writers of
+    // other status fields (the kubelet) are not overwritten and no resourceVersion is needed.
+    auto patched = client_.Patch(pods_res_, ns, name, client::PatchKind::kStrategicMerge,
+                                 ResourceClaimStatusesPatch(new_statuses), /*status=*/true);
+    if (!patched.ok()) {
+      return Wrap(patched.status(), "update pod " + PodName(pod) + " ResourceClaimStatuses");
+    }
+  }
+  if (pod.spec.nodeName.empty()) return Status::Ok();  // the scheduler reserves
+  return ReserveClaimsOfBoundPod(pod);
+}
+
+Status ResourceClaimController::HandlePodClaim(const api::Pod& pod,
+                                               const api::PodResourceClaim& pod_claim,
+                                               std::map<std::string, std::string>& new_statuses) {
+  PodClaimName n = ClaimNameFor(pod, pod_claim);
+  switch (n.kind) {
+    case PodClaimName::Kind::kUnknownSource:
+      return InternalError(
+          "checking for claim before creating it: pod claim sets neither resourceClaimName nor "
+          "resourceClaimTemplateName");
+    case PodClaimName::Kind::kNotNeeded:
+      return Status::Ok();
+    case PodClaimName::Kind::kName: {
+      // Recorded (or named directly). It should exist; a generated one deleted by accident,
+      // or one no longer owned by the pod, is generated again below.
+      api::ObjectPtr obj = FindClaim(pod.metadata.namespace_, n.name);
+      if (obj &&
+          (!n.check_owner || CheckClaimIsForPod(pod, *api::As<api::ResourceClaim>(*obj)).ok())) {
+        return Status::Ok();
+      }
+      break;
+    }
+    case PodClaimName::Kind::kNotCreated:
+      break;
+  }
+  if (!pod_claim.resourceClaimTemplateName) return Status::Ok();  // the user's to create
+
+  // Before creating, adopt a claim generated earlier whose name did not reach the pod status.
+  api::ObjectPtr claim = FindOwnedClaim(pod, pod_claim.name);
+  if (!claim) {
+    ALLOT_ASSIGN_OR_RETURN(claim, CreateFromTemplate(pod, pod_claim));
+  }
+  new_statuses[pod_claim.name] = claim->metadata.name;
+  return Status::Ok();
+}
+
+Result<api::ObjectPtr> ResourceClaimController::CreateFromTemplate(
+    const api::Pod& pod, const api::PodResourceClaim& pod_claim) {
+  const std::string& tmpl_name = *pod_claim.resourceClaimTemplateName;
+  api::ObjectPtr obj = templates_->Get(pod.metadata.namespace_, tmpl_name);
+  if (!obj) {
+    // The lister's NotFound error, as Kubernetes reports it.
+    return Status(StatusCode::kNotFound, "resource claim template \"" + tmpl_name +
+                                             "\": resourceclaimtemplate.resource.k8s.io \"" +
+                                             tmpl_name + "\" not found");
+  }
+  const auto& tmpl = *api::As<api::ResourceClaimTemplate>(*obj);
+  const bool admin_access = NeedsAdminAccess(tmpl.spec.spec);
+  if (admin_access && !options_.admin_access_enabled) {
+    return Status(StatusCode::kForbidden, "admin access is requested, but the feature is disabled");
+  }
+  std::unique_ptr<api::ResourceClaim> claim = ClaimFromTemplate(pod, pod_claim, tmpl);
+  const std::string generate_name = claim->metadata.generateName;
+  Result<api::ObjectPtr> created = client_.Create(claims_res_, std::move(claim));
+  metrics_.RecordCreate(admin_access, created.ok());
+  if (!created.ok()) return Wrap(created.status(), "create ResourceClaim " + generate_name);
+  RememberCreated(*created);
+  return *created;
+}
+
+Status ResourceClaimController::ReserveClaimsOfBoundPod(const api::Pod& pod) {
+  for (const api::PodResourceClaim& pc : pod.spec.resourceClaims) {
+    PodClaimName n = ClaimNameFor(pod, pc);
+    // Our copy of the pod may predate the status patch in SyncPod: such entries wait.
+    if (n.kind != PodClaimName::Kind::kName) continue;
+    api::ObjectPtr obj = FindClaim(pod.metadata.namespace_, n.name);
+    if (!obj) continue;
+    const auto& claim = *api::As<api::ResourceClaim>(*obj);
+    if (n.check_owner) ALLOT_RETURN_IF_ERROR(CheckClaimIsForPod(pod, claim));
+    if (claim.status.allocation && !IsReservedForPod(pod, claim) && CanBeReserved(claim)) {
+      ALLOT_RETURN_IF_ERROR(ReserveForPod(pod, claim));
+    }
+  }
+  return Status::Ok();
+}
+
+Status ResourceClaimController::ReserveForPod(const api::Pod& pod,
+                                              const api::ResourceClaim& claim) {
+  auto updated = std::make_unique<api::ResourceClaim>(claim);  // carries the resourceVersion
+  updated->status.reservedFor.push_back({"", "pods", pod.metadata.name, pod.metadata.uid});
+  auto written = client_.UpdateStatus(claims_res_, std::move(updated));
+  if (!written.ok()) {
+    return Wrap(written.status(), "reserve claim " + claim.metadata.namespace_ + "/" +
+                                      claim.metadata.name + " for pod");
+  }
+  return Status::Ok();
+}
+
+}  // namespace allot::controllers

@@ -1,0 +1,379 @@
+#include "drivers/fabric/config.h"
+
+#include <rapidjson/document.h>
+#include <rapidjson/stringbuffer.h>
+#include <rapidjson/writer.h>
+
+#include <algorithm>
+#include <set>
+
+#include "api/codec/yaml.h"
+#include "api/machinery/meta_validation.h"
+#include "api/machinery/validation.h"
+#include "api/resource/validation.h"
+#include "common/go_duration.h"
+#include "drivers/fabric/devices.h"
+
+namespace allot::drivers {
+
+namespace {
+
+using api::Path;
+using std::chrono::microseconds;
+
+// The JSON text of a value, for error messages.
+std::string JsonText(const rapidjson::Value& v) {
+  rapidjson::StringBuffer buf;
+  rapidjson::Writer<rapidjson::StringBuffer> writer(buf);
+  v.Accept(writer);
+  return std::string(buf.GetString(), buf.GetSize());
+}
+
+std::string DurationText(microseconds d) {
+  if (d.count() % 1000000 == 0) return std::to_string(d.count() / 1000000) + "s";
+  if (d.count() % 1000 == 0) return std::to_string(d.count() / 1000) + "ms";
+  return std::to_string(d.count()) + "us";
+}
+
+// Decodes the JSON form into a FabricConfig, recording type errors and unknown fields. Value
+// ranges are ValidateFabricConfig's business.
+class Decoder {
+ public:
+  void Config(const rapidjson::Value& doc, FabricConfig& c) {
+    if (!doc.IsObject()) {
+      errs_.Invalid(Path(), JsonText(doc), "must be a map of fields (driver, pools, ...)");
+      return;
+    }
+    for (const auto& m : doc.GetObject()) {
+      const std::string key = m.name.GetString();
+      const Path p = Path().Child(key);
+      const rapidjson::Value& v = m.value;
+      if (key == "driver") {
+        String(v, p, c.driver);
+      } else if (key == "nodeSelector") {
+        StringMap(v, p, c.node_selector);
+      } else if (key == "pools") {
+        Pools(v, p, c.pools);
+      } else if (key == "attachLatency") {
+        Duration(v, p, c.attach_latency);
+      } else if (key == "detachLatency") {
+        Duration(v, p, c.detach_latency);
+      } else if (key == "failureRate") {
+        if (v.IsNumber()) {
+          c.failure_rate = v.GetDouble();
+        } else {
+          Invalid(v, p, "must be a number between 0 and 1");
+        }
+      } else if (key == "failureCooldown") {
+        Duration(v, p, c.failure_cooldown);
+      } else if (key == "refreshInterval") {
+        Duration(v, p, c.refresh_interval);
+      } else if (key == "seed") {
+        if (v.IsUint64()) {
+          c.seed = v.GetUint64();
+        } else {
+          Invalid(v, p, "must be a non-negative integer");
+        }
+      } else if (key == "bindingConditions") {
+        StringList(v, p, c.binding_conditions);
+      } else if (key == "bindingFailureConditions") {
+        StringList(v, p, c.binding_failure_conditions);
+      } else if (key == "onFailure") {
+        std::string policy;
+        if (!String(v, p, policy)) continue;
+        if (policy == "Taint") {
+          c.on_failure = FabricFailurePolicy::kTaint;
+        } else if (policy == "Remove") {
+          c.on_failure = FabricFailurePolicy::kRemove;
+        } else {
+          errs_.NotSupported(p, policy, {"Remove", "Taint"});
+        }
+      } else {
+        Unknown(p);
+      }
+    }
+  }
+
+  std::vector<std::string> Problems() const {
+    std::vector<std::string> out = unknown_;
+    for (std::string& m : errs_.Messages()) out.push_back(std::move(m));
+    return out;
+  }
+
+ private:
+  void Unknown(const Path& p) { unknown_.push_back("unknown field " + api::Quote(p.str())); }
+
+  void Invalid(const rapidjson::Value& v, const Path& p, std::string_view detail) {
+    if (v.IsString()) {
+      errs_.Invalid(p, v.GetString(), detail);
+    } else if (v.IsInt64()) {
+      errs_.InvalidInt(p, v.GetInt64(), detail);
+    } else {
+      errs_.Invalid(p, JsonText(v), detail);
+    }
+  }
+
+  bool String(const rapidjson::Value& v, const Path& p, std::string& out) {
+    if (!v.IsString()) {
+      Invalid(v, p, "must be a string");
+      return false;
+    }
+    out.assign(v.GetString(), v.GetStringLength());
+    return true;
+  }
+
+  void StringMap(const rapidjson::Value& v, const Path& p,
+                 std::map<std::string, std::string>& out) {
+    if (!v.IsObject()) return Invalid(v, p, "must be a map of strings");
+    for (const auto& m : v.GetObject())
+      String(m.value, p.Key(m.name.GetString()), out[m.name.GetString()]);
+  }
+
+  void StringList(const rapidjson::Value& v, const Path& p, std::vector<std::string>& out) {
+    if (!v.IsArray()) return Invalid(v, p, "must be a list of strings");
+    out.clear();
+    for (rapidjson::SizeType i = 0; i < v.Size(); ++i) {
+      std::string s;
+      if (String(v[i], p.Index(i), s)) out.push_back(std::move(s));
+    }
+  }
+
+  void Duration(const rapidjson::Value& v, const Path& p, microseconds& out) {
+    if (!v.IsString()) return Invalid(v, p, "must be a duration such as \"2s\" or \"500ms\"");
+    Result<microseconds> d = ParseGoDuration(v.GetString());
+    if (!d.ok()) return errs_.Invalid(p, v.GetString(), d.status().message());
+    out = *d;
+  }
+
+  void Pools(const rapidjson::Value& v, const Path& p, std::vector<FabricPoolConfig>& out) {
+    if (!v.IsArray()) return Invalid(v, p, "must be a list of pools");
+    out.clear();
+    for (rapidjson::SizeType i = 0; i < v.Size(); ++i) Pool(v[i], p.Index(i), out.emplace_back());
+  }
+
+  void Pool(const rapidjson::Value& v, const Path& p, FabricPoolConfig& pool) {
+    if (!v.IsObject()) return Invalid(v, p, "must be a map of fields (model, count, ...)");
+    for (const auto& m : v.GetObject()) {
+      const std::string key = m.name.GetString();
+      const Path fp = p.Child(key);
+      if (key == "model") {
+        String(m.value, fp, pool.model);
+      } else if (key == "count") {
+        if (m.value.IsInt64()) {
+          pool.count = m.value.GetInt64();
+        } else {
+          Invalid(m.value, fp, "must be an integer");
+        }
+      } else if (key == "attributes") {
+        if (!m.value.IsObject()) {
+          Invalid(m.value, fp, "must be a map of attribute values");
+          continue;
+        }
+        for (const auto& a : m.value.GetObject()) {
+          Attribute(a.value, fp.Key(a.name.GetString()), pool.attributes[a.name.GetString()]);
+        }
+      } else if (key == "capacity") {
+        if (!m.value.IsObject()) {
+          Invalid(m.value, fp, "must be a map of quantities");
+          continue;
+        }
+        for (const auto& c : m.value.GetObject()) {
+          Quantity(c.value, fp.Key(c.name.GetString()), pool.capacity[c.name.GetString()]);
+        }
+      } else {
+        Unknown(fp);
+      }
+    }
+  }
+
+  // A plain scalar, or {string|int|bool|version: value} as in a ResourceSlice.
+  void Attribute(const rapidjson::Value& v, const Path& p, api::DeviceAttribute& a) {
+    if (v.IsString()) {
+      a.stringValue = v.GetString();
+    } else if (v.IsBool()) {
+      a.boolValue = v.GetBool();
+    } else if (v.IsInt64()) {
+      a.intValue = v.GetInt64();
+    } else if (v.IsObject() && v.MemberCount() == 1) {
+      const auto& m = *v.MemberBegin();
+      const std::string type = m.name.GetString();
+      const Path tp = p.Child(type);
+      if (type == "string" || type == "version") {
+        std::string s;
+        if (String(m.value, tp, s)) (type == "string" ? a.stringValue : a.versionValue) = s;
+      } else if (type == "int") {
+        if (m.value.IsInt64()) {
+          a.intValue = m.value.GetInt64();
+        } else {
+          Invalid(m.value, tp, "must be an integer");
+        }
+      } else if (type == "bool") {
+        if (m.value.IsBool()) {
+          a.boolValue = m.value.GetBool();
+        } else {
+          Invalid(m.value, tp, "must be true or false");
+        }
+      } else {
+        errs_.NotSupported(p, type, {"bool", "int", "string", "version"});
+      }
+    } else {
+      Invalid(v, p,
+              "must be a string, integer or boolean, or one of {string|int|bool|version: value}");
+    }
+  }
+
+  // "80Gi" or 80.
+  void Quantity(const rapidjson::Value& v, const Path& p, api::Quantity& q) {
+    if (v.IsInt64()) {
+      q = api::Quantity::FromInt(v.GetInt64());
+      return;
+    }
+    if (!v.IsString()) return Invalid(v, p, "must be a quantity such as \"80Gi\"");
+    Result<api::Quantity> parsed = api::Quantity::Parse(v.GetString());
+    if (!parsed.ok()) return errs_.Invalid(p, v.GetString(), parsed.status().message());
+    q = *parsed;
+  }
+
+  api::FieldErrors errs_;
+  std::vector<std::string> unknown_;
+};
+
+void ValidateConditionList(const std::vector<std::string>& list, const Path& p,
+                           api::FieldErrors& errs) {
+  if (list.empty()) errs.Required(p, "at least one condition type");
+  if (list.size() > api::kBindingConditionsMaxSize) {
+    errs.TooMany(p, static_cast<int64_t>(list.size()),
+                 static_cast<int64_t>(api::kBindingConditionsMaxSize));
+  }
+  std::set<std::string> seen;
+  for (size_t i = 0; i < list.size(); ++i) {
+    api::ValidateLabelName(list[i], p.Index(i), errs);
+    if (!seen.insert(list[i]).second) errs.Duplicate(p.Index(i), list[i]);
+  }
+}
+
+// What the API server would say about the pool's slice, with every device in both shapes.
+void ValidatePoolSlice(const FabricConfig& c, const FabricPoolConfig& pool, const Path& p,
+                       std::vector<std::string>& problems) {
+  std::vector<api::Device> devices;
+  for (int64_t i = 0; i < pool.count; ++i) {
+    FabricDeviceShape shape;
+    if (i % 2 == 1) {
+      shape.attached_to = "node";
+      shape.taint = FabricAttachFailedTaint("node", Time::FromUnixSeconds(1));
+    }
+    devices.push_back(FabricDevice(c, pool, i, shape));
+  }
+  api::FieldErrors errs;
+  api::ValidateResourceSlice(FabricSlice(c, pool, std::move(devices), 1), errs);
+  for (const std::string& m : errs.Messages()) {
+    problems.push_back(p.str() + ": the pool's ResourceSlice would be invalid: " + m);
+  }
+}
+
+void ValidatePool(const FabricConfig& c, const FabricPoolConfig& pool, const Path& p,
+                  api::FieldErrors& errs, std::vector<std::string>& problems) {
+  const size_t before = errs.size();
+  if (pool.model.empty()) {
+    errs.Required(p.Child("model"));
+  } else {
+    api::ValidateDnsLabel(pool.model, p.Child("model"), errs);
+    if (pool.model.size() > kFabricModelMaxLength) {
+      errs.Invalid(p.Child("model"), pool.model,
+                   "must be no more than " + std::to_string(kFabricModelMaxLength) +
+                       " bytes, so that device names <model>-<index> are DNS labels");
+    }
+  }
+  if (pool.count <= 0) {
+    errs.InvalidInt(p.Child("count"), pool.count, "must be positive");
+  } else if (pool.count > static_cast<int64_t>(api::kResourceSliceMaxDevices)) {
+    errs.InvalidInt(p.Child("count"), pool.count,
+                    "must be at most " + std::to_string(api::kResourceSliceMaxDevices) +
+                        " (the devices of a model share one ResourceSlice)");
+  }
+  if (pool.attributes.contains(std::string(kFabricModelAttribute))) {
+    errs.Invalid(p.Child("attributes").Key(kFabricModelAttribute), "",
+                 "is set by the driver (the pool's model)");
+  }
+  if (errs.size() == before) ValidatePoolSlice(c, pool, p, problems);
+}
+
+void ValidateDuration(microseconds d, const Path& p, bool positive, api::FieldErrors& errs) {
+  if (d.count() < 0 || (positive && d.count() == 0)) {
+    errs.Invalid(p, DurationText(d), positive ? "must be positive" : "must not be negative");
+  }
+}
+
+}  // namespace
+
+Result<FabricConfig> ParseFabricConfig(std::string_view yaml) {
+  Result<std::string> json = api::YamlDocumentToJson(yaml);
+  if (!json.ok()) return BadRequestError("invalid fabric config: " + json.status().message());
+  rapidjson::Document doc;
+  doc.Parse(json->data(), json->size());
+  if (doc.HasParseError()) return BadRequestError("invalid fabric config: not a JSON document");
+  FabricConfig config;
+  Decoder decoder;
+  decoder.Config(doc, config);
+  std::vector<std::string> problems = decoder.Problems();
+  if (problems.empty()) {
+    ALLOT_RETURN_IF_ERROR(ValidateFabricConfig(config));
+    return config;
+  }
+  std::string msg = "invalid fabric config:";
+  for (const std::string& problem : problems) msg += "\n  " + problem;
+  return BadRequestError(msg);
+}
+
+Status ValidateFabricConfig(const FabricConfig& c) {
+  api::FieldErrors errs;
+  std::vector<std::string> slice_problems;  // what the API server would say about the slices
+  const Path root;
+  if (c.driver.empty()) {
+    errs.Required(root.Child("driver"));
+  } else {
+    api::ValidateDnsSubdomain(c.driver, root.Child("driver"), errs);
+    if (c.driver.size() > api::kDriverNameMaxLength) {
+      errs.TooLong(root.Child("driver"), static_cast<int64_t>(api::kDriverNameMaxLength));
+    }
+  }
+  for (const auto& [label, value] : c.node_selector) {
+    api::ValidateLabelName(label, root.Child("nodeSelector").Key(label), errs);
+    api::ValidateLabelValue(value, root.Child("nodeSelector").Key(label), errs);
+  }
+  if (c.pools.empty()) errs.Required(root.Child("pools"), "at least one pool of devices");
+  std::set<std::string> models;
+  for (size_t i = 0; i < c.pools.size(); ++i) {
+    const Path p = root.Child("pools").Index(i);
+    if (!c.pools[i].model.empty() && !models.insert(c.pools[i].model).second) {
+      errs.Duplicate(p.Child("model"), c.pools[i].model);
+    }
+    ValidatePool(c, c.pools[i], p, errs, slice_problems);
+  }
+  ValidateDuration(c.attach_latency, root.Child("attachLatency"), false, errs);
+  ValidateDuration(c.detach_latency, root.Child("detachLatency"), false, errs);
+  ValidateDuration(c.failure_cooldown, root.Child("failureCooldown"), false, errs);
+  ValidateDuration(c.refresh_interval, root.Child("refreshInterval"), true, errs);
+  if (!(c.failure_rate >= 0 && c.failure_rate <= 1)) {
+    errs.Invalid(root.Child("failureRate"), std::to_string(c.failure_rate),
+                 "must be between 0 and 1");
+  }
+  ValidateConditionList(c.binding_conditions, root.Child("bindingConditions"), errs);
+  ValidateConditionList(c.binding_failure_conditions, root.Child("bindingFailureConditions"), errs);
+  for (size_t i = 0; i < c.binding_failure_conditions.size(); ++i) {
+    const std::string& type = c.binding_failure_conditions[i];
+    if (std::find(c.binding_conditions.begin(), c.binding_conditions.end(), type) !=
+        c.binding_conditions.end()) {
+      errs.Invalid(root.Child("bindingFailureConditions").Index(i), type,
+                   "must not also be a binding condition");
+    }
+  }
+  std::vector<std::string> problems = errs.Messages();
+  problems.insert(problems.end(), slice_problems.begin(), slice_problems.end());
+  if (problems.empty()) return Status::Ok();
+  std::string msg = "invalid fabric config:";
+  for (const std::string& problem : problems) msg += "\n  " + problem;
+  return BadRequestError(msg);
+}
+
+}  // namespace allot::drivers

@@ -1,0 +1,87 @@
+#include "node/dra/claims.h"
+
+#include "client/informer.h"
+
+namespace allot::node {
+
+namespace {
+
+std::string ClaimId(const api::Pod& pod, std::string_view name) {
+  return "resourceclaim " + pod.metadata.namespace_ + "/" + std::string(name);
+}
+
+bool IsControlledByPod(const api::ResourceClaim& claim, const api::Pod& pod) {
+  for (const api::OwnerReference& ref : claim.metadata.ownerReferences) {
+    if (ref.controller.value_or(false)) return ref.uid == pod.metadata.uid;
+  }
+  return false;
+}
+
+}  // namespace
+
+api::ObjectPtr InformerClaimSource::GetClaim(std::string_view ns, std::string_view name) const {
+  return claims_.Get(ns, name);
+}
+
+std::vector<PodClaimUse> PodClaims(const api::Pod& pod) {
+  std::vector<PodClaimUse> out;
+  for (const api::PodResourceClaim& entry : pod.spec.resourceClaims) {
+    if (entry.resourceClaimName) {
+      out.push_back({.entry = entry.name, .claim_name = *entry.resourceClaimName});
+      continue;
+    }
+    if (!entry.resourceClaimTemplateName) continue;  // invalid pod; nothing to check
+    const api::PodResourceClaimStatus* status = nullptr;
+    for (const api::PodResourceClaimStatus& s : pod.status.resourceClaimStatuses) {
+      if (s.name == entry.name) status = &s;
+    }
+    if (status == nullptr) {
+      out.push_back({.entry = entry.name, .generated = true, .not_ready = true});
+    } else if (status->resourceClaimName) {
+      out.push_back(
+          {.entry = entry.name, .claim_name = *status->resourceClaimName, .generated = true});
+    }
+  }
+  if (pod.status.extendedResourceClaimStatus) {
+    // Created by the scheduler for the pod (owner: the pod).
+    out.push_back({.claim_name = pod.status.extendedResourceClaimStatus->resourceClaimName,
+                   .generated = true});
+  }
+  return out;
+}
+
+bool IsReservedForPod(const api::ResourceClaim& claim, const api::Pod& pod) {
+  for (const api::ResourceClaimConsumerReference& ref : claim.status.reservedFor) {
+    if (ref.uid == pod.metadata.uid) return true;
+  }
+  return false;
+}
+
+std::string WhyClaimBlocksPod(const api::Pod& pod, const PodClaimUse& use,
+                              const api::ResourceClaim* claim) {
+  if (use.not_ready) {
+    return "resourceclaim for pod claim \"" + use.entry + "\" has not been created yet";
+  }
+  if (claim == nullptr) return ClaimId(pod, use.claim_name) + " not found";
+  if (use.generated && !IsControlledByPod(*claim, pod)) {
+    return ClaimId(pod, use.claim_name) + " was not created for the pod";
+  }
+  if (!claim->status.allocation) return ClaimId(pod, use.claim_name) + " is not allocated";
+  if (!IsReservedForPod(*claim, pod)) {
+    return ClaimId(pod, use.claim_name) + " is not reserved for the pod";
+  }
+  return {};
+}
+
+std::string DraStartRule::WhyNotStart(const api::Pod& pod, std::string_view /*node*/) {
+  for (const PodClaimUse& use : PodClaims(pod)) {
+    api::ObjectPtr obj =
+        use.not_ready ? nullptr : claims_.GetClaim(pod.metadata.namespace_, use.claim_name);
+    const api::ResourceClaim* claim = obj ? api::As<api::ResourceClaim>(*obj) : nullptr;
+    std::string why = WhyClaimBlocksPod(pod, use, claim);
+    if (!why.empty()) return why;
+  }
+  return {};
+}
+
+}  // namespace allot::node

@@ -1,0 +1,276 @@
+#include "scheduler/framework/types.h"
+
+#include <algorithm>
+#include <atomic>
+
+namespace allot::scheduler {
+
+namespace {
+
+using api::Quantity;
+using api::ResourceList;
+
+void AddList(ResourceList& to, const ResourceList& from) {
+  for (const auto& [name, q] : from) {
+    auto it = to.find(name);
+    if (it == to.end()) {
+      to.emplace(name, q);
+    } else {
+      it->second.Add(q);
+    }
+  }
+}
+
+void MaxList(ResourceList& to, const ResourceList& from) {
+  for (const auto& [name, q] : from) {
+    auto it = to.find(name);
+    if (it == to.end()) {
+      to.emplace(name, q);
+    } else if (it->second < q) {
+      it->second = q;
+    }
+  }
+}
+
+const ResourceList& WithDefaults(const ResourceList& reqs, bool non_missing, ResourceList& tmp) {
+  if (!non_missing ||
+      (reqs.count(std::string(kResourceCpu)) && reqs.count(std::string(kResourceMemory)))) {
+    return reqs;
+  }
+  tmp = reqs;
+  tmp.emplace(std::string(kResourceCpu), Quantity::FromMilli(kDefaultMilliCpuRequest));
+  tmp.emplace(std::string(kResourceMemory), Quantity::FromInt(kDefaultMemoryRequest));
+  return tmp;
+}
+
+bool IsSidecar(const api::Container& c) { return c.restartPolicy && *c.restartPolicy == "Always"; }
+
+bool PodLevelRequestsSet(const api::Pod& pod) {
+  return pod.spec.resources && !pod.spec.resources->requests.empty();
+}
+
+bool IsPodLevelResource(std::string_view name) {
+  return name == kResourceCpu || name == kResourceMemory || name.starts_with("hugepages-");
+}
+
+// Containers, then init containers (max rule with sidecars), as resource.PodRequests.
+ResourceList AggregateContainers(const api::PodSpec& spec, bool non_missing) {
+  ResourceList reqs;
+  ResourceList tmp;
+  for (const api::Container& c : spec.containers) {
+    AddList(reqs, WithDefaults(c.resources.requests, non_missing, tmp));
+  }
+  ResourceList sidecars;
+  ResourceList init_max;
+  for (const api::Container& c : spec.initContainers) {
+    const ResourceList& own = WithDefaults(c.resources.requests, non_missing, tmp);
+    if (IsSidecar(c)) {
+      AddList(reqs, own);
+      AddList(sidecars, own);
+      MaxList(init_max, sidecars);
+    } else {
+      ResourceList use = own;
+      AddList(use, sidecars);
+      MaxList(init_max, use);
+    }
+  }
+  MaxList(reqs, init_max);
+  return reqs;
+}
+
+void AddHostPorts(const api::Container& c, std::vector<HostPort>& out) {
+  for (const api::ContainerPort& p : c.ports) {
+    if (p.hostPort <= 0) continue;
+    out.push_back(HostPort{p.hostIP.empty() ? "0.0.0.0" : p.hostIP,
+                           p.protocol.empty() ? "TCP" : p.protocol, p.hostPort});
+  }
+}
+
+}  // namespace
+
+bool IsScalarResourceName(std::string_view name) {
+  return name.find('/') != std::string_view::npos || name.starts_with("hugepages-") ||
+         name.starts_with("attachable-volumes-");
+}
+
+// --- Resource -----------------------------------------------------------------------------------
+
+Resource Resource::FromList(const ResourceList& list) {
+  Resource r;
+  for (const auto& [name, q] : list) {
+    if (name == kResourceCpu) {
+      r.milli_cpu += q.MilliValue();
+    } else if (name == kResourceMemory) {
+      r.memory += q.Value();
+    } else if (name == kResourceEphemeralStorage) {
+      r.ephemeral_storage += q.Value();
+    } else if (name == kResourcePods) {
+      r.allowed_pods += q.Value();
+    } else if (IsScalarResourceName(name)) {
+      r.SetScalar(name, r.Scalar(name) + q.Value());
+    }
+  }
+  return r;
+}
+
+int64_t Resource::Get(std::string_view name) const {
+  if (name == kResourceCpu) return milli_cpu;
+  if (name == kResourceMemory) return memory;
+  if (name == kResourceEphemeralStorage) return ephemeral_storage;
+  if (name == kResourcePods) return allowed_pods;
+  return Scalar(name);
+}
+
+int64_t Resource::Scalar(std::string_view name) const {
+  auto it = std::lower_bound(scalars.begin(), scalars.end(), name,
+                             [](const auto& e, std::string_view n) { return e.first < n; });
+  return it != scalars.end() && it->first == name ? it->second : 0;
+}
+
+void Resource::SetScalar(std::string_view name, int64_t value) {
+  auto it = std::lower_bound(scalars.begin(), scalars.end(), name,
+                             [](const auto& e, std::string_view n) { return e.first < n; });
+  if (it != scalars.end() && it->first == name) {
+    it->second = value;
+  } else {
+    scalars.emplace(it, std::string(name), value);
+  }
+}
+
+void Resource::Add(const Resource& o) {
+  milli_cpu += o.milli_cpu;
+  memory += o.memory;
+  ephemeral_storage += o.ephemeral_storage;
+  allowed_pods += o.allowed_pods;
+  for (const auto& [name, v] : o.scalars) SetScalar(name, Scalar(name) + v);
+}
+
+void Resource::Sub(const Resource& o) {
+  milli_cpu -= o.milli_cpu;
+  memory -= o.memory;
+  ephemeral_storage -= o.ephemeral_storage;
+  allowed_pods -= o.allowed_pods;
+  for (const auto& [name, v] : o.scalars) SetScalar(name, Scalar(name) - v);
+}
+
+bool Resource::IsZero() const {
+  if (milli_cpu || memory || ephemeral_storage || allowed_pods) return false;
+  for (const auto& [name, v] : scalars) {
+    if (v != 0) return false;
+  }
+  return true;
+}
+
+// --- HostPortInfo -------------------------------------------------------------------------------
+
+void HostPortInfo::Add(const HostPort& p) { ports_.push_back(p); }
+
+void HostPortInfo::Remove(const HostPort& p) {
+  auto it = std::find(ports_.begin(), ports_.end(), p);
+  if (it != ports_.end()) ports_.erase(it);
+}
+
+bool HostPortInfo::Conflicts(const HostPort& p) const {
+  for (const HostPort& u : ports_) {
+    if (u.port != p.port || u.protocol != p.protocol) continue;
+    if (p.ip == "0.0.0.0" || u.ip == "0.0.0.0" || u.ip == p.ip) return true;
+  }
+  return false;
+}
+
+// --- PodInfo ------------------------------------------------------------------------------------
+
+ResourceList ComputePodRequests(const api::Pod& pod, bool non_missing) {
+  const bool pod_level = PodLevelRequestsSet(pod);
+  ResourceList reqs = AggregateContainers(pod.spec, non_missing && !pod_level);
+  if (pod_level) {
+    for (const auto& [name, q] : pod.spec.resources->requests) {
+      if (IsPodLevelResource(name)) reqs[name] = q;
+    }
+    if (non_missing) {
+      reqs.emplace(std::string(kResourceCpu), Quantity::FromMilli(kDefaultMilliCpuRequest));
+      reqs.emplace(std::string(kResourceMemory), Quantity::FromInt(kDefaultMemoryRequest));
+    }
+  }
+  AddList(reqs, pod.spec.overhead);
+  return reqs;
+}
+
+std::shared_ptr<const PodInfo> PodInfo::Make(std::shared_ptr<const api::Pod> pod) {
+  auto info = std::make_shared<PodInfo>();
+  info->requests = Resource::FromList(ComputePodRequests(*pod, false));
+  info->non_zero_requests = Resource::FromList(ComputePodRequests(*pod, true));
+  for (const api::Container& c : pod->spec.containers) AddHostPorts(c, info->host_ports);
+  for (const api::Container& c : pod->spec.initContainers) {
+    if (IsSidecar(c)) AddHostPorts(c, info->host_ports);
+  }
+  info->priority = pod->spec.priority.value_or(0);
+  info->pod = std::move(pod);
+  return info;
+}
+
+// --- NodeInfo -----------------------------------------------------------------------------------
+
+int64_t NextGeneration() {
+  static std::atomic<int64_t> generation{0};
+  return generation.fetch_add(1, std::memory_order_relaxed) + 1;
+}
+
+void NodeInfo::SetNode(std::shared_ptr<const api::Node> node) {
+  const api::NodeStatus& st = node->status;
+  allocatable_ = Resource::FromList(st.allocatable.empty() ? st.capacity : st.allocatable);
+  name_ = node->metadata.name;
+  unschedulable_ = node->spec.unschedulable;
+  taints_ = node->spec.taints;
+  node_ = std::move(node);
+  Touch();
+}
+
+void NodeInfo::ClearNode() {
+  node_.reset();
+  allocatable_ = Resource{};
+  unschedulable_ = false;
+  taints_.clear();
+  Touch();
+}
+
+void NodeInfo::AddPod(PodInfoPtr pod) {
+  requested_.Add(pod->requests);
+  non_zero_requested_.Add(pod->non_zero_requests);
+  for (const HostPort& p : pod->host_ports) used_ports_.Add(p);
+  if (name_.empty()) name_ = pod->pod->spec.nodeName;
+  pods_.push_back(std::move(pod));
+  Touch();
+}
+
+bool NodeInfo::RemovePod(std::string_view uid) {
+  for (size_t i = 0; i < pods_.size(); ++i) {
+    if (pods_[i]->uid() != uid) continue;
+    const PodInfo& p = *pods_[i];
+    requested_.Sub(p.requests);
+    non_zero_requested_.Sub(p.non_zero_requests);
+    for (const HostPort& hp : p.host_ports) used_ports_.Remove(hp);
+    pods_[i] = std::move(pods_.back());
+    pods_.pop_back();
+    Touch();
+    return true;
+  }
+  return false;
+}
+
+void DefaultNormalizeScore(int64_t max_priority, bool reverse, std::span<NodeScore> scores) {
+  int64_t max_count = 0;
+  for (const NodeScore& s : scores) max_count = std::max(max_count, s.score);
+  if (max_count == 0) {
+    if (reverse) {
+      for (NodeScore& s : scores) s.score = max_priority;
+    }
+    return;
+  }
+  for (NodeScore& s : scores) {
+    int64_t v = max_priority * s.score / max_count;
+    s.score = reverse ? max_priority - v : v;
+  }
+}
+
+}  // namespace allot::scheduler

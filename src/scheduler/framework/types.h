@@ -1,0 +1,163 @@
+// The scheduler's view of pods and nodes: Resource vectors, PodInfo (a pod with its requests
+// computed once) and NodeInfo (a node with the pods on it and what they use).
+//
+// Resource requests follow Kubernetes (k8s.io/component-helpers/resource PodRequests):
+//  - regular containers are summed;
+//  - init containers run one at a time, so the pod needs the max over them, where each init
+//    container also needs every restartable init container (sidecar) started before it;
+//  - sidecars keep running, so they are added to the regular containers' sum;
+//  - pod-level resources (spec.resources.requests cpu/memory), when set, replace the
+//    container aggregate for those resources;
+//  - spec.overhead is added at the end.
+// The "non-zero" requests used for scoring give every container that does not request cpu or
+// memory at all 100m cpu and 200Mi memory (schedutil.DefaultMilliCPURequest /
+// DefaultMemoryRequest), so best-effort pods still spread.
+//
+// Thread safety: PodInfo is immutable once made and shared (shared_ptr<const PodInfo>). A
+// NodeInfo is a plain value: the cache mutates its own under its lock, the snapshot holds
+// copies that only the scheduling thread touches.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "api/core/types.h"
+
+namespace allot::scheduler {
+
+inline constexpr std::string_view kResourceCpu = "cpu";
+inline constexpr std::string_view kResourceMemory = "memory";
+inline constexpr std::string_view kResourceEphemeralStorage = "ephemeral-storage";
+inline constexpr std::string_view kResourcePods = "pods";
+
+inline constexpr int64_t kDefaultMilliCpuRequest = 100;                // 0.1 core
+inline constexpr int64_t kDefaultMemoryRequest = 200LL * 1024 * 1024;  // 200 MiB
+
+// Extended, hugepages-*, attachable-volumes-* and other domain-prefixed resources: tracked by
+// name as integers (schedutil.IsScalarResourceName).
+bool IsScalarResourceName(std::string_view name);
+
+// A resource vector in the units the scheduler compares: milli-cpu, bytes, counts.
+struct Resource {
+  int64_t milli_cpu = 0;
+  int64_t memory = 0;
+  int64_t ephemeral_storage = 0;
+  int64_t allowed_pods = 0;  // allocatable only
+  // Scalar resources, sorted by name, no duplicates.
+  std::vector<std::pair<std::string, int64_t>> scalars;
+
+  static Resource FromList(const api::ResourceList& list);
+  // The value for a resource name (cpu in milli-units); 0 when absent.
+  int64_t Get(std::string_view name) const;
+  int64_t Scalar(std::string_view name) const;
+  void SetScalar(std::string_view name, int64_t value);
+  void Add(const Resource& other);
+  void Sub(const Resource& other);
+  bool IsZero() const;
+  bool operator==(const Resource&) const = default;
+};
+
+// A host port a container asks for.
+struct HostPort {
+  std::string ip;        // "0.0.0.0" when unset
+  std::string protocol;  // "TCP" when unset
+  int32_t port = 0;
+  bool operator==(const HostPort&) const = default;
+};
+
+// The host ports in use on a node (HostPortInfo), with Kubernetes' conflict rule: 0.0.0.0
+// conflicts with every address on the same protocol and port.
+class HostPortInfo {
+ public:
+  void Add(const HostPort& p);
+  void Remove(const HostPort& p);
+  bool Conflicts(const HostPort& p) const;
+  size_t size() const { return ports_.size(); }
+  const std::vector<HostPort>& ports() const { return ports_; }
+
+ private:
+  std::vector<HostPort> ports_;  // a multiset
+};
+
+// The pod's requests as Kubernetes computes them (see the file comment). With `non_missing`,
+// a container without a cpu / memory request counts as 100m / 200Mi.
+api::ResourceList ComputePodRequests(const api::Pod& pod, bool non_missing = false);
+
+// A pod plus what the scheduler derives from it once.
+struct PodInfo {
+  std::shared_ptr<const api::Pod> pod;
+  Resource requests;           // what the pod needs (Filter)
+  Resource non_zero_requests;  // with defaults for missing cpu / memory (scoring)
+  std::vector<HostPort> host_ports;
+  int32_t priority = 0;
+
+  static std::shared_ptr<const PodInfo> Make(std::shared_ptr<const api::Pod> pod);
+  const std::string& uid() const { return pod->metadata.uid; }
+  const std::string& name() const { return pod->metadata.name; }
+  const std::string& namespace_() const { return pod->metadata.namespace_; }
+};
+using PodInfoPtr = std::shared_ptr<const PodInfo>;
+
+// The generation counter shared by NodeInfos: every change takes a new, larger number, so a
+// snapshot can tell which NodeInfos changed since it was last updated.
+int64_t NextGeneration();
+
+class NodeInfo {
+ public:
+  NodeInfo() : generation_(NextGeneration()) {}
+
+  // nullptr while only pods are known (the node object has not arrived or was deleted).
+  const api::Node* node() const { return node_.get(); }
+  const std::shared_ptr<const api::Node>& node_ptr() const { return node_; }
+  const std::string& name() const { return name_; }
+  const std::vector<PodInfoPtr>& pods() const { return pods_; }
+  const Resource& allocatable() const { return allocatable_; }
+  const Resource& requested() const { return requested_; }
+  const Resource& non_zero_requested() const { return non_zero_requested_; }
+  const HostPortInfo& used_ports() const { return used_ports_; }
+  int64_t generation() const { return generation_; }
+  // Copies of the node's hot fields, so filters that run for every node need not touch the
+  // (large, usually cold) Node object: spec.unschedulable and spec.taints.
+  bool unschedulable() const { return unschedulable_; }
+  const std::vector<api::Taint>& taints() const { return taints_; }
+
+  void SetNode(std::shared_ptr<const api::Node> node);
+  void ClearNode();
+  void AddPod(PodInfoPtr pod);
+  // Removes the pod with this uid; false when it is not on this node.
+  bool RemovePod(std::string_view uid);
+  // Takes a new generation (for changes made outside the methods above).
+  void Touch() { generation_ = NextGeneration(); }
+
+ private:
+  std::shared_ptr<const api::Node> node_;
+  std::string name_;
+  std::vector<PodInfoPtr> pods_;
+  Resource allocatable_;
+  Resource requested_;
+  Resource non_zero_requested_;
+  HostPortInfo used_ports_;
+  int64_t generation_;
+  bool unschedulable_ = false;
+  std::vector<api::Taint> taints_;
+};
+
+// One node's score from one plugin, and the total.
+struct NodeScore {
+  const NodeInfo* node = nullptr;
+  int64_t score = 0;
+};
+
+inline constexpr int64_t kMaxNodeScore = 100;
+inline constexpr int64_t kMinNodeScore = 0;
+
+// DefaultNormalizeScore: scales scores to [0, max_priority] by the highest score; with
+// `reverse`, high raw scores become low ones. All zero -> 0 (or max_priority when reversed).
+void DefaultNormalizeScore(int64_t max_priority, bool reverse, std::span<NodeScore> scores);
+
+}  // namespace allot::scheduler

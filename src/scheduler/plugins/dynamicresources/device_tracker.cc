@@ -1,0 +1,125 @@
+#include "scheduler/plugins/dynamicresources/device_tracker.h"
+
+#include <optional>
+#include <utility>
+
+namespace allot::scheduler {
+
+DeviceTracker::DeviceTracker(SliceLister list_slices) : list_slices_(std::move(list_slices)) {}
+
+void DeviceTracker::SlicesChanged() {
+  std::lock_guard<std::mutex> lock(mu_);
+  slices_dirty_ = true;
+}
+
+const api::AllocationResult* DeviceTracker::EffectiveLocked(const std::string& uid) const {
+  if (auto it = assumed_.find(uid); it != assumed_.end()) return &it->second.allocation;
+  if (auto it = seen_.find(uid); it != seen_.end()) return &it->second;
+  return nullptr;
+}
+
+void DeviceTracker::ReplaceLocked(const api::AllocationResult* before,
+                                  const api::AllocationResult* after) {
+  if (before == after) return;
+  if (before && after && *before == *after) return;
+  if (before) state_.Remove(*before);
+  if (after) state_.Add(*after);
+  published_.reset();
+}
+
+void DeviceTracker::ClaimChanged(const api::ResourceClaim* old_claim,
+                                 const api::ResourceClaim* new_claim) {
+  const api::ResourceClaim* c = new_claim ? new_claim : old_claim;
+  if (!c) return;
+  const std::string& uid = c->metadata.uid;
+  std::lock_guard<std::mutex> lock(mu_);
+  // Work on copies: the effective allocation may live in the map entry being replaced.
+  const api::AllocationResult* eff = EffectiveLocked(uid);
+  std::optional<api::AllocationResult> before;
+  if (eff) before = *eff;
+
+  if (new_claim && new_claim->status.allocation) {
+    seen_[uid] = *new_claim->status.allocation;
+    // Our write came back (or someone else's won): the informer is authoritative from now on.
+    if (auto it = assumed_.find(uid); it != assumed_.end() && it->second.written) {
+      assumed_.erase(it);
+    }
+  } else {
+    seen_.erase(uid);
+    // A deleted claim takes any assumption with it.
+    if (!new_claim) assumed_.erase(uid);
+  }
+  const api::AllocationResult* after = EffectiveLocked(uid);
+  ReplaceLocked(before ? &*before : nullptr, after);
+}
+
+DeviceTracker::View DeviceTracker::Current() {
+  bool rebuild;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    rebuild = slices_dirty_;
+    slices_dirty_ = false;
+  }
+  if (rebuild) {
+    // Listed and built without the lock: slices may be many, informer handlers must not wait.
+    std::shared_ptr<const dra::Inventory> inv = dra::Inventory::Build(list_slices_());
+    std::lock_guard<std::mutex> lock(mu_);
+    inventory_ = std::move(inv);
+    state_.Rebase(inventory_);
+    published_.reset();
+    ++builds_;
+  }
+  std::lock_guard<std::mutex> lock(mu_);
+  if (!published_) published_ = std::make_shared<const dra::AllocatedState>(state_.ForReading());
+  return View{inventory_, published_};
+}
+
+void DeviceTracker::Assume(const std::string& claim_uid, const api::AllocationResult& allocation) {
+  std::lock_guard<std::mutex> lock(mu_);
+  const api::AllocationResult* eff = EffectiveLocked(claim_uid);
+  std::optional<api::AllocationResult> before;
+  if (eff) before = *eff;
+  assumed_[claim_uid] = Assumed{allocation, false};
+  ReplaceLocked(before ? &*before : nullptr, &assumed_[claim_uid].allocation);
+}
+
+void DeviceTracker::Written(const std::string& claim_uid) {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = assumed_.find(claim_uid);
+  if (it == assumed_.end()) return;
+  auto seen = seen_.find(claim_uid);
+  if (seen != seen_.end()) {
+    // The informer was faster than the write's return.
+    api::AllocationResult before = it->second.allocation;
+    assumed_.erase(it);
+    ReplaceLocked(&before, &seen->second);
+  } else {
+    it->second.written = true;
+  }
+}
+
+void DeviceTracker::Forget(const std::string& claim_uid) {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = assumed_.find(claim_uid);
+  if (it == assumed_.end() || it->second.written) return;
+  api::AllocationResult before = std::move(it->second.allocation);
+  assumed_.erase(it);
+  ReplaceLocked(&before, EffectiveLocked(claim_uid));
+}
+
+bool DeviceTracker::IsAssumed(const std::string& claim_uid) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return assumed_.count(claim_uid) > 0;
+}
+
+size_t DeviceTracker::assumed_count() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return assumed_.size();
+}
+
+uint64_t DeviceTracker::inventory_builds() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return builds_;
+}
+
+}  // namespace allot::scheduler

@@ -1,0 +1,499 @@
+#include "scheduler/plugins/dynamicresources/dynamic_resources.h"
+
+#include <algorithm>
+#include <map>
+#include <mutex>
+#include <optional>
+#include <set>
+
+#include "api/machinery/resources.h"
+#include "api/machinery/selector.h"
+#include "api/resource/types.h"
+#include "client/client.h"
+#include "client/informer.h"
+#include "client/informer_factory.h"
+#include "client/retry.h"
+#include "common/go_duration.h"
+#include "common/time.h"
+#include "dra/allocator.h"
+#include "rapidjson/document.h"
+#include "scheduler/plugins/dynamicresources/state.h"
+
+namespace allot::scheduler {
+
+using namespace dra_plugin;  // NOLINT: the plugin's own internals
+
+namespace {
+
+// The name of the claim behind pod.spec.resourceClaims[i]: the claim it names, or the one the
+// resourceclaim controller generated (pod.status.resourceClaimStatuses). nullopt with `needed`
+// false: the controller decided no claim is needed. nullopt with `needed` true: not created yet.
+std::optional<std::string> ClaimName(const api::Pod& pod, const api::PodResourceClaim& ref,
+                                     bool& from_template) {
+  from_template = false;
+  if (ref.resourceClaimName) return *ref.resourceClaimName;
+  from_template = true;
+  for (const auto& s : pod.status.resourceClaimStatuses) {
+    if (s.name == ref.name) return s.resourceClaimName ? *s.resourceClaimName : std::string();
+  }
+  return std::nullopt;
+}
+
+bool OwnedByPod(const api::ResourceClaim& claim, const api::Pod& pod) {
+  for (const auto& o : claim.metadata.ownerReferences) {
+    if (o.uid == pod.metadata.uid && o.controller.value_or(false)) return true;
+  }
+  return false;
+}
+
+// The keys ("namespace/name") of the claims the pod references: by name, or generated from a
+// template and recorded in its status. A claim generated for a template the pod still waits
+// on is not listed: the pod itself is updated when the controller records the claim, and that
+// update requeues it.
+void PodClaimKeys(const api::Pod& pod, std::vector<std::string>& out) {
+  auto add = [&](const std::string& name) { out.push_back(pod.metadata.namespace_ + "/" + name); };
+  for (const auto& ref : pod.spec.resourceClaims) {
+    if (ref.resourceClaimName) {
+      add(*ref.resourceClaimName);
+      continue;
+    }
+    for (const auto& s : pod.status.resourceClaimStatuses) {
+      if (s.name == ref.name && s.resourceClaimName) add(*s.resourceClaimName);
+    }
+  }
+}
+
+}  // namespace
+
+Result<DynamicResourcesArgs> ParseDynamicResourcesArgs(std::string_view json) {
+  DynamicResourcesArgs args;
+  if (json.empty()) return args;
+  rapidjson::Document doc;
+  doc.Parse(json.data(), json.size());
+  if (doc.HasParseError() || !doc.IsObject()) {
+    return allot::BadRequestError("DynamicResources args: expected a JSON object");
+  }
+  for (auto it = doc.MemberBegin(); it != doc.MemberEnd(); ++it) {
+    std::string_view key(it->name.GetString(), it->name.GetStringLength());
+    if (key == "apiVersion" || key == "kind") continue;
+    if (key == "maxAllocationSteps") {
+      if (!it->value.IsUint64() || it->value.GetUint64() == 0) {
+        return allot::BadRequestError(
+            "DynamicResources args: maxAllocationSteps: must be a positive integer");
+      }
+      args.max_allocation_steps = it->value.GetUint64();
+      continue;
+    }
+    if (key == "filterTimeout") continue;  // accepted, see header
+    if (key == "bindingTimeout") {
+      if (!it->value.IsString()) {
+        return allot::BadRequestError(
+            "DynamicResources args: bindingTimeout: must be a duration string such as \"10m0s\"");
+      }
+      auto d =
+          ParseGoDuration(std::string_view(it->value.GetString(), it->value.GetStringLength()));
+      if (!d.ok()) {
+        return allot::BadRequestError("DynamicResources args: bindingTimeout: " +
+                                      d.status().message());
+      }
+      if (*d < std::chrono::seconds(1)) {
+        return allot::BadRequestError("DynamicResources args: bindingTimeout: must be at least 1s");
+      }
+      args.binding_timeout = std::chrono::duration_cast<std::chrono::seconds>(*d);
+      continue;
+    }
+    return allot::BadRequestError("DynamicResources args: unknown field \"" + std::string(key) +
+                                  "\"");
+  }
+  return args;
+}
+
+DynamicResources::DynamicResources(Handle& handle, dra::Features features,
+                                   DynamicResourcesArgs args)
+    : handle_(handle), features_(features), args_(args) {
+  client::InformerFactory* f = handle_.informers();
+  if (f) {
+    claims_ = &f->For(api::ResourceFor<api::ResourceClaim>());
+    slices_ = &f->For(api::ResourceFor<api::ResourceSlice>());
+    classes_ = &f->For(api::ResourceFor<api::DeviceClass>());
+    namespaces_ = &f->For(api::ResourceFor<api::Namespace>());
+  }
+  tracker_ = std::make_unique<DeviceTracker>([this] {
+    std::vector<std::shared_ptr<const api::ResourceSlice>> out;
+    if (!slices_) return out;
+    for (const api::ObjectPtr& o : slices_->List()) {
+      if (api::As<api::ResourceSlice>(*o)) {
+        out.push_back(std::static_pointer_cast<const api::ResourceSlice>(o));
+      }
+    }
+    return out;
+  });
+  waiter_ =
+      std::make_unique<BindingWaiter>(handle_.clock(), args_.binding_timeout,
+                                      [this](const std::string& ns, const std::string& name) {
+                                        return claims_ ? AsClaim(claims_->Get(ns, name)) : nullptr;
+                                      });
+  if (f) {
+    // Registered before the scheduler's queue handlers (the scheduler adds those after the
+    // plugins are built), so the tracker is current when a waiting pod is retried. The
+    // binding waiter hears every claim change at once: no polling interval.
+    DeviceTracker* t = tracker_.get();
+    BindingWaiter* w = waiter_.get();
+    claims_->AddHandler({.on_add =
+                             [t, w](const api::ObjectPtr& o) {
+                               if (auto c = AsClaim(o)) t->ClaimChanged(nullptr, c.get());
+                               w->OnClaim(o->metadata.namespace_, o->metadata.name);
+                             },
+                         .on_update =
+                             [t, w](const api::ObjectPtr& o, const api::ObjectPtr& n) {
+                               auto oc = AsClaim(o), nc = AsClaim(n);
+                               if (nc) t->ClaimChanged(oc.get(), nc.get());
+                               w->OnClaim(n->metadata.namespace_, n->metadata.name);
+                             },
+                         .on_delete =
+                             [t, w](const api::ObjectPtr& o) {
+                               if (auto c = AsClaim(o)) t->ClaimChanged(c.get(), nullptr);
+                               w->OnClaim(o->metadata.namespace_, o->metadata.name);
+                             }});
+    std::atomic<uint64_t>* classes_gen = &classes_generation_;
+    classes_->AddHandler({.on_add = [classes_gen](const api::ObjectPtr&) { ++*classes_gen; },
+                          .on_update = [classes_gen](const api::ObjectPtr&,
+                                                     const api::ObjectPtr&) { ++*classes_gen; },
+                          .on_delete = [classes_gen](const api::ObjectPtr&) { ++*classes_gen; }});
+    slices_->AddHandler(
+        {.on_add = [t](const api::ObjectPtr&) { t->SlicesChanged(); },
+         .on_update = [t](const api::ObjectPtr&, const api::ObjectPtr&) { t->SlicesChanged(); },
+         .on_delete = [t](const api::ObjectPtr&) { t->SlicesChanged(); }});
+  }
+}
+
+DynamicResources::~DynamicResources() = default;
+
+bool DynamicResources::AdminAccessAllowed(const std::string& ns) const {
+  if (!namespaces_) return false;
+  api::ObjectPtr o = namespaces_->Get("", ns);
+  if (!o) return false;
+  auto it = o->metadata.labels.find(std::string(api::kDRAAdminNamespaceLabel));
+  return it != o->metadata.labels.end() && it->second == "true";
+}
+
+Status DynamicResources::GatherClaims(const api::Pod& pod, ClaimList& out) const {
+  for (const api::PodResourceClaim& ref : pod.spec.resourceClaims) {
+    bool from_template;
+    std::optional<std::string> name = ClaimName(pod, ref, from_template);
+    if (!name) {
+      return Unresolvable("pod \"" + pod.metadata.namespace_ + "/" + pod.metadata.name +
+                          "\": ResourceClaim not created yet");
+    }
+    if (name->empty()) continue;  // no claim needed
+    if (!claims_) return Unresolvable("resourceclaims are not available to this scheduler");
+    auto claim = AsClaim(claims_->Get(pod.metadata.namespace_, *name));
+    if (!claim) {
+      return Unresolvable("resourceclaim \"" + *name + "\" not found");
+    }
+    if (claim->metadata.deletionTimestamp) {
+      return Unresolvable("resourceclaim \"" + *name + "\" is being deleted");
+    }
+    if (from_template && !OwnedByPod(*claim, pod)) {
+      return Unresolvable("ResourceClaim " + pod.metadata.namespace_ + "/" + *name +
+                          " was not created for pod " + pod.metadata.namespace_ + "/" +
+                          pod.metadata.name + " (pod is not owner)");
+    }
+    out.push_back(std::move(claim));
+  }
+  return Status::Success();
+}
+
+Status DynamicResources::PreEnqueue(const api::Pod& pod) const {
+  if (pod.spec.resourceClaims.empty()) return Status::Success();
+  ClaimList claims;
+  return GatherClaims(pod, claims);
+}
+
+Status DynamicResources::PreFilter(CycleState& state, const PodInfo& pod_info,
+                                   PreFilterResult& /*result*/) {
+  const api::Pod& pod = *pod_info.pod;
+  if (pod.spec.resourceClaims.empty()) return Status::Skip();
+  ClaimList claims;
+  if (Status s = GatherClaims(pod, claims); !s.IsSuccess()) return s;
+  if (claims.empty()) return Status::Skip();
+
+  DraState s;
+  s.claims = std::move(claims);
+  std::vector<std::shared_ptr<const api::ResourceClaim>> unallocated;
+  for (size_t i = 0; i < s.claims.size(); ++i) {
+    const api::ResourceClaim& c = *s.claims[i];
+    if (c.status.allocation) {
+      if (c.status.reservedFor.size() >= kReservedForMaxSize && !ReservedFor(c, pod.metadata.uid)) {
+        return Unschedulable(std::string(kErrReasonClaimInUse));
+      }
+      if (c.status.deallocationRequested) {
+        return Unschedulable("resourceclaim " + c.metadata.namespace_ + "/" + c.metadata.name +
+                             " is being deallocated");
+      }
+      continue;
+    }
+    if (!c.spec.controllerName.empty()) {
+      // KEP-3063 claims are allocated by their driver's controller, not here.
+      return Unschedulable("resourceclaim " + c.metadata.namespace_ + "/" + c.metadata.name +
+                           " waits for its control-plane controller " + c.spec.controllerName);
+    }
+    if (tracker_->IsAssumed(c.metadata.uid)) {
+      return Unschedulable("resource claim " + c.metadata.namespace_ + "/" + c.metadata.name +
+                           " is in the process of being allocated");
+    }
+    s.to_allocate.push_back(i);
+    unallocated.push_back(s.claims[i]);
+  }
+  if (!s.to_allocate.empty()) {
+    // Read before the classes are: a class changing meanwhile only starts a new pod class.
+    const uint64_t classes_gen = classes_generation_.load();
+    s.view = tracker_->Current();
+    dra::AllocatorOptions opts;
+    opts.features = features_;
+    opts.compile = [this](std::string_view expr) { return programs_.Get(expr); };
+    opts.admin_access_allowed = AdminAccessAllowed(pod.metadata.namespace_);
+    opts.max_steps = args_.max_allocation_steps;
+    dra::ClassLookup classes = [this](std::string_view name) {
+      std::shared_ptr<const api::DeviceClass> out;
+      if (!classes_) return out;
+      api::ObjectPtr o = classes_->Get("", name);
+      if (o && api::As<api::DeviceClass>(*o)) {
+        out = std::static_pointer_cast<const api::DeviceClass>(o);
+      }
+      return out;
+    };
+    auto allocator = dra::Allocator::Create(opts, s.view.inventory, unallocated, classes);
+    // A missing class or a selector that does not compile: the pod waits for a class or
+    // claim event.
+    if (!allocator.ok()) return Unschedulable(allocator.status().message());
+    s.allocator = std::move(allocator).value();
+    std::vector<const api::ResourceClaimSpec*> specs;
+    for (const auto& c : unallocated) specs.push_back(&c->spec);
+    s.verdicts = verdicts_.Lookup(s.view.inventory, specs, opts.admin_access_allowed, classes_gen);
+    for (const auto& c : unallocated) {
+      for (const auto& r : c->spec.devices.requests) {
+        if (!r.firstAvailable.empty()) s.has_preferences = true;
+      }
+    }
+    // Device tiers (node-local > attached fabric > fabric still to attach) are scored too
+    // when the inventory has more than one tier.
+    if (s.view.inventory && s.view.inventory->tiered()) s.has_preferences = true;
+  }
+  s.chosen.resize(s.claims.size());
+  s.reserved.resize(s.claims.size());
+  s.written_rv.resize(s.claims.size());
+  state.Write(kDraStateKey, std::move(s));
+  return Status::Success();
+}
+
+Status DynamicResources::Filter(const CycleState& state, const PodInfo& /*pod*/,
+                                const NodeInfo& node_info) const {
+  const DraState* s = state.Read(kDraStateKey);
+  if (!s) return Status::Success();
+  const api::Node& node = *node_info.node();
+  for (size_t i = 0; i < s->claims.size(); ++i) {
+    const auto& alloc = s->claims[i]->status.allocation;
+    if (alloc && alloc->nodeSelector &&
+        !api::MatchesNodeSelector(*alloc->nodeSelector, node.metadata.labels, node.metadata.name)) {
+      std::lock_guard<std::mutex> lock(s->filter_results->mu);
+      s->filter_results->unavailable.insert(i);
+      return Unresolvable(std::string(kErrReasonClaimNotOnNode));
+    }
+  }
+  if (!s->allocator) return Status::Success();
+  // The verdict of an earlier pod of the same class, if nothing it depends on changed.
+  const uint32_t slot = s->view.inventory->NodeSlot(node.metadata.name);
+  const uint64_t node_gen = s->view.in_use->node_generation(slot);
+  const uint64_t shared_gen = s->view.in_use->shared_generation();
+  const VerdictCache::Verdict* cached =
+      s->verdicts ? s->verdicts->Find(node.metadata.name, node.metadata.resourceVersion, node_gen,
+                                      shared_gen)
+                  : nullptr;
+  dra::Allocator::Outcome out;
+  if (cached) {
+    out.result = cached->feasible ? dra::Allocator::Outcome::Result::kAllocated
+                                  : dra::Allocator::Outcome::Result::kUnschedulable;
+    out.score = cached->score;
+    out.reason = cached->reason;
+  } else {
+    out = s->allocator->Check(node, *s->view.in_use);
+    if (s->verdicts && out.result != dra::Allocator::Outcome::Result::kError) {
+      VerdictCache::Verdict v{node.metadata.resourceVersion,
+                              node_gen,
+                              shared_gen,
+                              out.result == dra::Allocator::Outcome::Result::kAllocated,
+                              out.score,
+                              out.reason};
+      std::lock_guard<std::mutex> lock(s->filter_results->mu);
+      s->filter_results->fresh.emplace_back(node.metadata.name, std::move(v));
+    }
+  }
+  if (out.result != dra::Allocator::Outcome::Result::kAllocated) {
+    return Unschedulable(out.reason.empty() ? std::string(kErrReasonCannotAllocate) : out.reason);
+  }
+  if (s->has_preferences) {
+    std::lock_guard<std::mutex> lock(s->filter_results->mu);
+    s->filter_results->score_by_node.insert_or_assign(node.metadata.name, out.score);
+  }
+  return Status::Success();
+}
+
+Status DynamicResources::PostFilter(CycleState& state, const PodInfo& /*pod*/,
+                                    const NodeToStatus& /*statuses*/,
+                                    PostFilterResult& /*result*/) {
+  RecordVerdicts(state);
+  DraState* s = state.Mutable(kDraStateKey);
+  // Nothing to do for a pod without claims: no reason, so the message stays as Filter made it.
+  if (!s) return Status(Code::kUnschedulable, std::vector<std::string>{});
+  std::set<size_t> unavailable;
+  {
+    std::lock_guard<std::mutex> lock(s->filter_results->mu);
+    unavailable = s->filter_results->unavailable;
+  }
+  client::Client* c = handle_.client();
+  for (size_t i : unavailable) {
+    const api::ResourceClaim& claim = *s->claims[i];
+    // Only claims that nobody uses and that the scheduler allocated itself.
+    if (!claim.status.allocation || !claim.status.reservedFor.empty() ||
+        !claim.spec.controllerName.empty() || !c) {
+      continue;
+    }
+    auto copy = std::make_unique<api::ResourceClaim>(claim);
+    copy->status.allocation.reset();
+    copy->status.devices.clear();
+    auto written = c->UpdateStatus(api::ResourceFor<api::ResourceClaim>(), std::move(copy));
+    if (!written.ok()) return Status::FromError(written.status());
+    return Unschedulable("deallocation of ResourceClaim completed");
+  }
+  // Kubernetes' wording; FailedScheduling messages end with it ("... cannot allocate all
+  // claims. still not schedulable").
+  return Unschedulable("still not schedulable");
+}
+
+void DynamicResources::RecordVerdicts(CycleState& state) {
+  DraState* s = state.Mutable(kDraStateKey);
+  if (!s || !s->verdicts) return;
+  std::lock_guard<std::mutex> lock(s->filter_results->mu);  // Filter is over; for the record
+  VerdictCache::Record(*s->verdicts, s->filter_results->fresh);
+}
+
+Status DynamicResources::PreScore(CycleState& state, const PodInfo& /*pod*/,
+                                  std::span<const NodeInfo* const> /*nodes*/) {
+  RecordVerdicts(state);
+  const DraState* s = state.Read(kDraStateKey);
+  if (!s || !s->allocator || !s->has_preferences) return Status::Skip();
+  return Status::Success();
+}
+
+Status DynamicResources::Score(const CycleState& state, const PodInfo& /*pod*/,
+                               const NodeInfo& node, int64_t& score) const {
+  score = 0;
+  const DraState* s = state.Read(kDraStateKey);
+  if (!s) return Status::Success();
+  std::lock_guard<std::mutex> lock(s->filter_results->mu);
+  auto it = s->filter_results->score_by_node.find(node.node()->metadata.name);
+  if (it != s->filter_results->score_by_node.end()) score = it->second;
+  return Status::Success();
+}
+
+Status DynamicResources::NormalizeScore(const CycleState& /*state*/, const PodInfo& /*pod*/,
+                                        std::span<NodeScore> scores) const {
+  // Raw scores may be negative (device tiers); scale [min, max] to [0, 100].
+  if (scores.empty()) return Status::Success();
+  int64_t lo = scores[0].score, hi = scores[0].score;
+  for (const NodeScore& s : scores) {
+    lo = std::min(lo, s.score);
+    hi = std::max(hi, s.score);
+  }
+  for (NodeScore& s : scores) s.score = hi > lo ? (s.score - lo) * kMaxNodeScore / (hi - lo) : 0;
+  return Status::Success();
+}
+
+Status DynamicResources::Reserve(CycleState& state, const PodInfo& /*pod*/,
+                                 const std::string& node) {
+  RecordVerdicts(state);
+  DraState* s = state.Mutable(kDraStateKey);
+  if (!s || !s->allocator) return Status::Success();
+  // The same search Filter ran for this node, now with results.
+  const NodeInfo* ni = handle_.snapshot().Get(node);
+  if (!ni || !ni->node()) return Status::Error("node " + node + " not in the snapshot");
+  std::optional<dra::Allocator::Outcome> out = s->allocator->Allocate(*ni->node(), *s->view.in_use);
+  if (out->result != dra::Allocator::Outcome::Result::kAllocated) {
+    return Unschedulable(std::string(kErrReasonCannotAllocate));
+  }
+  if (out->allocations.size() != s->to_allocate.size()) {
+    return Status::Error("allocator returned " + std::to_string(out->allocations.size()) +
+                         " allocations for " + std::to_string(s->to_allocate.size()) + " claims");
+  }
+  for (size_t k = 0; k < s->to_allocate.size(); ++k) {
+    size_t i = s->to_allocate[k];
+    s->chosen[i] = std::move(out->allocations[k]);
+    tracker_->Assume(s->claims[i]->metadata.uid, *s->chosen[i]);
+  }
+  return Status::Success();
+}
+
+void DynamicResources::Unreserve(CycleState& state, const PodInfo& pod, const std::string&) {
+  DraState* s = state.Mutable(kDraStateKey);
+  if (!s) return;
+  if (s->binding_failed) ClearFailedAllocations(state, pod);
+  for (size_t i = 0; i < s->claims.size(); ++i) {
+    if (s->chosen[i]) tracker_->Forget(s->claims[i]->metadata.uid);
+    if (!s->reserved[i] || s->abandoned) continue;
+    // Take the pod out of reservedFor again (best effort, retried on conflicts).
+    client::Client* c = handle_.client();
+    if (!c) continue;
+    (void)client::UpdateWithRetry(
+        *c, api::ResourceFor<api::ResourceClaim>(), s->claims[i]->metadata.namespace_, s->claims[i]->metadata.name,
+        client::Write::kStatus,
+        [&](const api::Object& current) -> Result<std::unique_ptr<api::Object>> {
+          const auto* claim = api::As<api::ResourceClaim>(current);
+          if (!claim || !ReservedFor(*claim, pod.uid())) return nullptr;
+          auto copy = std::make_unique<api::ResourceClaim>(*claim);
+          std::erase_if(copy->status.reservedFor,
+                        [&](const auto& r) { return r.uid == pod.uid(); });
+          return copy;
+        });
+    s->reserved[i] = false;
+  }
+}
+
+std::vector<ClusterEventWithHint> DynamicResources::EventsToRegister() const {
+  std::vector<ClusterEventWithHint> out;
+  // A claim of the pod appeared, changed status or went away. Targeted: the queue looks only at
+  // the pods that name the claim (PodClaimKeys), not at every waiting pod.
+  ClusterEventWithHint own_claim{{EventResource::kResourceClaim, kAdd | kUpdate | kDelete}};
+  own_claim.hint = [](const api::Pod&, const api::Object* old_obj, const api::Object* new_obj) {
+    const auto* oc = old_obj ? api::As<api::ResourceClaim>(*old_obj) : nullptr;
+    const auto* nc = new_obj ? api::As<api::ResourceClaim>(*new_obj) : nullptr;
+    if (!nc) return QueueingHint::kQueue;
+    return !oc || oc->status != nc->status ? QueueingHint::kQueue : QueueingHint::kQueueSkip;
+  };
+  // Changes no waiting pod can care about, ruled out before any pod is looked at: updates
+  // that leave the status alone (finalizers, labels). Every new claim counts: a pod may have
+  // seen its own status name a generated claim before the claim reached this scheduler's
+  // informer.
+  own_claim.filter = [](const api::Object* old_obj, const api::Object* new_obj) {
+    const auto* oc = old_obj ? api::As<api::ResourceClaim>(*old_obj) : nullptr;
+    const auto* nc = new_obj ? api::As<api::ResourceClaim>(*new_obj) : nullptr;
+    return !oc || !nc || oc->status != nc->status;
+  };
+  own_claim.targets = PodClaimKeys;
+  out.push_back(std::move(own_claim));
+  // Some claim released its devices (its allocation went away): any pod may now fit.
+  out.push_back({{EventResource::kResourceClaim, kUpdate | kDelete},
+                 nullptr,
+                 [](const api::Object* old_obj, const api::Object* new_obj) {
+                   const auto* oc = old_obj ? api::As<api::ResourceClaim>(*old_obj) : nullptr;
+                   const auto* nc = new_obj ? api::As<api::ResourceClaim>(*new_obj) : nullptr;
+                   return oc && oc->status.allocation && !(nc && nc->status.allocation);
+                 }});
+  out.push_back({{EventResource::kResourceSlice, kAdd | kUpdate}, nullptr});
+  out.push_back({{EventResource::kDeviceClass, kAdd | kUpdate}, nullptr});
+  // The resourceclaim controller recorded a generated claim in the pod's status.
+  out.push_back({{EventResource::kPod, kUpdatePodGeneratedResourceClaim}, nullptr});
+  return out;
+}
+
+}  // namespace allot::scheduler

@@ -1,0 +1,89 @@
+// Internals of the DynamicResources plugin shared by its source files
+// (scheduler/plugins/dynamicresources/dynamic_resources.cc: claims, allocation, reservation; ..._binding.cc: binding
+// conditions). Not for use elsewhere.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "api/machinery/resources.h"
+#include "api/resource/types.h"
+#include "dra/allocator.h"
+#include "scheduler/framework/cycle_state.h"
+#include "scheduler/framework/status.h"
+#include "scheduler/plugins/dynamicresources/binding_waiter.h"
+#include "scheduler/plugins/dynamicresources/device_tracker.h"
+#include "scheduler/plugins/dynamicresources/verdict_cache.h"
+
+namespace allot::scheduler::dra_plugin {
+
+// reservedFor may hold at most this many consumers (resource.k8s.io/v1
+// ResourceClaimReservedForMaxSize).
+constexpr size_t kReservedForMaxSize = 256;
+
+
+inline std::shared_ptr<const api::ResourceClaim> AsClaim(const api::ObjectPtr& obj) {
+  if (!obj || !api::As<api::ResourceClaim>(*obj)) return nullptr;
+  return std::static_pointer_cast<const api::ResourceClaim>(obj);
+}
+
+inline bool ReservedFor(const api::ResourceClaim& claim, const std::string& pod_uid) {
+  for (const auto& r : claim.status.reservedFor) {
+    if (r.uid == pod_uid) return true;
+  }
+  return false;
+}
+
+struct FilterResults {
+  std::mutex mu;
+  // Filter's verdict per feasible node: the allocator's preference score. The allocation itself
+  // is computed again for the chosen node only (same inputs, same answer), so Filter builds no
+  // result objects.
+  std::map<std::string, int64_t, std::less<>> score_by_node;
+  std::set<size_t> unavailable;  // allocated claims whose node selector ruled a node out
+  // Verdicts Filter computed (not found in the cache), recorded into the pod's class after
+  // Filter (PreScore, PostFilter or Reserve).
+  std::vector<std::pair<std::string, VerdictCache::Verdict>> fresh;
+};
+
+// What one attempt knows, from PreFilter to PreBind / Unreserve.
+struct DraState {
+  std::vector<std::shared_ptr<const api::ResourceClaim>> claims;  // the pod's, spec order
+  std::vector<size_t> to_allocate;                                // indices into claims
+  std::shared_ptr<const dra::Allocator> allocator;
+  DeviceTracker::View view;
+  std::shared_ptr<FilterResults> filter_results = std::make_shared<FilterResults>();
+  std::shared_ptr<VerdictCache::Class> verdicts;  // the pod's equivalence class
+  bool has_preferences = false;
+  // Reserve onwards: per claim, the allocation chosen for it (unallocated claims only), and
+  // whether PreBind added the pod to its reservedFor.
+  std::vector<std::optional<api::AllocationResult>> chosen;
+  std::vector<bool> reserved;
+  // Per claim: its resourceVersion after PreBind's write ("" when not written), so the binding
+  // wait does not mistake an informer that has not seen the write yet for a deallocation.
+  std::vector<std::string> written_rv;
+  // PreBind onwards: the claims whose allocation carries binding conditions (the pod waits for
+  // them), when PreBind began (in the handle's Clock), and whether the wait failed or timed out
+  // (Unreserve then takes the pod out of those claims and clears the allocations nobody else
+  // holds, so the devices can be picked anew).
+  std::vector<BindingWaiter::ClaimRef> waiting;
+  std::chrono::steady_clock::time_point prebind_start;
+  bool binding_failed = false;
+  bool abandoned = false;  // the scheduler stopped while the pod waited: leave the claims be
+  bool nominated = false;  // PreBind set pod.status.nominatedNodeName
+};
+inline const StateKey<DraState> kDraStateKey("PreFilterDynamicResources");
+
+inline Status Unschedulable(std::string reason) {
+  return Status(Code::kUnschedulable, std::move(reason));
+}
+inline Status Unresolvable(std::string reason) {
+  return Status(Code::kUnschedulableAndUnresolvable, std::move(reason));
+}
+
+}  // namespace allot::scheduler::dra_plugin

@@ -1,0 +1,55 @@
+#include "scheduler/plugins/dynamicresources/verdict_cache.h"
+
+namespace allot::scheduler {
+
+const VerdictCache::Verdict* VerdictCache::Class::Find(const std::string& node,
+                                                       const std::string& node_version,
+                                                       uint64_t node_gen,
+                                                       uint64_t shared_gen) const {
+  auto it = by_node.find(node);
+  if (it == by_node.end()) return nullptr;
+  const Verdict& v = it->second;
+  if (v.node_gen != node_gen || v.shared_gen != shared_gen || v.node_version != node_version) {
+    return nullptr;
+  }
+  return &v;
+}
+
+std::shared_ptr<VerdictCache::Class> VerdictCache::Lookup(
+    const std::shared_ptr<const dra::Inventory>& inventory,
+    const std::vector<const api::ResourceClaimSpec*>& specs, bool admin_access,
+    uint64_t classes_gen) {
+  for (size_t i = classes_.size(); i-- > 0;) {
+    Class& c = *classes_[i];
+    if (c.inventory != inventory || c.admin_access != admin_access ||
+        c.classes_gen != classes_gen || c.specs.size() != specs.size()) {
+      continue;
+    }
+    bool same = true;
+    for (size_t k = 0; k < specs.size() && same; ++k) same = c.specs[k] == *specs[k];
+    if (!same) continue;
+    std::shared_ptr<Class> found = classes_[i];
+    classes_.erase(classes_.begin() + static_cast<std::ptrdiff_t>(i));
+    classes_.push_back(found);
+    return found;
+  }
+  // Classes of an older inventory or class generation can never match again.
+  std::erase_if(classes_, [&](const std::shared_ptr<Class>& c) {
+    return c->inventory != inventory || c->classes_gen != classes_gen;
+  });
+  if (classes_.size() >= max_classes_) classes_.erase(classes_.begin());
+  auto c = std::make_shared<Class>();
+  c->inventory = inventory;
+  for (const api::ResourceClaimSpec* s : specs) c->specs.push_back(*s);
+  c->admin_access = admin_access;
+  c->classes_gen = classes_gen;
+  classes_.push_back(c);
+  return c;
+}
+
+void VerdictCache::Record(Class& c, std::vector<std::pair<std::string, Verdict>>& fresh) {
+  for (auto& [node, v] : fresh) c.by_node.insert_or_assign(std::move(node), std::move(v));
+  fresh.clear();
+}
+
+}  // namespace allot::scheduler

@@ -1,0 +1,76 @@
+// VerdictCache: the allocator's answer for a node, reused by later pods whose claims ask the
+// same (an equivalence class of pods, for pods from one template).
+//
+// Filter runs the allocator on hundreds of nodes per pod. Pods whose claims come from one
+// template ask exactly the same thing, and between two such pods most nodes did not change: the
+// answer for them is the same. A class is keyed by everything the answer depends on besides
+// the node:
+//   the inventory (its identity: a rebuilt inventory starts new classes), the specs of the
+//   pod's unallocated claims in order, whether the namespace allows admin access, and the
+//   generation of the device classes (bumped on every DeviceClass change);
+// and a verdict for a node is valid while the node is the same object version (labels decide
+// which non-local devices it reaches) and AllocatedState's change counters for the node's slot
+// and for shared devices are where they were (dra/allocated_state.h). Verdicts that ran out of
+// search budget are not kept.
+//
+// Threading (the scheduling cycle's own): Lookup and Record run on the scheduling thread, Find
+// from Filter's threads during the cycle; a class is never written while Filter runs, because
+// Record is called only after Filter (PreScore, PostFilter or Reserve).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "api/resource/types.h"
+#include "dra/inventory.h"
+
+namespace allot::scheduler {
+
+class VerdictCache {
+ public:
+  struct Verdict {
+    std::string node_version;  // the Node's resourceVersion
+    uint64_t node_gen = 0;
+    uint64_t shared_gen = 0;
+    bool feasible = false;
+    int64_t score = 0;   // when feasible
+    std::string reason;  // when not
+  };
+
+  class Class {
+   public:
+    // The verdict for `node` if still valid for these versions, else null.
+    const Verdict* Find(const std::string& node, const std::string& node_version, uint64_t node_gen,
+                        uint64_t shared_gen) const;
+
+   private:
+    friend class VerdictCache;
+    std::shared_ptr<const dra::Inventory> inventory;
+    std::vector<api::ResourceClaimSpec> specs;
+    bool admin_access = false;
+    uint64_t classes_gen = 0;
+    std::unordered_map<std::string, Verdict> by_node;
+  };
+
+  explicit VerdictCache(size_t max_classes = 32) : max_classes_(max_classes) {}
+
+  // The class for these inputs, created if new (the least recently used one is dropped beyond
+  // max_classes). Never null.
+  std::shared_ptr<Class> Lookup(const std::shared_ptr<const dra::Inventory>& inventory,
+                                const std::vector<const api::ResourceClaimSpec*>& specs,
+                                bool admin_access, uint64_t classes_gen);
+  // Keeps fresh verdicts (node name, verdict) computed during a cycle.
+  static void Record(Class& c, std::vector<std::pair<std::string, Verdict>>& fresh);
+
+  size_t size() const { return classes_.size(); }
+
+ private:
+  const size_t max_classes_;
+  std::vector<std::shared_ptr<Class>> classes_;  // most recently used last
+};
+
+}  // namespace allot::scheduler

@@ -1,0 +1,76 @@
+#include "scheduler/plugins/dynamicresources/verdict_cache.h"
+
+#include <gtest/gtest.h>
+
+namespace allot::scheduler {
+namespace {
+
+api::ResourceClaimSpec Spec(int64_t count) {
+  api::ResourceClaimSpec spec;
+  api::DeviceRequest r;
+  r.name = "gpu";
+  r.exactly.emplace();
+  r.exactly->deviceClassName = "gpu.example.com";
+  r.exactly->count = count;
+  spec.devices.requests.push_back(std::move(r));
+  return spec;
+}
+
+std::shared_ptr<const dra::Inventory> EmptyInventory() { return dra::Inventory::Build({}); }
+
+TEST(VerdictCache, PodsWithTheSameClaimsShareAClass) {
+  VerdictCache cache;
+  auto inv = EmptyInventory();
+  api::ResourceClaimSpec one = Spec(1), one_again = Spec(1), two = Spec(2);
+  auto a = cache.Lookup(inv, {&one}, false, 7);
+  EXPECT_EQ(cache.Lookup(inv, {&one_again}, false, 7), a);
+  EXPECT_NE(cache.Lookup(inv, {&two}, false, 7), a);
+  EXPECT_NE(cache.Lookup(inv, {&one, &one}, false, 7), a);
+  EXPECT_NE(cache.Lookup(inv, {&one}, true, 7), a);  // admin access allowed
+  EXPECT_EQ(cache.size(), 4u);
+  // Another class generation or inventory: new classes, and the old ones are dropped.
+  auto b = cache.Lookup(inv, {&one}, false, 8);
+  EXPECT_NE(b, a);
+  EXPECT_EQ(cache.size(), 1u);
+  auto c = cache.Lookup(EmptyInventory(), {&one}, false, 8);
+  EXPECT_NE(c, b);
+  EXPECT_EQ(cache.size(), 1u);
+}
+
+TEST(VerdictCache, VerdictsHoldWhileTheNodeAndItsDevicesAreUnchanged) {
+  VerdictCache cache;
+  api::ResourceClaimSpec one = Spec(1);
+  auto cls = cache.Lookup(EmptyInventory(), {&one}, false, 0);
+  std::vector<std::pair<std::string, VerdictCache::Verdict>> fresh;
+  fresh.emplace_back("n1", VerdictCache::Verdict{"10", 3, 5, true, -1, ""});
+  fresh.emplace_back("n2",
+                     VerdictCache::Verdict{"11", 0, 5, false, 0, "cannot allocate all claims"});
+  VerdictCache::Record(*cls, fresh);
+  EXPECT_TRUE(fresh.empty());
+  const VerdictCache::Verdict* v = cls->Find("n1", "10", 3, 5);
+  ASSERT_NE(v, nullptr);
+  EXPECT_TRUE(v->feasible);
+  EXPECT_EQ(v->score, -1);
+  EXPECT_EQ(cls->Find("n1", "12", 3, 5), nullptr);  // node object changed
+  EXPECT_EQ(cls->Find("n1", "10", 4, 5), nullptr);  // its devices' use changed
+  EXPECT_EQ(cls->Find("n1", "10", 3, 6), nullptr);  // shared devices' use changed
+  EXPECT_EQ(cls->Find("n3", "10", 3, 5), nullptr);
+  ASSERT_NE(cls->Find("n2", "11", 0, 5), nullptr);
+  EXPECT_EQ(cls->Find("n2", "11", 0, 5)->reason, "cannot allocate all claims");
+}
+
+TEST(VerdictCache, KeepsAtMostMaxClassesDroppingTheLeastRecentlyUsed) {
+  VerdictCache cache(2);
+  auto inv = EmptyInventory();
+  api::ResourceClaimSpec s1 = Spec(1), s2 = Spec(2), s3 = Spec(3);
+  auto c1 = cache.Lookup(inv, {&s1}, false, 0);
+  auto c2 = cache.Lookup(inv, {&s2}, false, 0);
+  EXPECT_EQ(cache.Lookup(inv, {&s1}, false, 0), c1);  // c1 used most recently
+  cache.Lookup(inv, {&s3}, false, 0);                 // drops c2
+  EXPECT_EQ(cache.size(), 2u);
+  EXPECT_EQ(cache.Lookup(inv, {&s1}, false, 0), c1);
+  EXPECT_NE(cache.Lookup(inv, {&s2}, false, 0), c2);
+}
+
+}  // namespace
+}  // namespace allot::scheduler

@@ -1,0 +1,274 @@
+// The scheduling cycle and the binding cycle of one pod (kube-scheduler's schedule_one.go).
+#include <rapidjson/stringbuffer.h>
+#include <rapidjson/writer.h>
+
+#include "api/machinery/resources.h"
+#include "scheduler/scheduler.h"
+
+namespace allot::scheduler {
+
+namespace {
+
+using SteadyClock = std::chrono::steady_clock;
+
+constexpr std::string_view kReasonUnschedulable = "Unschedulable";
+constexpr std::string_view kReasonSchedulerError = "SchedulerError";
+
+const api::PodCondition* FindCondition(const api::Pod& pod, std::string_view type) {
+  for (const api::PodCondition& c : pod.status.conditions) {
+    if (c.type == type) return &c;
+  }
+  return nullptr;
+}
+
+// A strategic-merge patch of status: the PodScheduled condition (merged by type) and, when
+// given, nominatedNodeName.
+std::string ConditionPatch(const std::string& reason, const std::string& message,
+                           const std::string& transition,
+                           const std::optional<std::string>& nominated) {
+  rapidjson::StringBuffer buf;
+  rapidjson::Writer<rapidjson::StringBuffer> w(buf);
+  w.StartObject();
+  w.Key("status");
+  w.StartObject();
+  w.Key("conditions");
+  w.StartArray();
+  w.StartObject();
+  w.Key("type");
+  w.String("PodScheduled");
+  w.Key("status");
+  w.String("False");
+  w.Key("lastProbeTime");
+  w.Null();
+  w.Key("lastTransitionTime");
+  w.String(transition.c_str(), static_cast<rapidjson::SizeType>(transition.size()));
+  w.Key("reason");
+  w.String(reason.c_str(), static_cast<rapidjson::SizeType>(reason.size()));
+  w.Key("message");
+  w.String(message.c_str(), static_cast<rapidjson::SizeType>(message.size()));
+  w.EndObject();
+  w.EndArray();
+  if (nominated) {
+    w.Key("nominatedNodeName");
+    if (nominated->empty()) {
+      w.Null();
+    } else {
+      w.String(nominated->c_str(), static_cast<rapidjson::SizeType>(nominated->size()));
+    }
+  }
+  w.EndObject();
+  w.EndObject();
+  return std::string(buf.GetString(), buf.GetSize());
+}
+
+}  // namespace
+
+struct Scheduler::BindingContext {
+  Framework* fw = nullptr;
+  std::unique_ptr<QueuedPodInfo> qpi;
+  std::unique_ptr<CycleState> state;
+  std::string host;
+  SteadyClock::time_point start;
+  const PodInfo& pod() const { return *qpi->pod_info; }
+};
+
+bool Scheduler::ScheduleOne(std::chrono::milliseconds wait) {
+  std::unique_ptr<QueuedPodInfo> qpi = queue_->Pop(wait);
+  if (!qpi) return false;
+  const api::Pod& pod = qpi->pod();
+  Framework* fw = FrameworkFor(pod.spec.schedulerName);
+  // A pod being deleted, or one we already placed (its update raced the binding): skip it.
+  if (!fw || pod.metadata.deletionTimestamp || cache_->IsAssumed(pod.metadata.uid)) {
+    queue_->Done(pod.metadata.uid);
+    return true;
+  }
+  SchedulingCycle(std::move(qpi), *fw);
+  return true;
+}
+
+void Scheduler::SchedulingCycle(std::unique_ptr<QueuedPodInfo> qpi, Framework& fw) {
+  const auto start = SteadyClock::now();
+  auto state = std::make_unique<CycleState>();
+  const PodInfoPtr info = qpi->pod_info;
+  cache_->UpdateSnapshot(*snapshot_);
+
+  // Find a node: PreFilter, Filter, PreScore, Score, pick.
+  ScheduleResult result;
+  Diagnosis diagnosis;
+  Status st = algorithm_->SchedulePod(fw, *state, *info, *snapshot_, result, diagnosis);
+  if (!st.IsSuccess()) {
+    if (!st.IsRejected()) {
+      HandleFailure(fw, std::move(qpi), st, st.Message(), "", start);
+      return;
+    }
+    // Nothing fits: PostFilter (preemption) may make room for a later attempt.
+    std::string nominated;
+    if (fw.HasPostFilterPlugins()) {
+      PostFilterResult pf;
+      Status pst = fw.RunPostFilterPlugins(*state, *info, diagnosis.node_to_status, pf);
+      diagnosis.post_filter_msg = pst.Message();
+      if (pst.IsSuccess()) nominated = pf.nominated_node;
+    }
+    qpi->unschedulable_plugins = diagnosis.unschedulable_plugins;
+    qpi->pending_plugins = diagnosis.pending_plugins;
+    HandleFailure(fw, std::move(qpi), st, FitErrorMessage(snapshot_->NumNodes(), diagnosis),
+                  nominated, start);
+    return;
+  }
+
+  // Assume: the next cycle must already see the node's capacity taken (scheduler/cache/cache.h says why).
+  const std::string& host = result.suggested_host;
+  if (allot::Status as = cache_->AssumePod(info, host); !as.ok()) {
+    HandleFailure(fw, std::move(qpi), Status::FromError(as), as.message(), "", start);
+    return;
+  }
+  // Reserve, then Permit. A failure at either undoes everything reserved so far.
+  Status rs = fw.RunReservePluginsReserve(*state, *info, host);
+  if (rs.IsSuccess()) rs = fw.RunPermitPlugins(*state, info, host);
+  if (!rs.IsSuccess() && !rs.IsWait()) {
+    fw.RunReservePluginsUnreserve(*state, *info, host);
+    cache_->ForgetPod(info->uid());
+    std::string msg = rs.Message();
+    if (rs.IsRejected()) {
+      qpi->unschedulable_plugins = {std::string(rs.plugin())};
+      msg = "0/1 nodes are available: " + msg + ".";
+    }
+    HandleFailure(fw, std::move(qpi), rs, msg, "", start);
+    return;
+  }
+
+  // Hand the pod to the binding stage; the next scheduling cycle does not wait for it.
+  auto ctx = std::make_unique<BindingContext>();
+  ctx->fw = &fw;
+  ctx->qpi = std::move(qpi);
+  ctx->state = std::move(state);
+  ctx->host = host;
+  ctx->start = start;
+  StartBinding(std::move(ctx));
+}
+
+// --- binding cycle ------------------------------------------------------------------------------
+
+void Scheduler::StartBinding(std::unique_ptr<BindingContext> owned) {
+  bindings_in_flight_.fetch_add(1);
+  std::shared_ptr<BindingContext> ctx(std::move(owned));
+  ctx->fw->WaitOnPermit(ctx->pod(), [this, ctx](Status st) {
+    if (!st.IsSuccess()) {
+      BindingFailed(ctx, st);
+    } else if (ctx->fw->NeedsPreBind(*ctx->state, ctx->pod(), ctx->host)) {
+      binding_pool_->Submit([this, ctx] { RunPreBindAndBind(ctx); });
+    } else {
+      Bind(ctx);
+    }
+  });
+}
+
+void Scheduler::RunPreBindAndBind(std::shared_ptr<BindingContext> ctx, size_t first) {
+  size_t waiting = 0;
+  Status st = ctx->fw->RunPreBindPlugins(*ctx->state, ctx->pod(), ctx->host, first, &waiting);
+  if (st.IsWait()) {
+    // The plugin waits for someone else (binding conditions). No thread is held: the rest of
+    // PreBind goes back to the pool when the wait ends, on whichever thread ends it; and the
+    // queue keeps no cluster events for the pod meanwhile.
+    queue_->Park(ctx->pod().uid());
+    ctx->fw->AwaitPreBind(waiting, *ctx->state, ctx->pod(), ctx->host,
+                          [this, ctx, waiting](Status outcome) {
+                            // Often an informer thread: the rest (API writes) goes to the pool.
+                            binding_pool_->Submit([this, ctx, waiting, outcome] {
+                              if (outcome.IsSuccess()) {
+                                RunPreBindAndBind(ctx, waiting + 1);
+                              } else {
+                                BindingFailed(ctx, outcome);
+                              }
+                            });
+                          });
+    return;
+  }
+  if (!st.IsSuccess()) {
+    BindingFailed(ctx, st);
+    return;
+  }
+  Bind(std::move(ctx));
+}
+
+void Scheduler::Bind(std::shared_ptr<BindingContext> ctx) {
+  // The callback may run on a client thread (the store's committer in-process): nothing below
+  // blocks on the API.
+  ctx->fw->RunBindPlugins(*ctx->state, ctx->pod(), ctx->host, [this, ctx](Status st) {
+    if (st.IsSuccess()) {
+      BindingSucceeded(ctx);
+    } else {
+      BindingFailed(ctx, st);
+    }
+  });
+}
+
+void Scheduler::BindingSucceeded(std::shared_ptr<BindingContext> ctx) {
+  const PodInfo& pod = ctx->pod();
+  cache_->FinishBinding(pod.uid());
+  ctx->fw->RunPostBindPlugins(*ctx->state, pod, ctx->host);
+  ObserveAttempt(*ctx->fw, kScheduled, ctx->start);
+  events_->Record(
+      *pod.pod, client::kEventTypeNormal, "Scheduled", "Binding",
+      "Successfully assigned " + pod.namespace_() + "/" + pod.name() + " to " + ctx->host);
+  queue_->Done(pod.uid());
+  BindingDone();
+}
+
+void Scheduler::BindingFailed(std::shared_ptr<BindingContext> ctx, const Status& status) {
+  const PodInfo& pod = ctx->pod();
+  ctx->fw->RunReservePluginsUnreserve(*ctx->state, pod, ctx->host);
+  cache_->ForgetPod(pod.uid());
+  std::string msg = status.Message();
+  if (status.IsRejected()) {
+    ctx->qpi->unschedulable_plugins = {std::string(status.plugin())};
+    msg = "0/1 nodes are available: " + msg + ".";
+  }
+  HandleFailure(*ctx->fw, std::move(ctx->qpi), status, msg, "", ctx->start);
+  BindingDone();
+}
+
+// --- failures -----------------------------------------------------------------------------------
+
+void Scheduler::HandleFailure(Framework& fw, std::unique_ptr<QueuedPodInfo> qpi,
+                              const Status& status, const std::string& message,
+                              const std::string& nominated_node, SteadyClock::time_point start) {
+  const bool error = !status.IsRejected();
+  ObserveAttempt(fw, error ? kError : kUnschedulable, start);
+  std::shared_ptr<const api::Pod> pod = qpi->pod_info->pod;
+  queue_->AddUnschedulableIfNotPresent(std::move(qpi), error);
+  events_->Record(*pod, client::kEventTypeWarning, "FailedScheduling", "Scheduling", message);
+  UpdatePodScheduledCondition(*pod,
+                              std::string(error ? kReasonSchedulerError : kReasonUnschedulable),
+                              message, nominated_node);
+}
+
+void Scheduler::UpdatePodScheduledCondition(const api::Pod& pod, const std::string& reason,
+                                            const std::string& message,
+                                            const std::string& nominated) {
+  const api::PodCondition* cur = FindCondition(pod, "PodScheduled");
+  bool nomination_changes = nominated != pod.status.nominatedNodeName;
+  if (cur && cur->status == "False" && cur->reason == reason && cur->message == message &&
+      !nomination_changes) {
+    return;  // nothing new to say
+  }
+  std::string transition = cur && cur->status == "False" && cur->lastTransitionTime
+                               ? cur->lastTransitionTime->ToRfc3339()
+                               : clock_->Now().ToRfc3339();
+  std::optional<std::string> nominated_field;
+  if (nomination_changes) nominated_field = nominated;
+  static const api::ResourceInfo& pods = api::ResourceFor<api::Pod>();
+  client_.PatchAsync(pods, pod.metadata.namespace_, pod.metadata.name,
+                     client::PatchKind::kStrategicMerge,
+                     ConditionPatch(reason, message, transition, nominated_field), true,
+                     [](Result<api::ObjectPtr>) {});  // a deleted pod needs no condition
+}
+
+void Scheduler::ObserveAttempt(Framework& fw, AttemptResult result, SteadyClock::time_point start) {
+  std::chrono::duration<double> d = SteadyClock::now() - start;
+  const AttemptMetrics& m = attempt_metrics_.at(&fw);
+  m.count[result]->Inc();
+  m.duration[result]->Observe(d.count());
+}
+
+}  // namespace allot::scheduler

@@ -1,0 +1,159 @@
+#!/usr/bin/env python3
+"""The layering test: every #include "..." under src/ must point down or sideways within its own
+room, never up. The allowed order is written down here, once; docs/architecture.md explains it.
+
+A room is a top-level folder of src/ (or one of the subfolders named in ROOMS, which are rooms of
+their own). A room may include its own headers and those of the rooms it depends on, directly or
+through others. Test code (*_test.cc, *_fuzz.cc and anything in a testing/ folder) may also use
+the test infrastructure (TEST_INFRA); production code never includes a testing/ header.
+
+Usage: check_layering.py [SRC_DIR]   (default: src/ next to this repository's tests/)
+Exits 1 and prints each upward edge as "file: includes header (room -> room)".
+"""
+import os
+import re
+import sys
+
+# Each room and the rooms it may include directly. Lower rooms come first.
+DEPENDS = {
+    'common': [],
+    'api/machinery': ['common'],      # object model, meta, reflection, quantities, selectors
+    'api/codec': ['api/machinery'],   # JSON and YAML
+    'api/patch': ['api/codec'],       # JSON, merge and strategic-merge patches
+    'api/core': ['api/machinery'],    # core/v1 and coordination.k8s.io
+    'api/resource': ['api/core'],     # resource.k8s.io (v1, v1alpha3 PodSchedulingContext)
+    'api/koordinator': ['api/core'],  # scheduling.koordinator.sh Reservation
+    'api': ['api/resource', 'api/koordinator', 'api/patch'],  # the registry of every group
+    'cel': ['api'],
+    'dra': ['cel'],
+    'store': ['api'],
+    'client': ['api'],
+    'client/inprocess': ['client', 'store'],
+    'apiserver': ['store'],
+    'scheduler': ['client', 'dra'],
+    'controllers': ['client', 'dra'],
+    'node': ['client', 'dra'],
+    'drivers': ['node'],
+    'cluster': ['apiserver', 'client/inprocess', 'scheduler', 'controllers', 'drivers'],
+    'cli': ['cluster'],
+    # Test-only rooms.
+    'testing': ['api'],
+    'integration': ['cluster', 'testing'],
+}
+# What test code may use besides its room's dependencies: real servers, stores and clients.
+TEST_INFRA = ['apiserver', 'client/inprocess', 'testing']
+
+INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"')
+
+
+def room_of(path):
+    """The longest room that `path` (relative to src/) lies in, or None."""
+    best = None
+    for room in DEPENDS:
+        if path == room or path.startswith(room + '/'):
+            if best is None or len(room) > len(best):
+                best = room
+    return best
+
+
+def closure(rooms):
+    seen, todo = set(), list(rooms)
+    while todo:
+        r = todo.pop()
+        if r in seen:
+            continue
+        seen.add(r)
+        todo.extend(DEPENDS[r])
+    return seen
+
+
+def is_test_code(path):
+    name = os.path.basename(path)
+    return (name.endswith(('_test.cc', '_fuzz.cc')) or '/testing/' in '/' + path
+            or room_of(path) in ('testing', 'integration'))
+
+
+def check(src):
+    errors = []
+    allowed = {r: closure([r]) for r in DEPENDS}
+    test_allowed = {r: allowed[r] | closure(TEST_INFRA) for r in DEPENDS}
+    count = 0
+    for dirpath, _, files in os.walk(src):
+        for name in sorted(files):
+            if not name.endswith(('.h', '.cc')):
+                continue
+            full = os.path.join(dirpath, name)
+            path = os.path.relpath(full, src)
+            room = room_of(path)
+            if room is None:
+                errors.append(f'{path}: in no room; add its folder to DEPENDS in {__file__}')
+                continue
+            test = is_test_code(path)
+            with open(full, encoding='utf-8') as f:
+                for lineno, line in enumerate(f, 1):
+                    m = INCLUDE.match(line)
+                    if not m:
+                        continue
+                    header = m.group(1)
+                    target = room_of(header)
+                    if target is None:
+                        if os.path.isdir(os.path.join(src, header.split('/')[0])):
+                            errors.append(f'{path}:{lineno}: includes {header}, in no room')
+                        continue  # a library's header (rapidjson/, ...)
+                    count += 1
+                    if '/testing/' in '/' + header and not test:
+                        errors.append(f'{path}:{lineno}: production code includes test-only '
+                                      f'{header}')
+                    ok = target in (test_allowed[room] if test else allowed[room])
+                    if not ok:
+                        errors.append(f'{path}:{lineno}: includes {header} ({room} -> {target}, '
+                                      'which is not below it)')
+    return count, errors
+
+
+def self_test():
+    """The checker itself: a tree with one edge of each kind must give exactly the bad ones."""
+    import tempfile
+    files = {
+        'common/a.h': '',
+        'api/machinery/m.h': '#include "common/a.h"\n',
+        'store/s.h': '#include "api/machinery/m.h"\n#include "rapidjson/document.h"\n',
+        'client/c.h': '#include "store/s.h"\n',                     # sideways: bad
+        'api/machinery/up.cc': '#include "api/core/x.h"\n',        # upward: bad
+        'api/core/x.h': '',
+        'scheduler/testing/fake.h': '#include "client/inprocess/i.h"\n',  # test infra: fine
+        'client/inprocess/i.h': '#include "store/s.h"\n',
+        'scheduler/q.cc': '#include "scheduler/testing/fake.h"\n',  # prod -> testing: bad
+        'scheduler/q_test.cc': '#include "apiserver/srv.h"\n',     # test infra: fine
+        'apiserver/srv.h': '',
+        'elsewhere/z.h': '',                                      # in no room: bad
+    }
+    with tempfile.TemporaryDirectory() as d:
+        for name, text in files.items():
+            os.makedirs(os.path.join(d, os.path.dirname(name)), exist_ok=True)
+            with open(os.path.join(d, name), 'w') as f:
+                f.write(text)
+        _, errors = check(d)
+    got = sorted(e.split(':')[0] for e in errors)
+    want = ['api/machinery/up.cc', 'client/c.h', 'elsewhere/z.h', 'scheduler/q.cc']
+    if got != want:
+        print(f'self-test: expected errors in {want}, got {errors}')
+        return 1
+    print('layering self-test: the checker finds upward, sideways and test-only edges')
+    return 0
+
+
+def main():
+    if sys.argv[1:] == ['--self-test']:
+        return self_test()
+    here = os.path.dirname(os.path.abspath(__file__))
+    src = sys.argv[1] if len(sys.argv) > 1 else os.path.join(here, '..', '..', 'src')
+    count, errors = check(src)
+    for e in errors:
+        print(e)
+    print(f'layering: {count} includes checked, {len(errors)} upward')
+    return 1 if errors else 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())
