@@ -52,6 +52,7 @@
 #include "client/inprocess/inprocess_client.h"
 #include "common/flags.h"
 #include "store/store.h"
+#include "workloads/objects.h"
 
 namespace allot::cli {
 
@@ -130,59 +131,26 @@ Result<Workload> ParseWorkload(const std::string& name) {
 
 // One node-local slice per node, as a vendor's kubelet plugin publishes it.
 std::unique_ptr<api::ResourceSlice> BenchSlice(int64_t node, int64_t devices) {
-  auto s = std::make_unique<api::ResourceSlice>();
-  std::string n = "bench-node-" + std::to_string(node);
-  s->metadata.name = n + "-bench";
-  s->spec.driver = kBenchDriver;
-  s->spec.pool.name = n;
-  s->spec.pool.generation = 1;
-  s->spec.pool.resourceSliceCount = 1;
-  s->spec.nodeName = n;
-  for (int64_t d = 0; d < devices; ++d) {
-    api::Device dev;
-    dev.name = "gpu-" + std::to_string(d);
-    dev.attributes["index"].intValue = d;
-    dev.attributes["model"].stringValue = "BENCH-GPU";
-    dev.capacity["memory"].value = *api::Quantity::Parse("80Gi");
-    s->spec.devices.push_back(std::move(dev));
-  }
-  return s;
+  const std::string n = "bench-node-" + std::to_string(node);
+  return workloads::MakeNodeLocalSlice(n + "-bench", kBenchDriver, n, devices,
+                                       {.model = "BENCH-GPU"});
 }
 
 std::unique_ptr<api::ResourceClaim> BenchSharedClaim(int64_t i) {
-  auto c = std::make_unique<api::ResourceClaim>();
-  c->metadata.name = "bench-shared-" + std::to_string(i);
-  c->metadata.namespace_ = "default";
-  c->spec = BenchClaimSpec(1);
-  return c;
+  return workloads::MakeClaim("bench-shared-" + std::to_string(i), "default", BenchClaimSpec(1));
 }
 
 // A pod named `name`; with claims it references the template `tmpl` or shared claim
 // `claim_index / pods_per_claim`.
 std::unique_ptr<api::Pod> BenchPod(const Workload& w, const std::string& name, int64_t claim_index,
                                    const std::string& tmpl) {
-  auto p = std::make_unique<api::Pod>();
-  p->metadata.name = name;
-  p->metadata.namespace_ = "default";
-  api::Container c;
-  c.name = "pause";
-  c.image = "registry.k8s.io/pause:3.10";
-  c.resources.requests["cpu"] = *api::Quantity::Parse("100m");
-  c.resources.requests["memory"] = *api::Quantity::Parse("500Mi");
-  if (w.claims != ClaimKind::kNone) {
-    api::PodResourceClaim ref;
-    ref.name = "gpu";
-    if (w.claims == ClaimKind::kTemplate) {
-      ref.resourceClaimTemplateName = tmpl;
-    } else {
-      ref.resourceClaimName = "bench-shared-" + std::to_string(claim_index / w.pods_per_claim);
-    }
-    p->spec.resourceClaims.push_back(std::move(ref));
-    api::ContainerResourceClaim cc;
-    cc.name = "gpu";
-    c.resources.claims.push_back(std::move(cc));
+  auto p = workloads::MakePod(name, "default");
+  if (w.claims == ClaimKind::kTemplate) {
+    workloads::AddTemplateClaim(*p, "gpu", tmpl);
+  } else if (w.claims != ClaimKind::kNone) {
+    workloads::AddExistingClaim(*p, "gpu",
+                                "bench-shared-" + std::to_string(claim_index / w.pods_per_claim));
   }
-  p->spec.containers.push_back(std::move(c));
   return p;
 }
 

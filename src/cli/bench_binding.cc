@@ -24,9 +24,13 @@
 #include <thread>
 #include <vector>
 
+#include "api/core/node.h"
+#include "api/core/pod.h"
 #include "api/machinery/resources.h"
+#include "api/resource/types.h"
 #include "cli/bench_support.h"
 #include "store/store.h"
+#include "workloads/objects.h"
 
 namespace allot::cli {
 
@@ -44,44 +48,19 @@ constexpr char kFailed[] = "bench.example.com/failed";
 
 // A node-local slice whose devices must be made ready before use.
 std::unique_ptr<api::ResourceSlice> BindingSlice(int64_t node, int64_t devices) {
-  auto s = std::make_unique<api::ResourceSlice>();
-  std::string n = "bench-node-" + std::to_string(node);
-  s->metadata.name = n + "-bench";
-  s->spec.driver = kBenchDriver;
-  s->spec.pool = {n, 1, 1};
-  s->spec.nodeName = n;
-  for (int64_t d = 0; d < devices; ++d) {
-    api::Device dev;
-    dev.name = "dev-" + std::to_string(d);
-    dev.attributes["model"].stringValue = "BENCH-FABRIC";
-    dev.capacity["memory"].value = *api::Quantity::Parse("80Gi");
-    dev.bindsToNode = true;
-    dev.bindingConditions = {kReady};
-    dev.bindingFailureConditions = {kFailed};
-    s->spec.devices.push_back(std::move(dev));
-  }
-  return s;
+  const std::string n = "bench-node-" + std::to_string(node);
+  return workloads::MakeNodeLocalSlice(n + "-bench", kBenchDriver, n, devices,
+                                       {.prefix = "dev-",
+                                        .model = "BENCH-FABRIC",
+                                        .index_attribute = false,
+                                        .binds_to_node = true,
+                                        .binding_conditions = {kReady},
+                                        .binding_failure_conditions = {kFailed}});
 }
 
 std::unique_ptr<api::Pod> Pod(const std::string& name, bool with_claim) {
-  auto p = std::make_unique<api::Pod>();
-  p->metadata.name = name;
-  p->metadata.namespace_ = "default";
-  api::Container c;
-  c.name = "pause";
-  c.image = "registry.k8s.io/pause:3.10";
-  c.resources.requests["cpu"] = *api::Quantity::Parse("100m");
-  c.resources.requests["memory"] = *api::Quantity::Parse("500Mi");
-  if (with_claim) {
-    api::PodResourceClaim ref;
-    ref.name = "dev";
-    ref.resourceClaimTemplateName = "bench-claim";
-    p->spec.resourceClaims.push_back(std::move(ref));
-    api::ContainerResourceClaim cc;
-    cc.name = "dev";
-    c.resources.claims.push_back(std::move(cc));
-  }
-  p->spec.containers.push_back(std::move(c));
+  auto p = workloads::MakePod(name, "default");
+  if (with_claim) workloads::AddTemplateClaim(*p, "dev", "bench-claim");
   return p;
 }
 

@@ -14,6 +14,7 @@
 #include "client/http_client.h"
 #include "client/inprocess/inprocess_client.h"
 #include "cluster/components.h"
+#include "workloads/objects.h"
 #include "store/backend.h"
 #include "store/store.h"
 
@@ -84,57 +85,22 @@ Result<std::string> ReadServerUrl(int fd) {
 }  // namespace
 
 std::unique_ptr<api::Node> BenchNode(int64_t i) {
-  auto n = std::make_unique<api::Node>();
-  n->metadata.name = "bench-node-" + std::to_string(i);
-  n->metadata.labels["kubernetes.io/hostname"] = n->metadata.name;
-  for (auto* list : {&n->status.capacity, &n->status.allocatable}) {
-    (*list)["cpu"] = *api::Quantity::Parse("4");
-    (*list)["memory"] = *api::Quantity::Parse("32Gi");
-    (*list)["pods"] = *api::Quantity::Parse("110");
-  }
-  api::NodeCondition ready;
-  ready.type = "Ready";
-  ready.status = "True";
-  n->status.conditions.push_back(ready);
-  return n;
+  return workloads::MakeNode("bench-node-" + std::to_string(i));
 }
 
 std::unique_ptr<api::DeviceClass> BenchClass() {
-  auto c = std::make_unique<api::DeviceClass>();
-  c->metadata.name = kBenchDriver;
-  api::DeviceSelector s;
-  s.cel = api::CELDeviceSelector{std::string("device.driver == '") + kBenchDriver + "'"};
-  c->spec.selectors.push_back(std::move(s));
-  return c;
+  return workloads::MakeDriverClass(kBenchDriver, kBenchDriver);
 }
 
 api::ResourceClaimSpec BenchClaimSpec(int64_t count) {
-  api::ResourceClaimSpec spec;
-  api::DeviceRequest r;
-  r.name = "gpu";
-  r.exactly.emplace();
-  r.exactly->deviceClassName = kBenchDriver;
-  r.exactly->allocationMode = "ExactCount";
-  r.exactly->count = count;
-  api::DeviceSelector s;
-  s.cel = api::CELDeviceSelector{std::string("device.capacity['") + kBenchDriver +
-                                 "'].memory.compareTo(quantity('4Gi')) >= 0"};
-  r.exactly->selectors.push_back(std::move(s));
-  spec.devices.requests.push_back(std::move(r));
-  if (count > 1) {
-    api::DeviceConstraint c;
-    c.matchAttribute = std::string(kBenchDriver) + "/model";
-    spec.devices.constraints.push_back(std::move(c));
-  }
-  return spec;
+  return workloads::ClaimSpec(kBenchDriver, count,
+                              std::string("device.capacity['") + kBenchDriver +
+                                  "'].memory.compareTo(quantity('4Gi')) >= 0",
+                              std::string(kBenchDriver) + "/model");
 }
 
 std::unique_ptr<api::ResourceClaimTemplate> BenchTemplate(const std::string& name, int64_t count) {
-  auto t = std::make_unique<api::ResourceClaimTemplate>();
-  t->metadata.name = name;
-  t->metadata.namespace_ = "default";
-  t->spec.spec = BenchClaimSpec(count);
-  return t;
+  return workloads::MakeClaimTemplate(name, "default", BenchClaimSpec(count));
 }
 
 // Index of `name` if it is "<prefix><i>", else -1.

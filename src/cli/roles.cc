@@ -16,6 +16,7 @@
 #include "cluster/components.h"
 #include "common/files.h"
 #include "common/flags.h"
+#include "common/log.h"
 #include "drivers/nodelocal/simulated_devices.h"
 #include "scheduler/scheduler.h"
 
@@ -64,10 +65,7 @@ Result<std::optional<drivers::DeviceProfile>> SimDeviceFlags::Profile() const {
 
 namespace {
 
-void LogDevices(std::string_view line) {
-  std::fprintf(stderr, "allot: simulated devices: %.*s\n", static_cast<int>(line.size()),
-               line.data());
-}
+void LogDevices(std::string_view line) { log::Info("simulated devices", line); }
 
 class SimDevicesExtension final : public node::NodeSimExtension {
  public:
@@ -177,7 +175,7 @@ int RunScheduler(int argc, char** argv) {
     elector.Run(stop, start, [&] {
       if (!stop) {
         // As kube-scheduler: a scheduler that lost its lease must not go on binding pods.
-        std::fprintf(stderr, "allot scheduler: leader election lost\n");
+        log::Error("scheduler", "leader election lost");
         exit_code = 1;
       }
     });

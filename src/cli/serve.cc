@@ -12,6 +12,7 @@
 #include "cluster/cluster.h"
 #include "common/files.h"
 #include "common/flags.h"
+#include "common/log.h"
 #include "common/time.h"
 #include "drivers/fabric/config.h"
 
@@ -135,9 +136,7 @@ int Serve(int argc, char** argv) {
   options.sim_node_template = sim_node_template;
   options.sim_devices = *device_profile;
   options.fabric = std::move(fabric);
-  options.log = [](std::string_view line) {
-    std::fprintf(stderr, "allot serve: %.*s\n", static_cast<int>(line.size()), line.data());
-  };
+  options.log = [](std::string_view line) { log::Info("serve", line); };
   auto started = cluster::Cluster::Start(std::move(options));
   if (!started.ok()) {
     std::fprintf(stderr, "allot serve: %s\n", started.status().message().c_str());

@@ -19,6 +19,10 @@
 #include "api/machinery/watch.h"
 #include "common/status.h"
 
+namespace allot::api {
+enum class PatchType;
+}  // namespace allot::api
+
 namespace allot::client {
 
 using api::Object;
@@ -27,6 +31,8 @@ using api::ResourceInfo;
 
 // Patch content types (mirrors api::PatchType; kept separate so this header stays light).
 enum class PatchKind { kJson, kMerge, kStrategicMerge, kApply };
+// The api::PatchType (api/patch/patch.h) of a PatchKind.
+api::PatchType ToPatchType(PatchKind kind);
 
 template <class T>
 using Callback = std::function<void(Result<T>)>;

@@ -7,6 +7,7 @@
 #include <charconv>
 
 #include "api/codec/codec.h"
+#include "api/core/pod.h"
 #include "api/patch/patch.h"
 #include "client/http_watch.h"
 
@@ -34,20 +35,6 @@ Result<ObjectPtr> DecodeObject(std::string_view body, const ResourceInfo& r) {
   opts.expected = r.type;
   ALLOT_ASSIGN_OR_RETURN(api::Decoded d, api::DecodeJson(body, opts));
   return ObjectPtr(std::move(d.object));
-}
-
-api::PatchType ToPatchType(PatchKind kind) {
-  switch (kind) {
-    case PatchKind::kJson:
-      return api::PatchType::kJsonPatch;
-    case PatchKind::kMerge:
-      return api::PatchType::kMergePatch;
-    case PatchKind::kStrategicMerge:
-      return api::PatchType::kStrategicMergePatch;
-    case PatchKind::kApply:
-      return api::PatchType::kApplyPatch;
-  }
-  return api::PatchType::kMergePatch;
 }
 
 std::string DeleteOptionsJson(const api::DeleteOptions& o) {

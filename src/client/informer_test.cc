@@ -16,7 +16,7 @@ namespace {
 
 // Forwards to another client; lets a test end the open watches and hold new ones back
 // (to write while the informer is not watching), and counts lists and watches.
-class GatedClient final : public client::testing::ForwardingClient {
+class GatedClient final : public client::ForwardingClient {
  public:
   explicit GatedClient(client::Client& inner) : ForwardingClient(inner) {}
 

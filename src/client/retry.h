@@ -28,9 +28,13 @@ inline constexpr int kConflictAttempts = 8;
 
 enum class Write { kUpdate, kStatus };  // Client::Update or Client::UpdateStatus
 
-// Returns the object to write given the current one, nullptr when nothing needs writing, or an
-// error, which ends the loop at once whatever its code (a 409 from here is not retried).
-using MutateFn = std::function<Result<std::unique_ptr<api::Object>>(const api::Object& current)>;
+// The object a MutateFn wants written: `return Desired(std::move(copy));`, or `return Desired();`
+// when nothing needs writing.
+using Desired = std::unique_ptr<api::Object>;
+
+// Returns the object to write given the current one (Desired), or an error, which ends the loop
+// at once whatever its code (a 409 from here is not retried).
+using MutateFn = std::function<Result<Desired>(const api::Object& current)>;
 
 // Reads the object (or starts from `first`, a copy the caller just read), calls `mutate` and
 // writes its result, until the write does not meet a 409 Conflict, at most `attempts` times.

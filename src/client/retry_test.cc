@@ -46,7 +46,7 @@ TEST_F(UpdateWithRetryTest, AConflictIsRetriedFromAFreshRead) {
   int calls = 0;
   auto written = UpdateWithRetry(
       client_, leases_, "default", "l", Write::kUpdate,
-      [&](const api::Object& current) -> Result<std::unique_ptr<api::Object>> {
+      [&](const api::Object& current) -> Result<Desired> {
         if (++calls == 1) WriteBehindTheBack(7);  // our write will now conflict
         return WithHolder(current, "me");
       });
@@ -61,7 +61,7 @@ TEST_F(UpdateWithRetryTest, EveryAttemptConflictingReturnsTheLast409) {
   int calls = 0;
   auto written = UpdateWithRetry(
       client_, leases_, "default", "l", Write::kUpdate,
-      [&](const api::Object& current) -> Result<std::unique_ptr<api::Object>> {
+      [&](const api::Object& current) -> Result<Desired> {
         ++calls;
         WriteBehindTheBack(calls);
         return WithHolder(current, "me");
@@ -75,7 +75,7 @@ TEST_F(UpdateWithRetryTest, EveryAttemptConflictingReturnsTheLast409) {
 TEST_F(UpdateWithRetryTest, MutationErrorsEndTheLoopEvenWhenTheyAre409) {
   int calls = 0;
   auto written = UpdateWithRetry(client_, leases_, "default", "l", Write::kUpdate,
-                                 [&](const api::Object&) -> Result<std::unique_ptr<api::Object>> {
+                                 [&](const api::Object&) -> Result<Desired> {
                                    ++calls;
                                    return ConflictError("leases", "l", "taken by someone else");
                                  });
@@ -89,7 +89,7 @@ TEST_F(UpdateWithRetryTest, NothingToWriteReturnsTheCurrentObjectUnchanged) {
   ASSERT_TRUE(before.ok());
   auto result = UpdateWithRetry(
       client_, leases_, "default", "l", Write::kUpdate,
-      [](const api::Object&) -> Result<std::unique_ptr<api::Object>> { return nullptr; });
+      [](const api::Object&) -> Result<Desired> { return Desired(); });
   ASSERT_TRUE(result.ok());
   EXPECT_EQ((*result)->metadata.resourceVersion, (*before)->metadata.resourceVersion);
   EXPECT_EQ(store_.CurrentResourceVersion(),
@@ -99,7 +99,7 @@ TEST_F(UpdateWithRetryTest, NothingToWriteReturnsTheCurrentObjectUnchanged) {
 TEST_F(UpdateWithRetryTest, AMissingObjectIsNotFound) {
   auto result = UpdateWithRetry(
       client_, leases_, "default", "nope", Write::kStatus,
-      [](const api::Object& current) -> Result<std::unique_ptr<api::Object>> {
+      [](const api::Object& current) -> Result<Desired> {
         return current.Clone();
       });
   ASSERT_FALSE(result.ok());

@@ -1,12 +1,21 @@
-// A small command-line flag parser: `--name value`, `--name=value`, boolean `--name`.
+// Command-line flags for the `allot` subcommands: a thin facade over CLI11 (Debian's
+// libcli11-dev; its header stays in flags.cc), so every command parses, validates and documents
+// its flags the same way.
 //
 //   Flags f("allot serve", "Runs the embedded control plane.");
 //   std::string listen = "127.0.0.1:6443";
 //   f.String("listen", &listen, "address to listen on");
 //   if (Status s = f.Parse(argc, argv); !s.ok()) ...
+//
+// Accepted forms: `--name value`, `--name=value`, boolean `--name` or `--name=false`. Every
+// command also takes:
+//   -v N, --v=N         log verbosity (common/log.h), as Kubernetes components take it;
+//   --flagfile FILE     flags from a file, one `name = value` per line (CLI11's INI/TOML form);
+//   -h, --help          the usage text (help_requested()).
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -16,36 +25,26 @@ namespace allot {
 
 class Flags {
  public:
-  Flags(std::string command, std::string summary)
-      : command_(std::move(command)), summary_(std::move(summary)) {}
+  Flags(std::string command, std::string summary);
+  ~Flags();
 
   void String(const std::string& name, std::string* out, const std::string& help);
   void Int(const std::string& name, int64_t* out, const std::string& help);
   void Bool(const std::string& name, bool* out, const std::string& help);
 
-  // Parses argv[first..]; unknown flags and malformed values are errors. Positional
-  // arguments are collected in positional(). `--help` sets help_requested().
+  // Parses argv[first..]; unknown flags and malformed values are 400 errors naming the flag.
+  // Arguments that are not flags are collected in positional(). `--help` sets
+  // help_requested(). On success the log verbosity is set from -v.
   Status Parse(int argc, char** argv, int first = 2);
   const std::vector<std::string>& positional() const { return positional_; }
   bool help_requested() const { return help_; }
   std::string Usage() const;
 
  private:
-  enum class Kind { kString, kInt, kBool };
-  struct Flag {
-    std::string name;
-    Kind kind;
-    void* out;
-    std::string help;
-    std::string default_text;
-  };
-  const Flag* Find(const std::string& name) const;
-  Status Set(const Flag& f, const std::string& value);
-
-  std::string command_;
-  std::string summary_;
-  std::vector<Flag> flags_;
+  struct App;  // CLI11's App
+  std::unique_ptr<App> app_;
   std::vector<std::string> positional_;
+  int64_t verbosity_ = 0;
   bool help_ = false;
 };
 

@@ -14,6 +14,7 @@
 #include "client/http_client.h"
 #include "common/files.h"
 #include "common/flags.h"
+#include "common/log.h"
 #include "common/time.h"
 #include "drivers/fabric/driver.h"
 
@@ -33,10 +34,7 @@ constexpr char kUsage[] =
     "  fabric    composable-infrastructure GPUs attached to nodes on demand (--config FILE)\n\n"
     "Run `allot driver <name> --help` for a driver's flags.\n";
 
-void PrintLine(std::string_view line) {
-  std::printf("allot driver fabric: %.*s\n", static_cast<int>(line.size()), line.data());
-  std::fflush(stdout);
-}
+void PrintLine(std::string_view line) { log::Info("fabric", line); }
 
 void PrintSummary(const FabricDriver& driver) {
   using Phase = FabricDriver::DevicePhase;

@@ -19,6 +19,10 @@
 #include <set>
 #include <thread>
 
+#include "api/core/node.h"
+#include "api/core/pod.h"
+#include "api/core/types.h"
+#include "api/resource/types.h"
 #include "common/metrics.h"
 #include "integration/dra_fixture.h"
 

@@ -20,13 +20,17 @@
 #include <thread>
 #include <vector>
 
+#include "api/core/node.h"
+#include "api/core/pod.h"
 #include "api/machinery/resources.h"
+#include "api/resource/types.h"
 #include "client/inprocess/inprocess_client.h"
 #include "cluster/components.h"
 #include "integration/dra_invariants.h"
 #include "scheduler/scheduler.h"
 #include "store/backend.h"
 #include "store/store.h"
+#include "workloads/objects.h"
 
 namespace allot::integration {
 
@@ -111,75 +115,34 @@ class DraFixture : public ::testing::Test {
   // `nodes` nodes "node-<i>" with `devices` node-local devices "gpu-<d>" each (pool = node
   // name), and the device class kDriver selecting every device of the driver.
   void Cluster(int nodes, int devices) {
-    auto cls = std::make_unique<api::DeviceClass>();
-    cls->metadata.name = kDriver;
-    cls->spec.selectors.push_back({api::CELDeviceSelector{"device.driver == 'gpu.example.com'"}});
-    Create(api::ResourceFor<api::DeviceClass>(), std::move(cls));
+    Create(api::ResourceFor<api::DeviceClass>(), workloads::MakeDriverClass(kDriver, kDriver));
+    const workloads::NodeShape shape{.cpu = "64", .memory = "256Gi", .ready_condition = false};
     for (int i = 0; i < nodes; ++i) {
       std::string name = "node-" + std::to_string(i);
-      auto n = std::make_unique<api::Node>();
-      n->metadata.name = name;
-      n->metadata.labels["kubernetes.io/hostname"] = name;
-      for (auto* list : {&n->status.capacity, &n->status.allocatable}) {
-        (*list)["cpu"] = *api::Quantity::Parse("64");
-        (*list)["memory"] = *api::Quantity::Parse("256Gi");
-        (*list)["pods"] = *api::Quantity::Parse("110");
-      }
-      Create(api::ResourceFor<api::Node>(), std::move(n));
-      auto with_status = std::make_unique<api::Node>();
-      with_status->metadata.name = name;
-      for (auto* list : {&with_status->status.capacity, &with_status->status.allocatable}) {
-        (*list)["cpu"] = *api::Quantity::Parse("64");
-        (*list)["memory"] = *api::Quantity::Parse("256Gi");
-        (*list)["pods"] = *api::Quantity::Parse("110");
-      }
-      ASSERT_TRUE(client_->UpdateStatus(api::ResourceFor<api::Node>(), std::move(with_status)).ok());
+      // Node create drops status here (as for kubelets: create, then the status subresource).
+      Create(api::ResourceFor<api::Node>(), workloads::MakeNode(name, shape));
+      ASSERT_TRUE(
+          client_->UpdateStatus(api::ResourceFor<api::Node>(), workloads::MakeNode(name, shape))
+              .ok());
       if (devices == 0) continue;
-      auto s = std::make_unique<api::ResourceSlice>();
-      s->metadata.name = name + "-gpu";
-      s->spec.driver = kDriver;
-      s->spec.pool = {name, 1, 1};
-      s->spec.nodeName = name;
-      for (int d = 0; d < devices; ++d) {
-        api::Device dev;
-        dev.name = "gpu-" + std::to_string(d);
-        dev.attributes["index"].intValue = d;
-        dev.attributes["model"].stringValue = "LATEST-GPU-MODEL";
-        dev.capacity["memory"].value = *api::Quantity::Parse("80Gi");
-        s->spec.devices.push_back(std::move(dev));
-      }
-      Create(api::ResourceFor<api::ResourceSlice>(), std::move(s));
+      Create(api::ResourceFor<api::ResourceSlice>(),
+             workloads::MakeNodeLocalSlice(name + "-gpu", kDriver, name, devices));
     }
   }
 
   static api::ResourceClaimSpec OneGpu() {
-    api::ResourceClaimSpec spec;
-    api::DeviceRequest r;
-    r.name = "gpu";
-    r.exactly.emplace();
-    r.exactly->deviceClassName = kDriver;
-    r.exactly->count = 1;
-    r.exactly->allocationMode = "ExactCount";
-    r.exactly->selectors.push_back({api::CELDeviceSelector{
-        "device.capacity['gpu.example.com'].memory.compareTo(quantity('4Gi')) >= 0"}});
-    spec.devices.requests.push_back(std::move(r));
-    return spec;
+    return workloads::ClaimSpec(
+        kDriver, 1, "device.capacity['gpu.example.com'].memory.compareTo(quantity('4Gi')) >= 0");
   }
 
+
   void Template(const std::string& name) {
-    auto t = std::make_unique<api::ResourceClaimTemplate>();
-    t->metadata.name = name;
-    t->metadata.namespace_ = "default";
-    t->spec.spec = OneGpu();
-    Create(api::ResourceFor<api::ResourceClaimTemplate>(), std::move(t));
+    Create(api::ResourceFor<api::ResourceClaimTemplate>(),
+           workloads::MakeClaimTemplate(name, "default", OneGpu()));
   }
 
   void Claim(const std::string& name) {
-    auto c = std::make_unique<api::ResourceClaim>();
-    c->metadata.name = name;
-    c->metadata.namespace_ = "default";
-    c->spec = OneGpu();
-    Create(api::ResourceFor<api::ResourceClaim>(), std::move(c));
+    Create(api::ResourceFor<api::ResourceClaim>(), workloads::MakeClaim(name, "default", OneGpu()));
   }
 
   // A pod with one claim: from `tmpl`, or the existing claim `claim`.
@@ -197,26 +160,17 @@ class DraFixture : public ::testing::Test {
   };
   // A pod with several claims; its one container uses all of them.
   void PodWithClaims(const std::string& name, const std::vector<PodClaim>& claims) {
-    auto p = std::make_unique<api::Pod>();
-    p->metadata.name = name;
-    p->metadata.namespace_ = "default";
-    api::Container c;
-    c.name = "main";
-    c.image = "registry.k8s.io/pause:3.10";
+    auto p = workloads::MakePod(name, "default");
     for (const PodClaim& pc : claims) {
-      api::PodResourceClaim ref;
-      ref.name = pc.name;
       if (pc.claim.empty()) {
-        ref.resourceClaimTemplateName = pc.tmpl;
+        workloads::AddTemplateClaim(*p, pc.name, pc.tmpl);
       } else {
-        ref.resourceClaimName = pc.claim;
+        workloads::AddExistingClaim(*p, pc.name, pc.claim);
       }
-      p->spec.resourceClaims.push_back(ref);
-      c.resources.claims.push_back({pc.name, ""});
     }
-    p->spec.containers.push_back(std::move(c));
     Create(api::ResourceFor<api::Pod>(), std::move(p));
   }
+
 
   std::vector<std::shared_ptr<const api::Pod>> Pods() {
     return ListAll<api::Pod>(*store_, api::ResourceFor<api::Pod>());

@@ -7,6 +7,7 @@
 #include <set>
 #include <thread>
 
+#include "api/core/pod.h"
 #include "integration/dra_fixture.h"
 
 namespace allot::integration {

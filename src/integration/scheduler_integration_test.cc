@@ -7,6 +7,8 @@
 #include <map>
 #include <thread>
 
+#include "api/core/node.h"
+#include "api/core/pod.h"
 #include "api/machinery/resources.h"
 #include "apiserver/server.h"
 #include "client/http_client.h"

@@ -1,5 +1,8 @@
 // NodeSimulator: lifecycle, the tick loop, pod events and stats. Nodes are in
 // simulator_nodes.cc, the pod state machine in simulator_pods.cc.
+#include "api/core/node.h"
+#include "api/core/pod.h"
+#include "api/core/types.h"
 #include "node/simulator.h"
 
 #include <algorithm>

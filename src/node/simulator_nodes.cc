@@ -160,12 +160,12 @@ void NodeSimulator::Impl::AdoptNodes(const std::vector<uint32_t>& raced, int& fa
     const SimNode& n = *nodes_[slot];
     Result<api::ObjectPtr> put = client::UpdateWithRetry(
         client_, *nodes_res_, "", n.name, client::Write::kStatus,
-        [&](const api::Object& current) -> Result<std::unique_ptr<api::Object>> {
+        [&](const api::Object& current) -> Result<client::Desired> {
           const auto* existing = api::As<api::Node>(current);
           if (!existing) return InternalError("not a Node");
           auto node = std::make_unique<api::Node>(*existing);
           AdoptNodeStatus(*MakeNode(options_.shape, n.name, n.index, now), *node);
-          return node;
+          return client::Desired(std::move(node));
         });
     Status st = put.ok() ? Status::Ok() : put.status();
     if (put.ok()) {

@@ -2,6 +2,7 @@
 // re-registration.
 #include <gtest/gtest.h>
 
+#include "api/core/node.h"
 #include "node/addresses.h"
 #include "node/node_objects.h"
 #include "node/testing/simulator.h"

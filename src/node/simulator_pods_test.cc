@@ -4,6 +4,7 @@
 #include <atomic>
 #include <set>
 
+#include "api/core/pod.h"
 #include "node/addresses.h"
 #include "node/testing/simulator.h"
 

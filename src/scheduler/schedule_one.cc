@@ -2,6 +2,7 @@
 #include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>
 
+#include "api/core/pod.h"
 #include "api/machinery/resources.h"
 #include "scheduler/scheduler.h"
 

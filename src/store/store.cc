@@ -13,6 +13,7 @@
 #include <unordered_map>
 
 #include "api/codec/codec.h"
+#include "common/await.h"
 #include "store/watch_impl.h"
 
 namespace allot::store {
@@ -940,26 +941,16 @@ void Store::DeleteAsync(const ResourceInfo& resource, std::string ns, std::strin
   impl_->Enqueue(std::move(op));
 }
 
-namespace {
-template <class T, class Start>
-Result<T> Wait(Start start) {
-  std::promise<Result<T>> p;
-  auto f = p.get_future();
-  start([&p](Result<T> r) { p.set_value(std::move(r)); });
-  return f.get();
-}
-}  // namespace
-
 Result<ObjectPtr> Store::Create(const ResourceInfo& resource, std::unique_ptr<Object> obj,
                                 WriteOptions opts) {
-  return Wait<ObjectPtr>([&](auto done) {
+  return Await<ObjectPtr>([&](auto done) {
     CreateAsync(resource, std::move(obj), std::move(opts), std::move(done));
   });
 }
 
 Result<ObjectPtr> Store::Update(const ResourceInfo& resource, std::string ns, std::string name,
                                 UpdateFn fn, UpdateOptions opts) {
-  return Wait<ObjectPtr>([&](auto done) {
+  return Await<ObjectPtr>([&](auto done) {
     UpdateAsync(resource, std::move(ns), std::move(name), std::move(fn), std::move(opts),
                 std::move(done));
   });
@@ -967,7 +958,7 @@ Result<ObjectPtr> Store::Update(const ResourceInfo& resource, std::string ns, st
 
 Result<DeleteResult> Store::Delete(const ResourceInfo& resource, std::string ns, std::string name,
                                    DeleteOptions opts) {
-  return Wait<DeleteResult>([&](auto done) {
+  return Await<DeleteResult>([&](auto done) {
     DeleteAsync(resource, std::move(ns), std::move(name), std::move(opts), std::move(done));
   });
 }

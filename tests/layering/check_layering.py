@@ -25,6 +25,7 @@ DEPENDS = {
     'api/koordinator': ['api/core'],  # scheduling.koordinator.sh Reservation
     'api': ['api/resource', 'api/koordinator', 'api/patch'],  # the registry of every group
     'cel': ['api'],
+    'workloads': ['api'],              # objects for benchmarks, tests, simulations
     'dra': ['cel'],
     'store': ['api'],
     'client': ['api'],
@@ -35,10 +36,10 @@ DEPENDS = {
     'node': ['client', 'dra'],
     'drivers': ['node'],
     'cluster': ['apiserver', 'client/inprocess', 'scheduler', 'controllers', 'drivers'],
-    'cli': ['cluster'],
+    'cli': ['cluster', 'workloads'],
     # Test-only rooms.
     'testing': ['api'],
-    'integration': ['cluster', 'testing'],
+    'integration': ['cluster', 'workloads', 'testing'],
 }
 # What test code may use besides its room's dependencies: real servers, stores and clients.
 TEST_INFRA = ['apiserver', 'client/inprocess', 'testing']

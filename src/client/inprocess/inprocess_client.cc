@@ -9,20 +9,6 @@ namespace allot::client {
 
 namespace {
 
-api::PatchType ToPatchType(PatchKind kind) {
-  switch (kind) {
-    case PatchKind::kJson:
-      return api::PatchType::kJsonPatch;
-    case PatchKind::kMerge:
-      return api::PatchType::kMergePatch;
-    case PatchKind::kStrategicMerge:
-      return api::PatchType::kStrategicMergePatch;
-    case PatchKind::kApply:
-      return api::PatchType::kApplyPatch;
-  }
-  return api::PatchType::kMergePatch;
-}
-
 // The patched object (unknown fields dropped, as the server's default field validation does).
 Result<std::unique_ptr<Object>> ApplyTo(const Object& current, api::PatchType type,
                                         const std::string& patch) {

@@ -10,7 +10,7 @@
 
 #include "client/client.h"
 
-namespace allot::client::testing {
+namespace allot::client {
 
 class ForwardingClient : public Client {
  public:
@@ -62,4 +62,4 @@ class ForwardingClient : public Client {
   Client& inner_;
 };
 
-}  // namespace allot::client::testing
+}  // namespace allot::client

@@ -1,5 +1,7 @@
 // The resourceclaim controller's lifecycle, informer handlers, work loop and caches. The syncs
 // live in controllers/resourceclaim/pods.cc and controllers/resourceclaim/claims.cc.
+#include "api/core/pod.h"
+#include "api/resource/types.h"
 #include "controllers/resourceclaim/controller.h"
 
 #include <algorithm>

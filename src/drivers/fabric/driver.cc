@@ -1,6 +1,7 @@
 // FabricDriver: lifecycle, Tick, the background thread and stats. The per-device state machine
 // is in drivers/fabric/reconcile.cc, claim status writes in drivers/fabric/status.cc, slices in
 // drivers/fabric/publish.cc.
+#include "api/resource/types.h"
 #include "drivers/fabric/driver.h"
 
 #include <algorithm>

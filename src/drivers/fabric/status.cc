@@ -33,14 +33,14 @@ FabricDriver::WriteOutcome FabricDriver::WriteStatus(const StatusWrite& w) {
   bool changed = false;
   Result<api::ObjectPtr> put = client::UpdateWithRetry(
       client_, claims_res_, w.ns, w.name, client::Write::kStatus,
-      [&](const api::Object& o) -> Result<std::unique_ptr<api::Object>> {
+      [&](const api::Object& o) -> Result<client::Desired> {
         const auto* current = api::As<api::ResourceClaim>(o);
         gone = current == nullptr || !StillHolds(*current, w.uid, w.node, w.result);
-        if (gone) return nullptr;
+        if (gone) return client::Desired();
         auto copy = std::make_unique<api::ResourceClaim>(*current);
         changed = SetDeviceConditions(copy->status, w.result, w.conditions);
-        if (!changed) return nullptr;
-        return copy;
+        if (!changed) return client::Desired();
+        return client::Desired(std::move(copy));
       });
   if (!put.ok()) {
     out.kind = put.status().code() == StatusCode::kNotFound ? Kind::kGone : Kind::kError;

@@ -6,6 +6,8 @@
 #include <functional>
 #include <utility>
 
+#include "api/core/node.h"
+#include "api/resource/types.h"
 #include "drivers/device_status.h"
 #include "node/write_pipeline.h"
 

@@ -2,6 +2,8 @@
 // DeviceClass appear for the simulated nodes; a pod bound with an unallocated claim stays
 // Pending, runs once the claim is allocated from its node and reserved for it (the test plays
 // the scheduler), and its devices are released when it is deleted.
+#include "api/core/pod.h"
+#include "api/resource/types.h"
 #include "drivers/nodelocal/simulated_devices.h"
 
 #include <gmock/gmock.h>

@@ -4,6 +4,7 @@
 #include <mutex>
 #include <utility>
 
+#include "api/resource/types.h"
 #include "node/dra/claims.h"
 
 namespace allot::node {

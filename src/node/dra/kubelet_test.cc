@@ -1,6 +1,8 @@
 // DraKubelet wired into a NodeSimulator over an in-process store: a bound pod waits for its
 // claim, starts as soon as the claim is allocated and reserved for it (no backoff wait), and
 // its claim is unprepared when it is deleted.
+#include "api/core/pod.h"
+#include "api/resource/types.h"
 #include "node/dra/kubelet.h"
 
 #include <gmock/gmock.h>

@@ -28,7 +28,7 @@ namespace allot::node {
 
 // Forwards to another Client, recording every write; optionally fails pod status updates with
 // 409 Conflict before they reach the store. Thread-safe.
-class RecordingClient final : public client::testing::ForwardingClient {
+class RecordingClient final : public client::ForwardingClient {
  public:
   explicit RecordingClient(client::Client& inner) : ForwardingClient(inner) {}
 

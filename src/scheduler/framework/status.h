@@ -11,8 +11,9 @@
 //    happens (queueing hints), or after the periodic flush.
 //  - kUnschedulableAndUnresolvable: as kUnschedulable, but preemption cannot help on this node
 //    (its labels, taints or size rule it out). Requeueing is still event-driven.
-//  - kWait: only from Permit: the pod holds its reservation and waits until a plugin allows or
-//    rejects it, or the timeout passes.
+//  - kWait: from Permit: the pod holds its reservation and waits until a plugin allows or
+//    rejects it, or the timeout passes. From PreBind: the plugin finishes later without holding a
+//    binding worker (AwaitPreBind; DynamicResources waiting for binding conditions).
 //  - kSkip: from PreFilter / PreScore: the plugin has nothing to do for this pod, so its Filter /
 //    Score is not called. From Bind: this binder does not handle the pod; the next one is asked.
 //  - kPending: the pod waits for something outside the scheduler (e.g. a driver). Like

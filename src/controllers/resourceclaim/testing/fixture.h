@@ -32,7 +32,7 @@
 namespace allot::controllers {
 
 // Forwards to another Client. Thread-safe.
-class FaultClient final : public client::testing::ForwardingClient {
+class FaultClient final : public client::ForwardingClient {
  public:
   explicit FaultClient(client::Client& inner) : ForwardingClient(inner) {}
 

@@ -29,7 +29,7 @@ namespace allot::drivers {
 
 // Forwards to an InProcessClient; `interfere` times, a claim status update is preceded by an
 // unrelated write to the same claim, so the update meets a 409 Conflict.
-class InterferingClient final : public client::testing::ForwardingClient {
+class InterferingClient final : public client::ForwardingClient {
  public:
   explicit InterferingClient(client::InProcessClient& inner) : ForwardingClient(inner) {}
   std::atomic<int> interfere{0};

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cstdlib>
 
+#include "api/core/pod.h"
+#include "api/resource/types.h"
 #include "client/client.h"
 #include "client/event_recorder.h"
 #include "client/informer.h"
@@ -45,9 +47,9 @@ void ReleaseFailedClaim(client::Client& c, const BindingWaiter::ClaimRef& ref,
   bool clearing = false;
   auto w = client::UpdateWithRetry(
       c, api::ResourceFor<api::ResourceClaim>(), ref.ns, ref.name, client::Write::kStatus,
-      [&](const api::Object& current) -> Result<std::unique_ptr<api::Object>> {
+      [&](const api::Object& current) -> Result<client::Desired> {
         const auto* claim = api::As<api::ResourceClaim>(current);
-        if (!claim || claim->metadata.uid != ref.uid) return nullptr;
+        if (!claim || claim->metadata.uid != ref.uid) return client::Desired();
         auto copy = std::make_unique<api::ResourceClaim>(*claim);
         std::erase_if(copy->status.reservedFor, [&](const auto& r) { return r.uid == pod_uid; });
         changed = copy->status.reservedFor.size() != claim->status.reservedFor.size();
@@ -62,8 +64,8 @@ void ReleaseFailedClaim(client::Client& c, const BindingWaiter::ClaimRef& ref,
           copy->status.devices.clear();
           changed = clearing = true;
         }
-        if (!changed) return nullptr;
-        return copy;
+        if (!changed) return client::Desired();
+        return client::Desired(std::move(copy));
       });
   if (!w.ok() || !changed || !clearing) return;
   auto written = AsClaim(*w);

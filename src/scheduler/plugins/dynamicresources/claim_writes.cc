@@ -3,6 +3,7 @@
 // wait for binding conditions (binding_conditions.cc).
 #include <algorithm>
 
+#include "api/resource/types.h"
 #include "client/client.h"
 #include "client/retry.h"
 #include "common/time.h"
@@ -38,15 +39,15 @@ allot::Status DynamicResources::WriteClaim(const PodInfo& pod, const api::Resour
         current,
         client::UpdateWithRetry(
             *c, api::ResourceFor<api::ResourceClaim>(), ns, name, client::Write::kUpdate,
-            [&](const api::Object& o) -> Result<std::unique_ptr<api::Object>> {
+            [&](const api::Object& o) -> Result<client::Desired> {
               ALLOT_ASSIGN_OR_RETURN(const api::ResourceClaim* cur, same_claim(o));
               const auto& fin = cur->metadata.finalizers;
               if (std::find(fin.begin(), fin.end(), api::kResourceClaimFinalizer) != fin.end()) {
-                return nullptr;
+                return client::Desired();
               }
               auto copy = std::make_unique<api::ResourceClaim>(*cur);
               copy->metadata.finalizers.emplace_back(api::kResourceClaimFinalizer);
-              return copy;
+              return client::Desired(std::move(copy));
             },
             current));
   }
@@ -56,7 +57,7 @@ allot::Status DynamicResources::WriteClaim(const PodInfo& pod, const api::Resour
       api::ObjectPtr written,
       client::UpdateWithRetry(
           *c, api::ResourceFor<api::ResourceClaim>(), ns, name, client::Write::kStatus,
-          [&](const api::Object& o) -> Result<std::unique_ptr<api::Object>> {
+          [&](const api::Object& o) -> Result<client::Desired> {
             wrote = false;
             ALLOT_ASSIGN_OR_RETURN(const api::ResourceClaim* cur, same_claim(o));
             auto copy = std::make_unique<api::ResourceClaim>(*cur);
@@ -80,10 +81,10 @@ allot::Status DynamicResources::WriteClaim(const PodInfo& pod, const api::Resour
               }
               copy->status.reservedFor.push_back({"", "pods", pod.name(), pod.uid()});
             } else if (!allocation) {
-              return nullptr;  // already reserved for the pod
+              return client::Desired();  // already reserved for the pod
             }
             wrote = true;
-            return copy;
+            return client::Desired(std::move(copy));
           },
           current));
   if (wrote && written_rv) *written_rv = written->metadata.resourceVersion;

@@ -6,6 +6,7 @@
 #include <optional>
 #include <set>
 
+#include "api/core/types.h"
 #include "api/machinery/resources.h"
 #include "api/machinery/selector.h"
 #include "api/resource/types.h"
@@ -447,13 +448,13 @@ void DynamicResources::Unreserve(CycleState& state, const PodInfo& pod, const st
     (void)client::UpdateWithRetry(
         *c, api::ResourceFor<api::ResourceClaim>(), s->claims[i]->metadata.namespace_, s->claims[i]->metadata.name,
         client::Write::kStatus,
-        [&](const api::Object& current) -> Result<std::unique_ptr<api::Object>> {
+        [&](const api::Object& current) -> Result<client::Desired> {
           const auto* claim = api::As<api::ResourceClaim>(current);
-          if (!claim || !ReservedFor(*claim, pod.uid())) return nullptr;
+          if (!claim || !ReservedFor(*claim, pod.uid())) return client::Desired();
           auto copy = std::make_unique<api::ResourceClaim>(*claim);
           std::erase_if(copy->status.reservedFor,
                         [&](const auto& r) { return r.uid == pod.uid(); });
-          return copy;
+          return client::Desired(std::move(copy));
         });
     s->reserved[i] = false;
   }
