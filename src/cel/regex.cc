@@ -9,22 +9,37 @@ namespace {
 // Go's regexp/syntax ErrorCode text for each of RE2's parse errors.
 std::string_view GoErrorText(re2::RE2::ErrorCode code) {
   switch (code) {
-    case re2::RE2::ErrorBadEscape: return "invalid escape sequence";
-    case re2::RE2::ErrorBadCharClass: return "invalid character class";
-    case re2::RE2::ErrorBadCharRange: return "invalid character class range";
-    case re2::RE2::ErrorMissingBracket: return "missing closing ]";
-    case re2::RE2::ErrorMissingParen: return "missing closing )";
-    case re2::RE2::ErrorUnexpectedParen: return "unexpected )";
-    case re2::RE2::ErrorTrailingBackslash: return "trailing backslash at end of expression";
-    case re2::RE2::ErrorRepeatArgument: return "missing argument to repetition operator";
-    case re2::RE2::ErrorRepeatSize: return "invalid repeat count";
-    case re2::RE2::ErrorRepeatOp: return "invalid nested repetition operator";
-    case re2::RE2::ErrorBadPerlOp: return "invalid or unsupported Perl syntax";
-    case re2::RE2::ErrorBadUTF8: return "invalid UTF-8";
-    case re2::RE2::ErrorBadNamedCapture: return "invalid named capture";
-    case re2::RE2::ErrorPatternTooLarge: return "expression too large";
+    case re2::RE2::ErrorBadEscape:
+      return "invalid escape sequence";
+    case re2::RE2::ErrorBadCharClass:
+      return "invalid character class";
+    case re2::RE2::ErrorBadCharRange:
+      return "invalid character class range";
+    case re2::RE2::ErrorMissingBracket:
+      return "missing closing ]";
+    case re2::RE2::ErrorMissingParen:
+      return "missing closing )";
+    case re2::RE2::ErrorUnexpectedParen:
+      return "unexpected )";
+    case re2::RE2::ErrorTrailingBackslash:
+      return "trailing backslash at end of expression";
+    case re2::RE2::ErrorRepeatArgument:
+      return "missing argument to repetition operator";
+    case re2::RE2::ErrorRepeatSize:
+      return "invalid repeat count";
+    case re2::RE2::ErrorRepeatOp:
+      return "invalid nested repetition operator";
+    case re2::RE2::ErrorBadPerlOp:
+      return "invalid or unsupported Perl syntax";
+    case re2::RE2::ErrorBadUTF8:
+      return "invalid UTF-8";
+    case re2::RE2::ErrorBadNamedCapture:
+      return "invalid named capture";
+    case re2::RE2::ErrorPatternTooLarge:
+      return "expression too large";
     case re2::RE2::NoError:
-    case re2::RE2::ErrorInternal: break;
+    case re2::RE2::ErrorInternal:
+      break;
   }
   return "internal error";
 }

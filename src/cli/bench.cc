@@ -295,10 +295,10 @@ int RunBench(int argc, char** argv) {
   flags.String("mode", &mode, "inprocess or http");
   flags.String("store", &store_kind, "sqlite (durable) or memory");
   flags.String("out", &out, "write the result as JSON to this file");
-  Status st = flags.Parse(argc, argv);
-  if (!st.ok() || flags.help_requested() || flags.positional().size() != 1) {
-    std::fprintf(stderr, "%s\n", st.ok() ? flags.Usage().c_str() : st.message().c_str());
-    return st.ok() && flags.help_requested() ? 0 : 2;
+  if (auto exit_code = flags.ParseOrExit(argc, argv)) return *exit_code;
+  if (flags.positional().size() != 1) {
+    std::fprintf(stderr, "allot bench: one WORKLOAD is required\n%s\n", flags.Usage().c_str());
+    return 2;
   }
   if (flags.positional()[0].rfind("BindingConditions/", 0) == 0) {
     if ((mode != "inprocess" && mode != "http") ||

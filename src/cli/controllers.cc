@@ -23,10 +23,7 @@ int RunControllers(int argc, char** argv) {
   flags.String("server", &server, "API server URL");
   flags.String("feature-gates", &gates,
                "comma-separated Name=true|false, e.g. DRAAdminAccess=false");
-  if (Status s = flags.Parse(argc, argv); !s.ok() || flags.help_requested()) {
-    std::fprintf(stderr, "%s\n", s.ok() ? flags.Usage().c_str() : s.message().c_str());
-    return s.ok() ? 0 : 2;
-  }
+  if (auto exit_code = flags.ParseOrExit(argc, argv)) return *exit_code;
   auto features = dra::ParseFeatureGates(gates);
   if (!features.ok()) {
     std::fprintf(stderr, "allot controllers: --feature-gates: %s\n",

@@ -117,10 +117,7 @@ int RunScheduler(int argc, char** argv) {
   std::string gates;
   flags.String("feature-gates", &gates,
                "comma-separated Name=true|false for the DRA features, e.g. DRADeviceTaints=false");
-  if (Status s = flags.Parse(argc, argv); !s.ok() || flags.help_requested()) {
-    std::fprintf(stderr, "%s\n", s.ok() ? flags.Usage().c_str() : s.message().c_str());
-    return s.ok() ? 0 : 2;
-  }
+  if (auto exit_code = flags.ParseOrExit(argc, argv)) return *exit_code;
   auto features = dra::ParseFeatureGates(gates);
   if (!features.ok()) {
     std::fprintf(stderr, "allot scheduler: --feature-gates: %s\n",

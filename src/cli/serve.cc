@@ -84,10 +84,7 @@ int Serve(int argc, char** argv) {
              "with three fabric GPUs (or --fabric-config)");
   flags.String("fabric-config", &fabric_config,
                "run the fabric driver in-process with this configuration (docs/fabric.md)");
-  if (Status s = flags.Parse(argc, argv); !s.ok() || flags.help_requested()) {
-    std::fprintf(stderr, "%s\n", s.ok() ? flags.Usage().c_str() : s.message().c_str());
-    return s.ok() ? 0 : 2;
-  }
+  if (auto exit_code = flags.ParseOrExit(argc, argv)) return *exit_code;
   auto features = dra::ParseFeatureGates(feature_gates);
   if (!features.ok()) {
     std::fprintf(stderr, "allot serve: --feature-gates: %s\n", features.status().message().c_str());

@@ -4,10 +4,9 @@ namespace allot::client {
 
 Result<api::ObjectPtr> UpdateWithRetry(Client& client, const api::ResourceInfo& resource,
                                        std::string_view ns, std::string_view name, Write write,
-                                       const MutateFn& mutate, api::ObjectPtr first,
-                                       int attempts) {
-  Status last = ConflictError(resource.QualifiedResource(), std::string(name),
-                              "no attempt was made");
+                                       const MutateFn& mutate, api::ObjectPtr first, int attempts) {
+  Status last =
+      ConflictError(resource.QualifiedResource(), std::string(name), "no attempt was made");
   api::ObjectPtr current = std::move(first);
   for (int attempt = 0; attempt < attempts; ++attempt) {
     if (!current) {

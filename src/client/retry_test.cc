@@ -38,18 +38,17 @@ class UpdateWithRetryTest : public ::testing::Test {
   FakeClock clock_;
   store::Store store_{store::NewMemoryBackend(), clock_};
   InProcessClient client_{store_, clock_};
-  const api::ResourceInfo& leases_ =
-      api::ResourceFor<api::Lease>();
+  const api::ResourceInfo& leases_ = api::ResourceFor<api::Lease>();
 };
 
 TEST_F(UpdateWithRetryTest, AConflictIsRetriedFromAFreshRead) {
   int calls = 0;
-  auto written = UpdateWithRetry(
-      client_, leases_, "default", "l", Write::kUpdate,
-      [&](const api::Object& current) -> Result<Desired> {
-        if (++calls == 1) WriteBehindTheBack(7);  // our write will now conflict
-        return WithHolder(current, "me");
-      });
+  auto written = UpdateWithRetry(client_, leases_, "default", "l", Write::kUpdate,
+                                 [&](const api::Object& current) -> Result<Desired> {
+                                   if (++calls == 1)
+                                     WriteBehindTheBack(7);  // our write will now conflict
+                                   return WithHolder(current, "me");
+                                 });
   ASSERT_TRUE(written.ok()) << written.status().ToString();
   EXPECT_EQ(calls, 2);
   const auto* lease = api::As<api::Lease>(**written);
@@ -87,9 +86,8 @@ TEST_F(UpdateWithRetryTest, MutationErrorsEndTheLoopEvenWhenTheyAre409) {
 TEST_F(UpdateWithRetryTest, NothingToWriteReturnsTheCurrentObjectUnchanged) {
   auto before = client_.Get(leases_, "default", "l");
   ASSERT_TRUE(before.ok());
-  auto result = UpdateWithRetry(
-      client_, leases_, "default", "l", Write::kUpdate,
-      [](const api::Object&) -> Result<Desired> { return Desired(); });
+  auto result = UpdateWithRetry(client_, leases_, "default", "l", Write::kUpdate,
+                                [](const api::Object&) -> Result<Desired> { return Desired(); });
   ASSERT_TRUE(result.ok());
   EXPECT_EQ((*result)->metadata.resourceVersion, (*before)->metadata.resourceVersion);
   EXPECT_EQ(store_.CurrentResourceVersion(),
@@ -99,9 +97,7 @@ TEST_F(UpdateWithRetryTest, NothingToWriteReturnsTheCurrentObjectUnchanged) {
 TEST_F(UpdateWithRetryTest, AMissingObjectIsNotFound) {
   auto result = UpdateWithRetry(
       client_, leases_, "default", "nope", Write::kStatus,
-      [](const api::Object& current) -> Result<Desired> {
-        return current.Clone();
-      });
+      [](const api::Object& current) -> Result<Desired> { return current.Clone(); });
   ASSERT_FALSE(result.ok());
   EXPECT_EQ(result.status().code(), StatusCode::kNotFound);
 }

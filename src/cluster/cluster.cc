@@ -12,9 +12,8 @@ namespace {
 std::function<void(std::string_view)> Prefixed(const std::function<void(std::string_view)>& log,
                                                std::string prefix) {
   if (!log) return nullptr;
-  return [log, prefix = std::move(prefix)](std::string_view line) {
-    log(prefix + std::string(line));
-  };
+  return
+      [log, prefix = std::move(prefix)](std::string_view line) { log(prefix + std::string(line)); };
 }
 
 Status Named(const Status& s, std::string_view component) {
@@ -81,9 +80,9 @@ Status Cluster::StartAll() {
   }
   if (options_.sim_devices) {
     devices_ = std::make_unique<drivers::SimulatedDevices>(
-        *client_, drivers::SimulatedDevicesOptions{
-                      .profile = *options_.sim_devices,
-                      .log = Prefixed(options_.log, "simulated devices: ")});
+        *client_,
+        drivers::SimulatedDevicesOptions{.profile = *options_.sim_devices,
+                                         .log = Prefixed(options_.log, "simulated devices: ")});
   }
   if (options_.sim_nodes > 0) {
     auto s = StartNodeSimulator(*client_, clock_, options_.sim_nodes, options_.sim_node_template,

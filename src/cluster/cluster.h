@@ -44,18 +44,18 @@
 namespace allot::cluster {
 
 struct ClusterOptions {
-  std::string store = "sqlite";    // sqlite (durable, in data_dir) | memory
+  std::string store = "sqlite";  // sqlite (durable, in data_dir) | memory
   std::string data_dir = "./data";
-  Clock* clock = nullptr;          // null: RealClock
+  Clock* clock = nullptr;  // null: RealClock
   // The API server's address ("127.0.0.1:6443"; port 0 picks a free port); nullopt: no server.
   std::optional<std::string> listen;
-  int threads = 2;                 // HTTP worker threads
+  int threads = 2;  // HTTP worker threads
   bool scheduler = true;
-  std::string scheduler_config;    // a KubeSchedulerConfiguration-like file; "" = default
+  std::string scheduler_config;  // a KubeSchedulerConfiguration-like file; "" = default
   bool controllers = true;
   dra::Features features;
-  int64_t sim_nodes = 0;           // simulated kubelets allot-node-<i>
-  std::string sim_node_template;   // their Node manifest; "" = the built-in template
+  int64_t sim_nodes = 0;          // simulated kubelets allot-node-<i>
+  std::string sim_node_template;  // their Node manifest; "" = the built-in template
   // Node-local devices on every simulated node (needs sim_nodes > 0).
   std::optional<drivers::DeviceProfile> sim_devices;
   // The fabric driver, in-process.

@@ -1,6 +1,7 @@
 #include "common/flags.h"
 
 #include <CLI/CLI.hpp>
+#include <cstdio>
 
 #include "common/log.h"
 
@@ -51,6 +52,13 @@ Status Flags::Parse(int argc, char** argv, int first) {
   }
   log::SetVerbosity(static_cast<int>(verbosity_));
   return Status::Ok();
+}
+
+std::optional<int> Flags::ParseOrExit(int argc, char** argv, int first) {
+  Status s = Parse(argc, argv, first);
+  if (s.ok() && !help_) return std::nullopt;
+  std::fprintf(stderr, "%s\n", s.ok() ? Usage().c_str() : s.message().c_str());
+  return s.ok() ? 0 : 2;
 }
 
 std::string Flags::Usage() const { return app_->app.help(); }

@@ -16,6 +16,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -36,6 +37,10 @@ class Flags {
   // Arguments that are not flags are collected in positional(). `--help` sets
   // help_requested(). On success the log verbosity is set from -v.
   Status Parse(int argc, char** argv, int first = 2);
+  // Parse for a command's main function: when the command should stop here, prints why to
+  // stderr and returns its exit code — 2 after an error (the message and the usage), 0 after
+  // --help (the usage); nullopt when it should go on.
+  std::optional<int> ParseOrExit(int argc, char** argv, int first = 2);
   const std::vector<std::string>& positional() const { return positional_; }
   bool help_requested() const { return help_; }
   std::string Usage() const;

@@ -17,8 +17,8 @@ spdlog::logger& Logger() {
   static spdlog::logger* logger = [] {
     auto* l = new spdlog::logger("allot", std::make_shared<spdlog::sinks::stderr_sink_mt>());
     // klog's shape: time (UTC, microseconds), one-letter level, then the message.
-    l->set_formatter(std::make_unique<spdlog::pattern_formatter>(
-        "%Y-%m-%dT%H:%M:%S.%fZ %L %v", spdlog::pattern_time_type::utc));
+    l->set_formatter(std::make_unique<spdlog::pattern_formatter>("%Y-%m-%dT%H:%M:%S.%fZ %L %v",
+                                                                 spdlog::pattern_time_type::utc));
     l->set_level(spdlog::level::info);
     l->flush_on(spdlog::level::info);
     return l;

@@ -34,10 +34,13 @@ TEST(Utf8, InvalidInputIsReplacementOfWidthOne) {
     Error error;
   };
   const Case cases[] = {
-      {"\x80", Error::kInvalidLeading},        {"\xFF", Error::kInvalidLeading},
-      {"\xE2\x82", Error::kIncomplete},        {"\xC3(", Error::kInvalidTrailing},
-      {"\xC0\x80", Error::kOverlong},          {"\xE0\x80\x80", Error::kOverlong},
-      {"\xED\xA0\x80", Error::kInvalidCodePoint},  // U+D800, a surrogate
+      {"\x80", Error::kInvalidLeading},
+      {"\xFF", Error::kInvalidLeading},
+      {"\xE2\x82", Error::kIncomplete},
+      {"\xC3(", Error::kInvalidTrailing},
+      {"\xC0\x80", Error::kOverlong},
+      {"\xE0\x80\x80", Error::kOverlong},
+      {"\xED\xA0\x80", Error::kInvalidCodePoint},      // U+D800, a surrogate
       {"\xF4\x90\x80\x80", Error::kInvalidCodePoint},  // above U+10FFFF
   };
   for (const Case& c : cases) {

@@ -65,11 +65,7 @@ int RunFabric(int argc, char** argv) {
   flags.String("config", &config_path,
                "fabric configuration, YAML or JSON (required; see examples/fabric.yaml)");
   flags.String("token", &token, "bearer token for the API server");
-  Status parsed = flags.Parse(argc, argv, /*first=*/3);
-  if (!parsed.ok() || flags.help_requested()) {
-    std::fprintf(stderr, "%s\n", parsed.ok() ? flags.Usage().c_str() : parsed.message().c_str());
-    return parsed.ok() ? 0 : 2;
-  }
+  if (auto exit_code = flags.ParseOrExit(argc, argv, /*first=*/3)) return *exit_code;
   if (!flags.positional().empty()) {
     std::fprintf(stderr, "allot driver fabric: unexpected argument \"%s\"\n%s\n",
                  flags.positional()[0].c_str(), flags.Usage().c_str());

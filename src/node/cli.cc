@@ -100,11 +100,7 @@ int RunNodeSim(int argc, char** argv, NodeSimExtension* extension) {
   flags.String("max-grace", &f.max_grace, "Go duration capping a deleted pod's grace period");
   flags.String("token", &f.token, "bearer token for the API server");
   if (extension) extension->AddFlags(flags);
-  Status parsed = flags.Parse(argc, argv);
-  if (!parsed.ok() || flags.help_requested()) {
-    std::fprintf(stderr, "%s\n", parsed.ok() ? flags.Usage().c_str() : parsed.message().c_str());
-    return parsed.ok() ? 0 : 2;
-  }
+  if (auto exit_code = flags.ParseOrExit(argc, argv)) return *exit_code;
   if (f.server.empty()) {
     std::fprintf(stderr, "allot node-sim: --server is required\n%s\n", flags.Usage().c_str());
     return 2;

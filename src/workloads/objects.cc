@@ -68,8 +68,7 @@ std::unique_ptr<api::DeviceClass> MakeDriverClass(const std::string& name,
 }
 
 api::ResourceClaimSpec ClaimSpec(const std::string& device_class, int64_t count,
-                                 const std::string& selector,
-                                 const std::string& match_attribute) {
+                                 const std::string& selector, const std::string& match_attribute) {
   api::ResourceClaimSpec spec;
   api::DeviceRequest r;
   r.name = "gpu";

@@ -32,10 +32,10 @@ struct NodeShape {
 std::unique_ptr<api::Node> MakeNode(const std::string& name, const NodeShape& shape = {});
 
 struct DeviceShape {
-  std::string prefix = "gpu-";               // devices <prefix>0 .. <prefix>N-1
-  std::string model = "LATEST-GPU-MODEL";    // attribute "model"
-  std::string memory = "80Gi";               // capacity "memory"
-  bool index_attribute = true;               // attribute "index" = i
+  std::string prefix = "gpu-";             // devices <prefix>0 .. <prefix>N-1
+  std::string model = "LATEST-GPU-MODEL";  // attribute "model"
+  std::string memory = "80Gi";             // capacity "memory"
+  bool index_attribute = true;             // attribute "index" = i
   // KEP-5007: devices that must be made ready (attached) before a pod may use them.
   bool binds_to_node = false;
   std::vector<std::string> binding_conditions;

@@ -1,26 +1,14 @@
 // Strategies for the core/v1 and coordination.k8s.io/v1 resources: the ResourceInfo hooks,
 // wired to the functions of api/core/strategy.h.
+#include "api/machinery/resources.h"
+
 #include "api/core/strategy.h"
 #include "api/core/types.h"
 #include "api/machinery/meta_validation.h"
-#include "api/machinery/resources.h"
+#include "api/machinery/strategy_hooks.h"
 
 namespace allot::api {
 namespace {
-
-// Adapts a typed function to the generic hook signatures.
-template <class T, void (*F)(T&)>
-void Default(Object& obj) {
-  F(static_cast<T&>(obj));
-}
-template <class T, void (*F)(const T&, FieldErrors&)>
-void Validate(const Object& obj, FieldErrors& errs, const Validators&) {
-  F(static_cast<const T&>(obj), errs);
-}
-template <class T, void (*F)(const T&, const T&, FieldErrors&)>
-void ValidateUpdate(const Object& obj, const Object& old, FieldErrors& errs) {
-  F(static_cast<const T&>(obj), static_cast<const T&>(old), errs);
-}
 
 ResourceInfo Core(std::string resource, std::string singular, const TypeInfo& type) {
   ResourceInfo r;
@@ -37,10 +25,10 @@ ResourceInfo Namespaces() {
   r.namespaced = false;
   r.short_names = {"ns"};
   r.status_subresource = true;
-  r.default_fn = Default<Namespace, DefaultNamespace>;
-  r.validate = Validate<Namespace, ValidateNamespace>;
-  r.validate_update = ValidateUpdate<Namespace, ValidateNamespaceUpdate>;
-  r.validate_status = ValidateUpdate<Namespace, ValidateNamespaceUpdate>;
+  r.default_fn = hooks::Default<Namespace, DefaultNamespace>;
+  r.validate = hooks::Validate<Namespace, ValidateNamespace>;
+  r.validate_update = hooks::ValidateUpdate<Namespace, ValidateNamespaceUpdate>;
+  r.validate_status = hooks::ValidateUpdate<Namespace, ValidateNamespaceUpdate>;
   r.field_labels = {"status.phase", "name"};
   r.field_value = NamespaceFieldValue;
   r.columns = NamespaceColumns();
@@ -54,10 +42,10 @@ ResourceInfo Pods() {
   r.categories = {"all"};
   r.status_subresource = true;
   r.extra_subresources = {"binding", "eviction"};
-  r.default_fn = Default<Pod, DefaultPod>;
-  r.validate = Validate<Pod, ValidatePod>;
-  r.validate_update = ValidateUpdate<Pod, ValidatePodUpdate>;
-  r.validate_status = ValidateUpdate<Pod, ValidatePodStatusUpdate>;
+  r.default_fn = hooks::Default<Pod, DefaultPod>;
+  r.validate = hooks::Validate<Pod, ValidatePod>;
+  r.validate_update = hooks::ValidateUpdate<Pod, ValidatePodUpdate>;
+  r.validate_status = hooks::ValidateUpdate<Pod, ValidatePodStatusUpdate>;
   r.field_labels = {
       "spec.nodeName",    "spec.restartPolicy", "spec.schedulerName", "spec.serviceAccountName",
       "spec.hostNetwork", "status.phase",       "status.podIP",       "status.nominatedNodeName"};
@@ -73,10 +61,10 @@ ResourceInfo Nodes() {
   r.short_names = {"no"};
   r.status_subresource = true;
   r.create_keeps_status = true;  // kubelets register nodes with their status
-  r.default_fn = Default<Node, DefaultNode>;
-  r.validate = Validate<Node, ValidateNode>;
-  r.validate_update = ValidateUpdate<Node, ValidateNodeUpdate>;
-  r.validate_status = ValidateUpdate<Node, ValidateNodeUpdate>;
+  r.default_fn = hooks::Default<Node, DefaultNode>;
+  r.validate = hooks::Validate<Node, ValidateNode>;
+  r.validate_update = hooks::ValidateUpdate<Node, ValidateNodeUpdate>;
+  r.validate_status = hooks::ValidateUpdate<Node, ValidateNodeUpdate>;
   r.field_labels = {"spec.unschedulable"};
   r.field_value = NodeFieldValue;
   r.columns = NodeColumns();
@@ -91,8 +79,8 @@ void ValidateEventUpdate(const Event& e, const Event& old, FieldErrors& errs) {
 ResourceInfo Events() {
   ResourceInfo r = Core("events", "event", Event::Type());
   r.short_names = {"ev"};
-  r.validate = Validate<Event, ValidateEvent>;
-  r.validate_update = ValidateUpdate<Event, ValidateEventUpdate>;
+  r.validate = hooks::Validate<Event, ValidateEvent>;
+  r.validate_update = hooks::ValidateUpdate<Event, ValidateEventUpdate>;
   r.field_labels = {"involvedObject.kind",
                     "involvedObject.namespace",
                     "involvedObject.name",
@@ -113,8 +101,8 @@ ResourceInfo Events() {
 
 ResourceInfo Leases() {
   ResourceInfo r = Core("leases", "lease", Lease::Type());
-  r.validate = Validate<Lease, ValidateLease>;
-  r.validate_update = ValidateUpdate<Lease, ValidateLeaseUpdate>;
+  r.validate = hooks::Validate<Lease, ValidateLease>;
+  r.validate_update = hooks::ValidateUpdate<Lease, ValidateLeaseUpdate>;
   r.columns = LeaseColumns();
   r.row = LeaseRow;
   return r;

@@ -59,12 +59,12 @@ void ValidateReservation(const Reservation& obj, FieldErrors& errs) {
     errs.Required(p.Child("template"));
   } else if (!spec.template_->spec.nodeName.empty()) {
     validation_util::ValidateNodeName(spec.template_->spec.nodeName,
-                               p.Child("template").Child("spec").Child("nodeName"), errs);
+                                      p.Child("template").Child("spec").Child("nodeName"), errs);
   }
   ValidateOwners(spec.owners, p.Child("owners"), errs);
   if (spec.ttl && spec.ttl->nanos < 0) {
     validation_util::InvalidRaw(errs, p.Child("ttl"), spec.ttl->ToString(),
-                         "must be greater than or equal to 0");
+                                "must be greater than or equal to 0");
   }
   if (spec.ttl && spec.expires) {
     errs.Forbidden(p.Child("ttl"), "`ttl` and `expires` are mutually exclusive");

@@ -39,13 +39,14 @@ inline constexpr std::string_view kReservationAllocatePolicyRestricted = "Restri
 inline constexpr int64_t kReservationDefaultTTLNanos = 24LL * 3600 * 1000000000;
 
 // core/v1 PodTemplateSpec: what the reservation reserves, scheduled like a pod. If
-// spec.nodeName is set the scheduler only considers that node. Allot extension (docs/architecture.md §5.5):
-// spec.resourceClaims reserves devices too.
+// spec.nodeName is set the scheduler only considers that node. Allot extension
+// (docs/architecture.md §5.5): spec.resourceClaims reserves devices too.
 // TODO(core): replace with core's PodTemplateSpec if api/core/types.h grows one.
 struct ReservationPodTemplate {
   ObjectMeta metadata;
   PodSpec spec;
-  template <class V> void Visit(V& v) {
+  template <class V>
+  void Visit(V& v) {
     v("metadata", metadata);
     v("spec", spec);
   }
@@ -61,7 +62,8 @@ struct ReservationControllerReference {
   std::optional<bool> controller;
   std::optional<bool> blockOwnerDeletion;
   std::string namespace_;
-  template <class V> void Visit(V& v) {
+  template <class V>
+  void Visit(V& v) {
     v("apiVersion", apiVersion, {.always = true, .required = true});
     v("kind", kind, {.always = true, .required = true});
     v("name", name, {.always = true, .required = true});
@@ -78,7 +80,8 @@ struct ReservationOwner {
   std::optional<ObjectReference> object;
   std::optional<ReservationControllerReference> controller;
   std::optional<LabelSelector> labelSelector;
-  template <class V> void Visit(V& v) {
+  template <class V>
+  void Visit(V& v) {
     v("object", object);
     v("controller", controller);
     v("labelSelector", labelSelector);
@@ -100,7 +103,8 @@ struct ReservationSpec {
   std::string allocatePolicy;  // "" (deprecated, = Aligned) | Aligned | Restricted
   bool unschedulable = false;  // no new owners
   std::vector<Taint> taints;   // tolerated through the reservation-affinity annotation
-  template <class V> void Visit(V& v) {
+  template <class V>
+  void Visit(V& v) {
     v("template", template_, {.required = true});
     v("owners", owners, {.required = true});
     v("ttl", ttl);
@@ -122,7 +126,8 @@ struct ReservationCondition {
   std::string message;
   std::optional<Time> lastProbeTime;
   std::optional<Time> lastTransitionTime;
-  template <class V> void Visit(V& v) {
+  template <class V>
+  void Visit(V& v) {
     v("type", type);
     v("status", status);
     v("reason", reason);
@@ -140,7 +145,8 @@ struct ReservationStatus {
   std::string nodeName;
   ResourceList allocatable;  // reserved for owners
   ResourceList allocated;    // taken by current owners
-  template <class V> void Visit(V& v) {
+  template <class V>
+  void Visit(V& v) {
     v("phase", phase);
     v("conditions", conditions);
     v("currentOwners", currentOwners);
@@ -156,7 +162,8 @@ struct Reservation : TypedObject<Reservation> {
   static const TypeInfo& Type();
   ReservationSpec spec;
   ReservationStatus status;
-  template <class V> void Visit(V& v) {
+  template <class V>
+  void Visit(V& v) {
     v("metadata", metadata);
     v("spec", spec);
     v("status", status);

@@ -1,7 +1,9 @@
 // Strategy for reservations (scheduling.koordinator.sh/v1alpha1). Koordinator's CRD defines no
 // short names or categories.
-#include "api/koordinator/reservation.h"
 #include "api/machinery/resources.h"
+
+#include "api/koordinator/reservation.h"
+#include "api/machinery/strategy_hooks.h"
 
 namespace allot::api {
 
@@ -33,17 +35,9 @@ ResourceInfo Reservations() {
   r.namespaced = false;
   r.status_subresource = true;
   r.default_fn = [](Object& obj) { SetReservationDefaults(static_cast<Reservation&>(obj)); };
-  r.validate = [](const Object& obj, FieldErrors& errs, const Validators&) {
-    ValidateReservation(static_cast<const Reservation&>(obj), errs);
-  };
-  r.validate_update = [](const Object& obj, const Object& old, FieldErrors& errs) {
-    ValidateReservationUpdate(static_cast<const Reservation&>(obj),
-                              static_cast<const Reservation&>(old), errs);
-  };
-  r.validate_status = [](const Object& obj, const Object& old, FieldErrors& errs) {
-    ValidateReservationStatusUpdate(static_cast<const Reservation&>(obj),
-                                    static_cast<const Reservation&>(old), errs);
-  };
+  r.validate = hooks::Validate<Reservation, ValidateReservation>;
+  r.validate_update = hooks::ValidateUpdate<Reservation, ValidateReservationUpdate>;
+  r.validate_status = hooks::ValidateUpdate<Reservation, ValidateReservationStatusUpdate>;
   r.columns = {{"Phase", "string", "", "The phase of reservation", 0},
                {"Age", "date", "", "", 0},
                {"Node", "string", "", "", 0},
@@ -55,8 +49,6 @@ ResourceInfo Reservations() {
 
 }  // namespace
 
-void RegisterKoordinatorResources(ResourceRegistry& registry) {
-  registry.Add(Reservations());
-}
+void RegisterKoordinatorResources(ResourceRegistry& registry) { registry.Add(Reservations()); }
 
 }  // namespace allot::api

@@ -38,8 +38,8 @@ struct ListOptions {
   std::string namespace_;  // empty: all namespaces (or cluster-scoped)
   api::LabelSelectorExpr label_selector;
   api::FieldSelectorExpr field_selector;
-  int64_t limit = 0;            // 0: no limit
-  std::string continue_token;   // from a previous page
+  int64_t limit = 0;           // 0: no limit
+  std::string continue_token;  // from a previous page
   // 0: the latest state. Otherwise the list is served as of that resourceVersion when it is
   // still within the watch history (exact), else 410 Expired.
   uint64_t resource_version = 0;
@@ -47,8 +47,8 @@ struct ListOptions {
 
 struct ListResult {
   std::vector<ObjectPtr> items;
-  uint64_t resource_version = 0;  // the snapshot this list reflects
-  std::string continue_token;     // non-empty when more items remain
+  uint64_t resource_version = 0;      // the snapshot this list reflects
+  std::string continue_token;         // non-empty when more items remain
   int64_t remaining_item_count = -1;  // >= 0 when known and continue_token is set
 };
 

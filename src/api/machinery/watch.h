@@ -24,9 +24,9 @@ std::string_view EventTypeName(EventType type);  // "ADDED", ...
 struct WatchEvent {
   EventType type = EventType::kAdded;
   const ResourceInfo* resource = nullptr;  // the object's resource (null for ERROR)
-  ObjectPtr object;          // the new state (for DELETED: the last state); null for ERROR
+  ObjectPtr object;  // the new state (for DELETED: the last state); null for ERROR
   uint64_t resource_version = 0;
-  Status error;              // kError only: e.g. 410 Expired
+  Status error;  // kError only: e.g. 410 Expired
 };
 
 struct WatchOptions {

@@ -29,7 +29,8 @@ struct PodSchedulingContextSpec {
   std::string selectedNode;
   // Nodes the pod might run on (a set, <= 256); drivers report unsuitable ones in the status.
   std::vector<std::string> potentialNodes;
-  template <class V> void Visit(V& v) {
+  template <class V>
+  void Visit(V& v) {
     v("selectedNode", selectedNode);
     v("potentialNodes", potentialNodes, {.atomic = true});
   }
@@ -40,7 +41,8 @@ struct PodSchedulingContextSpec {
 struct ResourceClaimSchedulingStatus {
   std::string name;
   std::vector<std::string> unsuitableNodes;  // a set, <= 256
-  template <class V> void Visit(V& v) {
+  template <class V>
+  void Visit(V& v) {
     v("name", name);
     v("unsuitableNodes", unsuitableNodes, {.atomic = true});
   }
@@ -49,7 +51,8 @@ struct ResourceClaimSchedulingStatus {
 
 struct PodSchedulingContextStatus {
   std::vector<ResourceClaimSchedulingStatus> resourceClaims;  // keyed by name
-  template <class V> void Visit(V& v) {
+  template <class V>
+  void Visit(V& v) {
     v("resourceClaims", resourceClaims, {.merge_key = "name"});
   }
   bool operator==(const PodSchedulingContextStatus&) const = default;
@@ -60,7 +63,8 @@ struct PodSchedulingContext : TypedObject<PodSchedulingContext> {
   static const TypeInfo& Type();
   PodSchedulingContextSpec spec;
   PodSchedulingContextStatus status;
-  template <class V> void Visit(V& v) {
+  template <class V>
+  void Visit(V& v) {
     v("metadata", metadata);
     v("spec", spec, {.required = true});
     v("status", status);

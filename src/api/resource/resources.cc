@@ -1,6 +1,9 @@
 // Strategies for the resource.k8s.io resources: deviceclasses, resourceclaims,
-// resourceclaimtemplates, resourceslices (v1) and podschedulingcontexts (v1alpha3). Upstream defines no short names or categories for them.
+// resourceclaimtemplates, resourceslices (v1) and podschedulingcontexts (v1alpha3). Upstream
+// defines no short names or categories for them.
 #include "api/machinery/resources.h"
+
+#include "api/machinery/strategy_hooks.h"
 #include "api/resource/pod_scheduling_context.h"
 #include "api/resource/types.h"
 #include "api/resource/validation.h"
@@ -30,13 +33,8 @@ std::vector<TableCell> AgeOnlyRow(const Object& obj, Time now) { return {AgeCell
 
 ResourceInfo DeviceClasses() {
   ResourceInfo r = DraResource("deviceclasses", "deviceclass", DeviceClass::Type(), false);
-  r.validate = [](const Object& obj, FieldErrors& errs, const Validators& validators) {
-    ValidateDeviceClass(static_cast<const DeviceClass&>(obj), errs, validators);
-  };
-  r.validate_update = [](const Object& obj, const Object& old, FieldErrors& errs) {
-    ValidateDeviceClassUpdate(static_cast<const DeviceClass&>(obj),
-                              static_cast<const DeviceClass&>(old), errs);
-  };
+  r.validate = hooks::ValidateWith<DeviceClass, ValidateDeviceClass>;
+  r.validate_update = hooks::ValidateUpdate<DeviceClass, ValidateDeviceClassUpdate>;
   r.columns = {kAgeColumn};
   r.row = AgeOnlyRow;
   return r;
@@ -52,17 +50,9 @@ ResourceInfo ResourceClaims() {
   r.default_fn = [](Object& obj) {
     SetResourceClaimSpecDefaults(static_cast<ResourceClaim&>(obj).spec);
   };
-  r.validate = [](const Object& obj, FieldErrors& errs, const Validators& validators) {
-    ValidateResourceClaim(static_cast<const ResourceClaim&>(obj), errs, validators);
-  };
-  r.validate_update = [](const Object& obj, const Object& old, FieldErrors& errs) {
-    ValidateResourceClaimUpdate(static_cast<const ResourceClaim&>(obj),
-                                static_cast<const ResourceClaim&>(old), errs);
-  };
-  r.validate_status = [](const Object& obj, const Object& old, FieldErrors& errs) {
-    ValidateResourceClaimStatusUpdate(static_cast<const ResourceClaim&>(obj),
-                                      static_cast<const ResourceClaim&>(old), errs);
-  };
+  r.validate = hooks::ValidateWith<ResourceClaim, ValidateResourceClaim>;
+  r.validate_update = hooks::ValidateUpdate<ResourceClaim, ValidateResourceClaimUpdate>;
+  r.validate_status = hooks::ValidateUpdate<ResourceClaim, ValidateResourceClaimStatusUpdate>;
   r.columns = {{"State", "string", "",
                 "A summary of the current state (allocated, pending, reserved, etc.).", 0},
                kAgeColumn};
@@ -76,14 +66,9 @@ ResourceInfo ResourceClaimTemplates() {
   r.default_fn = [](Object& obj) {
     SetResourceClaimSpecDefaults(static_cast<ResourceClaimTemplate&>(obj).spec.spec);
   };
-  r.validate = [](const Object& obj, FieldErrors& errs, const Validators& validators) {
-    ValidateResourceClaimTemplate(static_cast<const ResourceClaimTemplate&>(obj), errs,
-                                  validators);
-  };
-  r.validate_update = [](const Object& obj, const Object& old, FieldErrors& errs) {
-    ValidateResourceClaimTemplateUpdate(static_cast<const ResourceClaimTemplate&>(obj),
-                                        static_cast<const ResourceClaimTemplate&>(old), errs);
-  };
+  r.validate = hooks::ValidateWith<ResourceClaimTemplate, ValidateResourceClaimTemplate>;
+  r.validate_update =
+      hooks::ValidateUpdate<ResourceClaimTemplate, ValidateResourceClaimTemplateUpdate>;
   r.columns = {kAgeColumn};
   r.row = AgeOnlyRow;
   return r;
@@ -104,13 +89,8 @@ std::vector<TableCell> ResourceSliceRow(const Object& obj, Time now) {
 
 ResourceInfo ResourceSlices() {
   ResourceInfo r = DraResource("resourceslices", "resourceslice", ResourceSlice::Type(), false);
-  r.validate = [](const Object& obj, FieldErrors& errs, const Validators&) {
-    ValidateResourceSlice(static_cast<const ResourceSlice&>(obj), errs);
-  };
-  r.validate_update = [](const Object& obj, const Object& old, FieldErrors& errs) {
-    ValidateResourceSliceUpdate(static_cast<const ResourceSlice&>(obj),
-                                static_cast<const ResourceSlice&>(old), errs);
-  };
+  r.validate = hooks::Validate<ResourceSlice, ValidateResourceSlice>;
+  r.validate_update = hooks::ValidateUpdate<ResourceSlice, ValidateResourceSliceUpdate>;
   r.field_labels = {"spec.nodeName", "spec.driver"};
   r.field_value = ResourceSliceField;
   r.columns = {
@@ -136,17 +116,11 @@ ResourceInfo PodSchedulingContexts() {
   r.type = &PodSchedulingContext::Type();
   r.namespaced = true;
   r.status_subresource = true;
-  r.validate = [](const Object& obj, FieldErrors& errs, const Validators&) {
-    ValidatePodSchedulingContext(static_cast<const PodSchedulingContext&>(obj), errs);
-  };
-  r.validate_update = [](const Object& obj, const Object& old, FieldErrors& errs) {
-    ValidatePodSchedulingContextUpdate(static_cast<const PodSchedulingContext&>(obj),
-                                       static_cast<const PodSchedulingContext&>(old), errs);
-  };
-  r.validate_status = [](const Object& obj, const Object& old, FieldErrors& errs) {
-    ValidatePodSchedulingContextStatusUpdate(static_cast<const PodSchedulingContext&>(obj),
-                                             static_cast<const PodSchedulingContext&>(old), errs);
-  };
+  r.validate = hooks::Validate<PodSchedulingContext, ValidatePodSchedulingContext>;
+  r.validate_update =
+      hooks::ValidateUpdate<PodSchedulingContext, ValidatePodSchedulingContextUpdate>;
+  r.validate_status =
+      hooks::ValidateUpdate<PodSchedulingContext, ValidatePodSchedulingContextStatusUpdate>;
   r.columns = {{"SelectedNode", "string", "", "The node selected for allocation.", 0}, kAgeColumn};
   r.row = PodSchedulingContextRow;
   return r;

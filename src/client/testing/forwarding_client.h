@@ -45,8 +45,8 @@ class ForwardingClient : public Client {
     inner_.PatchAsync(r, std::move(ns), std::move(name), kind, std::move(patch), status,
                       std::move(done));
   }
-  void DeleteAsync(const ResourceInfo& r, std::string ns, std::string name,
-                   api::DeleteOptions opts, Callback<api::DeleteResult> done) override {
+  void DeleteAsync(const ResourceInfo& r, std::string ns, std::string name, api::DeleteOptions opts,
+                   Callback<api::DeleteResult> done) override {
     inner_.DeleteAsync(r, std::move(ns), std::move(name), std::move(opts), std::move(done));
   }
   void BindAsync(std::string ns, std::string pod, std::string uid, std::string node,

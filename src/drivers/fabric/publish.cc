@@ -6,6 +6,7 @@
 #include "client/retry.h"
 #include "drivers/fabric/devices.h"
 #include "drivers/fabric/internal.h"
+#include "drivers/resourceslice/publisher.h"
 
 namespace allot::drivers {
 
@@ -57,51 +58,38 @@ Status FabricDriver::PublishOnce(const std::vector<api::ObjectPtr>& slices,
                                  uint64_t& writes) {
   for (size_t p = 0; p < config_.pools.size(); ++p) {
     const FabricPoolConfig& pool = config_.pools[p];
-    const std::string pool_name = FabricPoolName(pool.model);
-    const std::string name = FabricSliceName(pool.model, config_.driver);
     // Our slice is the one with our name and per-device node selection; any other slice in
     // the pool would make it inconsistent (resourceSliceCount is 1) and goes.
-    const api::ResourceSlice* ours = nullptr;
-    std::vector<const api::ResourceSlice*> strays;
-    int64_t generation = generations_[p];
+    api::ResourceSlice want = FabricSlice(config_, pool, desired[p], /*generation=*/0);
+    std::vector<const api::ResourceSlice*> existing;
     for (const api::ObjectPtr& o : slices) {
       const auto* s = api::As<api::ResourceSlice>(*o);
-      if (s == nullptr || s->spec.driver != config_.driver || s->spec.pool.name != pool_name) {
-        continue;
-      }
-      generation = std::max(generation, s->spec.pool.generation);
-      if (ours == nullptr && s->metadata.name == name &&
-          s->spec.perDeviceNodeSelection.value_or(false)) {
-        ours = s;
-      } else {
-        strays.push_back(s);
+      if (s != nullptr && s->spec.driver == config_.driver &&
+          s->spec.pool.name == want.spec.pool.name) {
+        existing.push_back(s);
       }
     }
-    for (const api::ResourceSlice* s : strays) {
-      api::DeleteOptions opts;
-      opts.precondition_uid = s->metadata.uid;
-      Result<api::DeleteResult> r = client_.Delete(slices_res_, "", s->metadata.name, opts);
-      if (!r.ok() && r.status().code() != StatusCode::kNotFound) return r.status();
+    resourceslice::PoolPlan plan =
+        resourceslice::PlanPool(existing, want, {.remembered_generation = generations_[p]});
+    for (resourceslice::SliceWrite& w : plan.writes) {
+      switch (w.kind) {
+        case resourceslice::SliceWrite::Kind::kDelete: {
+          api::DeleteOptions opts;
+          opts.precondition_uid = w.uid;
+          Result<api::DeleteResult> r = client_.Delete(slices_res_, "", w.name, opts);
+          if (!r.ok() && r.status().code() != StatusCode::kNotFound) return r.status();
+          break;
+        }
+        case resourceslice::SliceWrite::Kind::kCreate:
+          ALLOT_RETURN_IF_ERROR(client_.Create(slices_res_, std::move(w.slice)).status());
+          break;
+        case resourceslice::SliceWrite::Kind::kUpdate:
+          ALLOT_RETURN_IF_ERROR(client_.Update(slices_res_, std::move(w.slice)).status());
+          break;
+      }
       ++writes;
     }
-    api::ResourceSlice want =
-        FabricSlice(config_, pool, desired[p], ours ? ours->spec.pool.generation : generation + 1);
-    if (ours == nullptr) {
-      ALLOT_RETURN_IF_ERROR(
-          client_.Create(slices_res_, std::make_unique<api::ResourceSlice>(std::move(want)))
-              .status());
-      ++writes;
-      generations_[p] = generation + 1;
-      continue;
-    }
-    generations_[p] = generation;
-    if (ours->spec == want.spec) continue;
-    auto updated = std::make_unique<api::ResourceSlice>(*ours);  // keeps the resourceVersion
-    updated->spec = std::move(want.spec);
-    updated->spec.pool.generation = generation + 1;
-    ALLOT_RETURN_IF_ERROR(client_.Update(slices_res_, std::move(updated)).status());
-    ++writes;
-    generations_[p] = generation + 1;
+    generations_[p] = plan.remember;
   }
   return Status::Ok();
 }

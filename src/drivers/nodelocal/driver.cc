@@ -9,6 +9,7 @@
 #include "api/core/node.h"
 #include "api/resource/types.h"
 #include "drivers/device_status.h"
+#include "drivers/resourceslice/publisher.h"
 #include "node/write_pipeline.h"
 
 namespace allot::drivers {
@@ -55,7 +56,8 @@ bool HotPluggedInto(const api::ResourceClaim& claim, const api::DeviceRequestAll
 // What one Publish() writes, computed from a snapshot without the lock.
 struct NodeLocalDriver::Plan {
   struct Write {
-    enum class Kind { kCreate, kUpdate, kDelete } kind;
+    using Kind = resourceslice::SliceWrite::Kind;
+    Kind kind;
     std::string node;
     std::unique_ptr<api::Object> obj;  // kCreate, kUpdate
     std::string name, uid;             // kDelete
@@ -153,40 +155,25 @@ void NodeLocalDriver::MakePlan(const std::vector<api::ObjectPtr>& slices,
       plan.Fail(node, NotFoundError("nodes", node));
       continue;
     }
-    const std::string name = SliceName(node, driver_);
-    std::vector<api::ObjectPtr>& existing = by_node[node];
-    // Keep our slice if it is there (else any with the right pool); the rest are stale.
-    auto keep = std::find_if(existing.begin(), existing.end(), [&](const api::ObjectPtr& s) {
-      return s->metadata.name == name && AsSlice(s).spec.pool.name == node;
-    });
-    if (keep == existing.end()) {
-      keep = std::find_if(existing.begin(), existing.end(), [&](const api::ObjectPtr& s) {
-        return AsSlice(s).spec.pool.name == node;
-      });
-    }
-    for (auto it = existing.begin(); it != existing.end(); ++it) {
-      if (it != keep) remove(node, *it);
-    }
-    auto slice = std::make_unique<api::ResourceSlice>();
-    if (keep != existing.end()) *slice = AsSlice(*keep);
-    std::vector<api::Device> devices = DevicesForNode(profile, node);
-    plan.current[node] = DeviceNames(devices);
-    if (keep == existing.end()) {
-      slice->metadata.name = name;
-      slice->spec.driver = driver_;
-      slice->spec.nodeName = node;
-      slice->spec.pool = {.name = node, .generation = 1, .resourceSliceCount = 1};
-    } else if (slice->spec.devices != devices) {
-      ++slice->spec.pool.generation;
-    }
-    slice->spec.devices = std::move(devices);
-    slice->spec.pool.resourceSliceCount = 1;
-    slice->metadata.ownerReferences =
-        WithNodeOwner(slice->metadata.ownerReferences, NodeOwner(node, uid->second));
-    if (keep == existing.end()) {
-      plan.writes.push_back({Kind::kCreate, node, std::move(slice), {}, {}});
-    } else if (!(*slice == AsSlice(*keep))) {
-      plan.writes.push_back({Kind::kUpdate, node, std::move(slice), {}, {}});
+    api::ResourceSlice desired;
+    desired.metadata.name = SliceName(node, driver_);
+    desired.spec.driver = driver_;
+    desired.spec.nodeName = node;
+    desired.spec.pool = {.name = node, .generation = 0, .resourceSliceCount = 1};
+    desired.spec.devices = DevicesForNode(profile, node);
+    plan.current[node] = DeviceNames(desired.spec.devices);
+    std::vector<const api::ResourceSlice*> existing;
+    for (const api::ObjectPtr& o : by_node[node]) existing.push_back(&AsSlice(o));
+    // A slice of the node's pool under another name (an earlier process's) is taken over.
+    const api::OwnerReference owner = NodeOwner(node, uid->second);
+    resourceslice::PoolPlan pool = resourceslice::PlanPool(
+        existing, desired,
+        {.adopt = true, .metadata = [&](api::ObjectMeta& meta) {
+           meta.ownerReferences = WithNodeOwner(meta.ownerReferences, owner);
+         }});
+    for (resourceslice::SliceWrite& w : pool.writes) {
+      plan.writes.push_back({w.kind, node, std::move(w.slice), std::move(w.name),
+                             std::move(w.uid)});
     }
   }
   for (const std::string& node : previous) {

@@ -14,7 +14,6 @@
 
 namespace allot::scheduler::testing {
 
-
 struct FilterCase {
   std::string name;
   PodBuilder pod;

@@ -1,7 +1,8 @@
 // NodeName plugin tests.
+#include "scheduler/plugins/nodename/node_name.h"
+
 #include <gtest/gtest.h>
 
-#include "scheduler/plugins/nodename/node_name.h"
 #include "scheduler/testing/builders.h"
 #include "scheduler/testing/filter_cases.h"
 

@@ -1,7 +1,8 @@
 // NodePorts plugin tests.
+#include "scheduler/plugins/nodeports/node_ports.h"
+
 #include <gtest/gtest.h>
 
-#include "scheduler/plugins/nodeports/node_ports.h"
 #include "scheduler/testing/builders.h"
 #include "scheduler/testing/filter_cases.h"
 

@@ -1,4 +1,5 @@
-// NodeUnschedulable: Filter: spec.unschedulable nodes, unless the pod tolerates node.kubernetes.io/unschedulable.
+// NodeUnschedulable: Filter: spec.unschedulable nodes, unless the pod tolerates
+// node.kubernetes.io/unschedulable.
 #pragma once
 
 #include <string>

@@ -1,7 +1,8 @@
 // NodeUnschedulable plugin tests.
+#include "scheduler/plugins/nodeunschedulable/node_unschedulable.h"
+
 #include <gtest/gtest.h>
 
-#include "scheduler/plugins/nodeunschedulable/node_unschedulable.h"
 #include "scheduler/testing/builders.h"
 #include "scheduler/testing/filter_cases.h"
 

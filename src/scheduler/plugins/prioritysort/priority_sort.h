@@ -1,4 +1,5 @@
-// PrioritySort: QueueSort: higher spec.priority first, then the earlier queue timestamp (kube-scheduler's PrioritySort).
+// PrioritySort: QueueSort: higher spec.priority first, then the earlier queue timestamp
+// (kube-scheduler's PrioritySort).
 #pragma once
 
 #include <string>

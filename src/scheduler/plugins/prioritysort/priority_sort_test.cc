@@ -1,7 +1,8 @@
 // PrioritySort plugin tests.
+#include "scheduler/plugins/prioritysort/priority_sort.h"
+
 #include <gtest/gtest.h>
 
-#include "scheduler/plugins/prioritysort/priority_sort.h"
 #include "scheduler/testing/builders.h"
 
 namespace allot::scheduler {

@@ -22,7 +22,8 @@ Status SchedulingGates::PreEnqueue(const api::Pod& pod) const {
 }
 
 std::vector<ClusterEventWithHint> SchedulingGates::EventsToRegister() const {
-  return {{{EventResource::kUnscheduledPod, kUpdatePodSchedulingGatesEliminated}, helper::SelfUpdate}};
+  return {
+      {{EventResource::kUnscheduledPod, kUpdatePodSchedulingGatesEliminated}, helper::SelfUpdate}};
 }
 
 }  // namespace allot::scheduler

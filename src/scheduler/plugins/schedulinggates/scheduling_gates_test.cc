@@ -1,7 +1,8 @@
 // SchedulingGates plugin tests.
+#include "scheduler/plugins/schedulinggates/scheduling_gates.h"
+
 #include <gtest/gtest.h>
 
-#include "scheduler/plugins/schedulinggates/scheduling_gates.h"
 #include "scheduler/testing/builders.h"
 
 namespace allot::scheduler {
