@@ -18,6 +18,8 @@ Flags::Flags(std::string command, std::string summary)
   app.set_help_flag("-h,--help", "print this help");
   app.add_option("-v,--v", verbosity_, "log verbosity: detail up to this level is logged")
       ->capture_default_str();
+  app.add_option("--vmodule", vmodule_,
+                 "verbosity per component, e.g. scheduler=4,resourceclaim=2 (overrides -v)");
   app.set_config("--flagfile", "", "read flags from this file (name = value per line)");
   app.add_option("args", positional_, "arguments");
   app.allow_extras(false);
@@ -51,7 +53,7 @@ Status Flags::Parse(int argc, char** argv, int first) {
     return BadRequestError(std::string(e.what()) + "\n" + Usage());
   }
   log::SetVerbosity(static_cast<int>(verbosity_));
-  return Status::Ok();
+  return log::SetComponentVerbosity(vmodule_);
 }
 
 std::optional<int> Flags::ParseOrExit(int argc, char** argv, int first) {

@@ -10,6 +10,7 @@
 // Accepted forms: `--name value`, `--name=value`, boolean `--name` or `--name=false`. Every
 // command also takes:
 //   -v N, --v=N         log verbosity (common/log.h), as Kubernetes components take it;
+//   --vmodule C=N,...   verbosity per component (scheduler=4,fabric=2);
 //   --flagfile FILE     flags from a file, one `name = value` per line (CLI11's INI/TOML form);
 //   -h, --help          the usage text (help_requested()).
 #pragma once
@@ -50,6 +51,7 @@ class Flags {
   std::unique_ptr<App> app_;
   std::vector<std::string> positional_;
   int64_t verbosity_ = 0;
+  std::string vmodule_;
   bool help_ = false;
 };
 

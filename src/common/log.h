@@ -12,13 +12,22 @@
 
 #include <string_view>
 
+#include "common/status.h"
+
 namespace allot::log {
 
 // Detail up to this level is logged (0: the default, only what every operator wants).
 void SetVerbosity(int level);
 int Verbosity();
-// Whether detail at `level` is wanted: guard the building of costly messages with it.
-inline bool V(int level) { return level <= Verbosity(); }
+// Per-component levels that override the global one, from `--vmodule scheduler=4,fabric=2`
+// (klog's flag, by component rather than file). 400 for a malformed list. Call before the
+// components start logging.
+Status SetComponentVerbosity(std::string_view spec);
+// The verbosity for `component`: its own level if one was set, else the global one.
+int VerbosityFor(std::string_view component);
+// Whether detail at `level` is wanted (for `component`, when given): guard the building of
+// costly messages with it.
+bool V(int level, std::string_view component = {});
 
 void Info(std::string_view component, std::string_view message);
 void Warning(std::string_view component, std::string_view message);

@@ -12,6 +12,7 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <condition_variable>
 #include <functional>
 #include <memory>
 #include <mutex>
@@ -24,6 +25,7 @@
 #include "api/core/pod.h"
 #include "api/machinery/resources.h"
 #include "api/resource/types.h"
+#include "client/informer_factory.h"
 #include "client/inprocess/inprocess_client.h"
 #include "cluster/components.h"
 #include "integration/dra_invariants.h"
@@ -63,7 +65,18 @@ class DraFixture : public ::testing::Test {
     audit_thread_ = std::thread([this] {
       api::WatchEvent ev;
       while (!stop_) {
-        if (!watcher_->WaitNext(ev, std::chrono::milliseconds(50)) || !ev.object) continue;
+        // Every event up to `progress` is queued by now; once the queue is found empty, all of
+        // them have been audited.
+        const uint64_t progress = watcher_->Progress();
+        if (!watcher_->WaitNext(ev, std::chrono::milliseconds(50))) {
+          {
+            std::lock_guard<std::mutex> lock(audit_mu_);
+            audited_rv_ = std::max(audited_rv_, progress);
+          }
+          audit_cv_.notify_all();
+          continue;
+        }
+        if (!ev.object) continue;
         if (const auto* c = api::As<api::ResourceClaim>(*ev.object)) {
           std::lock_guard<std::mutex> lock(audit_mu_);
           audit_.OnClaim(*c, ev.type == api::EventType::kDeleted);
@@ -72,7 +85,7 @@ class DraFixture : public ::testing::Test {
     });
   }
   void TearDown() override {
-    if (sched_) sched_->Stop();
+    StopScheduler();
     if (controllers_) controllers_->Stop();
     stop_ = true;
     audit_thread_.join();
@@ -91,7 +104,9 @@ class DraFixture : public ::testing::Test {
   }
   // Fast backoff, a 10 ms housekeeping tick, a fixed seed; `customize` may change any of it.
   void StartScheduler(const SchedulerCustomizer& customize = nullptr) {
+    scheduler_informers_ = std::make_unique<client::InformerFactory>(*client_);
     scheduler::SchedulerOptions opts;
+    opts.informers = scheduler_informers_.get();
     opts.config.pod_initial_backoff = std::chrono::milliseconds(10);
     opts.config.pod_max_backoff = std::chrono::milliseconds(100);
     opts.tick = std::chrono::milliseconds(10);
@@ -101,10 +116,42 @@ class DraFixture : public ::testing::Test {
     ASSERT_TRUE(s.ok()) << s.status().ToString();
     sched_ = std::move(s).value();
     ASSERT_TRUE(sched_->Start(std::chrono::seconds(30)).ok());
+    // Registered after the scheduler's own claim handlers, so it sees each claim change after
+    // them (an informer calls its handlers in order, one event at a time): see Fence().
+    scheduler_informers_->For(api::ResourceFor<api::ResourceClaim>())
+        .AddHandler({.on_update = [this](const api::ObjectPtr&, const api::ObjectPtr& now) {
+          auto it = now->metadata.annotations.find(kFenceAnnotation);
+          if (it == now->metadata.annotations.end()) return;
+          std::lock_guard<std::mutex> lock(fence_mu_);
+          fence_seen_ = std::max<int64_t>(fence_seen_, std::stoll(it->second));
+          fence_cv_.notify_all();
+        }});
   }
   void StopScheduler() {
     if (sched_) sched_->Stop();
+    if (scheduler_informers_) scheduler_informers_->StopAll();  // before the plugins go
     sched_.reset();
+    scheduler_informers_.reset();
+  }
+
+  // Waits until the scheduler has handled every claim change made so far: annotates `claim`
+  // and waits until the handler registered after the scheduler's sees that write. An
+  // observable barrier, instead of sleeping and hoping the scheduler got to it.
+  bool Fence(const std::string& claim) {
+    int64_t n;
+    {
+      std::lock_guard<std::mutex> lock(fence_mu_);
+      n = ++fence_sent_;
+    }
+    auto cur = client_->Get(api::ResourceFor<api::ResourceClaim>(), "default", claim);
+    if (!cur.ok()) return false;
+    auto copy = (*cur)->Clone();
+    copy->metadata.annotations[kFenceAnnotation] = std::to_string(n);
+    if (!client_->Update(api::ResourceFor<api::ResourceClaim>(), std::move(copy)).ok()) {
+      return false;
+    }
+    std::unique_lock<std::mutex> lock(fence_mu_);
+    return fence_cv_.wait_for(lock, std::chrono::seconds(10), [&] { return fence_seen_ >= n; });
   }
 
   void Create(const api::ResourceInfo& r, std::unique_ptr<api::Object> obj) {
@@ -216,21 +263,31 @@ class DraFixture : public ::testing::Test {
     auto nodes = ListAll<api::Node>(*store_, api::ResourceFor<api::Node>());
     std::vector<std::string> v = CheckFinalState(claims, Pods(), nodes);
     EXPECT_TRUE(v.empty()) << v.size() << " violations, first: " << v.front();
-    // Let the auditor catch up with the last writes.
-    std::this_thread::sleep_for(std::chrono::milliseconds(200));
-    std::lock_guard<std::mutex> lock(audit_mu_);
+    // Wait until the auditor has seen every write made so far.
+    const uint64_t written = store_->CurrentResourceVersion();
+    std::unique_lock<std::mutex> lock(audit_mu_);
+    EXPECT_TRUE(audit_cv_.wait_for(lock, std::chrono::seconds(10),
+                                   [&] { return audited_rv_ >= written; }));
     EXPECT_TRUE(audit_.violations().empty()) << audit_.violations().front();
   }
 
+  static constexpr char kFenceAnnotation[] = "allot.test/fence";
   std::unique_ptr<store::Store> store_;
   std::unique_ptr<client::InProcessClient> client_;
   std::unique_ptr<cluster::Controllers> controllers_;
+  std::unique_ptr<client::InformerFactory> scheduler_informers_;  // the scheduler's; see Fence()
   std::unique_ptr<scheduler::Scheduler> sched_;
+  std::mutex fence_mu_;
+  std::condition_variable fence_cv_;
+  int64_t fence_sent_ = 0;  // guarded by fence_mu_
+  int64_t fence_seen_ = 0;  // guarded by fence_mu_
   std::unique_ptr<api::Watcher> watcher_;
   std::thread audit_thread_;
   std::atomic<bool> stop_{false};
   std::mutex audit_mu_;
-  AllocationAuditor audit_;
+  AllocationAuditor audit_;                // guarded by audit_mu_
+  std::condition_variable audit_cv_;
+  uint64_t audited_rv_ = 0;  // guarded by audit_mu_: every claim event up to it was audited
 };
 
 }  // namespace allot::integration

@@ -4,6 +4,7 @@
 
 #include "api/core/pod.h"
 #include "api/machinery/resources.h"
+#include "common/log.h"
 #include "scheduler/scheduler.h"
 
 namespace allot::scheduler {
@@ -212,6 +213,9 @@ void Scheduler::BindingSucceeded(std::shared_ptr<BindingContext> ctx) {
   events_->Record(
       *pod.pod, client::kEventTypeNormal, "Scheduled", "Binding",
       "Successfully assigned " + pod.namespace_() + "/" + pod.name() + " to " + ctx->host);
+  if (log::V(2, "scheduler")) {  // as kube-scheduler: "Successfully bound pod to node" at V(2)
+    log::Detail(2, "scheduler", "bound " + pod.namespace_() + "/" + pod.name() + " to " + ctx->host);
+  }
   queue_->Done(pod.uid());
   BindingDone();
 }
@@ -239,6 +243,11 @@ void Scheduler::HandleFailure(Framework& fw, std::unique_ptr<QueuedPodInfo> qpi,
   std::shared_ptr<const api::Pod> pod = qpi->pod_info->pod;
   queue_->AddUnschedulableIfNotPresent(std::move(qpi), error);
   events_->Record(*pod, client::kEventTypeWarning, "FailedScheduling", "Scheduling", message);
+  if (log::V(2, "scheduler")) {  // as kube-scheduler: "Unable to schedule pod; no fit; waiting" at V(2)
+    log::Detail(2, "scheduler",
+                "unable to schedule " + pod->metadata.namespace_ + "/" + pod->metadata.name + ": " +
+                    message);
+  }
   UpdatePodScheduledCondition(*pod,
                               std::string(error ? kReasonSchedulerError : kReasonUnschedulable),
                               message, nominated_node);

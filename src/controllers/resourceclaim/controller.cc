@@ -2,6 +2,7 @@
 // live in controllers/resourceclaim/pods.cc and controllers/resourceclaim/claims.cc.
 #include "api/core/pod.h"
 #include "api/resource/types.h"
+#include "common/log.h"
 #include "controllers/resourceclaim/controller.h"
 
 #include <algorithm>
@@ -242,6 +243,9 @@ void ResourceClaimController::Worker() {
     if (st.ok()) {
       queue_.Forget(*key);
     } else {
+      // As kube-controller-manager's controllers: a failed sync is retried with backoff and
+      // logged as detail (a persistent failure also shows as an Event on the pod).
+      log::Detail(2, "resourceclaim", "syncing " + *key + " failed, retrying: " + st.message());
       queue_.AddRateLimited(*key);
     }
     if (options_.on_sync) options_.on_sync(*key, st);

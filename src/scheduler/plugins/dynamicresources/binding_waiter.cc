@@ -115,6 +115,11 @@ size_t BindingWaiter::size() const {
   return waits_.size();
 }
 
+bool BindingWaiter::IsWaiting(const std::string& pod_uid) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return waits_.contains(pod_uid);
+}
+
 void BindingWaiter::Add(const std::string& pod_uid, std::vector<ClaimRef> claims, Done done) {
   std::vector<Decision> decisions;
   {

@@ -100,6 +100,8 @@ class BindingWaiter {
   void AbandonAll();
 
   size_t size() const;
+  // Whether the pod's wait is still open (not yet decided).
+  bool IsWaiting(const std::string& pod_uid) const;
   std::chrono::seconds timeout() const { return timeout_; }
 
  private:
