@@ -30,10 +30,29 @@ void ValidateNodeSet(const std::vector<std::string>& nodes, const Path& p, Field
   }
 }
 
+// The context is controlled by its pod (Allot's rule; upstream's scheduler always created it so):
+// its controller owner reference, when it has one, is the core/v1 Pod of the context's name. A
+// context without a controller (one applied from a manifest, which cannot know the pod's uid) is
+// accepted; the scheduler creates and adopts contexts with the reference. Two controllers are
+// reported by the metadata validation already.
+void ValidateControlledByPod(const ObjectMeta& meta, FieldErrors& errs) {
+  const Path p = Path("metadata").Child("ownerReferences");
+  for (size_t i = 0; i < meta.ownerReferences.size(); ++i) {
+    const OwnerReference& ref = meta.ownerReferences[i];
+    if (!ref.controller.value_or(false)) continue;
+    if (ref.apiVersion != "v1" || ref.kind != "Pod" || ref.name != meta.name) {
+      errs.Invalid(p.Index(i), ref.apiVersion + "/" + ref.kind + " " + ref.name,
+                   "the controller of a PodSchedulingContext must be the v1 Pod of the same name");
+    }
+    return;
+  }
+}
+
 }  // namespace
 
 void ValidatePodSchedulingContext(const PodSchedulingContext& obj, FieldErrors& errs) {
   ValidateObjectMeta(obj.metadata, /*namespaced=*/true, NameIsDnsSubdomain, errs);
+  ValidateControlledByPod(obj.metadata, errs);
   Path p("spec");
   // Upstream does not check selectedNode; a bad node name can never be bound, so Allot does.
   if (!obj.spec.selectedNode.empty()) {

@@ -1,11 +1,10 @@
 // resource.k8s.io/v1alpha3 PodSchedulingContext (KEP-3063 control-plane controller; removed
 // upstream in 1.32, served by Allot as a seed extension; k8s.io/api resource/v1alpha3@1.31).
 //
-// Node-list limit: Kubernetes 1.31 capped PodSchedulingContext node lists at 128
-// (PodSchedulingNodeListMaxSize) while the KEP text says 256. Allot uses 256, so a scheduler that
-// filters in batches can offer twice as many candidates; a client that writes at most 128 is
-// unaffected. Oversized lists are reported as `Too many: 257: must have at most 256 items`
-// (1.31 used the byte-oriented TooLong message).
+// Node lists (spec.potentialNodes, each status.resourceClaims[].unsuitableNodes) are sets of at
+// most 128 node names, Kubernetes 1.31's PodSchedulingNodeListMaxSize. A context is controlled by
+// its pod: its controller owner reference, when set, must be the pod of the same name (so it goes
+// with the pod).
 #pragma once
 
 #include <cstdint>
@@ -22,12 +21,12 @@
 
 namespace allot::api {
 
-inline constexpr size_t kPodSchedulingNodeListMaxSize = 256;
+inline constexpr size_t kPodSchedulingNodeListMaxSize = 128;
 
 struct PodSchedulingContextSpec {
   // The node for which delayed claims are to be allocated; set by the scheduler.
   std::string selectedNode;
-  // Nodes the pod might run on (a set, <= 256); drivers report unsuitable ones in the status.
+  // Nodes the pod might run on (a set, <= 128); drivers report unsuitable ones in the status.
   std::vector<std::string> potentialNodes;
   template <class V>
   void Visit(V& v) {
@@ -40,7 +39,7 @@ struct PodSchedulingContextSpec {
 // One pending claim of the pod; `name` is pod.spec.resourceClaims[].name.
 struct ResourceClaimSchedulingStatus {
   std::string name;
-  std::vector<std::string> unsuitableNodes;  // a set, <= 256
+  std::vector<std::string> unsuitableNodes;  // a set, <= 128
   template <class V>
   void Visit(V& v) {
     v("name", name);
@@ -75,7 +74,7 @@ struct PodSchedulingContext : TypedObject<PodSchedulingContext> {
 };
 
 // Name (the pod's), namespace, spec.selectedNode and spec.potentialNodes (node names, a set,
-// <= 256).
+// <= 128).
 void ValidatePodSchedulingContext(const PodSchedulingContext& obj, FieldErrors& errs);
 // The spec is mutable: only the metadata update rules; callers run ValidatePodSchedulingContext
 // on the new object too.

@@ -44,16 +44,21 @@ std::vector<std::string> Nodes(int n) {
   return out;
 }
 
+OwnerReference PodOwner(const std::string& name) {
+  return {.apiVersion = "v1", .kind = "Pod", .name = name, .uid = "uid-1", .controller = true};
+}
+
 TEST(PodSchedulingContextTest, Validation) {
   PodSchedulingContext ctx;
   ctx.metadata.name = "pod";
   ctx.metadata.namespace_ = "ns";
-  ctx.spec.potentialNodes = Nodes(256);
+  ctx.metadata.ownerReferences = {PodOwner("pod")};
+  ctx.spec.potentialNodes = Nodes(128);
   FieldErrors ok;
   ValidatePodSchedulingContext(ctx, ok);
   EXPECT_TRUE(ok.empty());
 
-  ctx.spec.potentialNodes = Nodes(257);
+  ctx.spec.potentialNodes = Nodes(129);
   ctx.spec.potentialNodes[1] = "Node_1";
   ctx.spec.potentialNodes[2] = "node-0";
   ctx.spec.selectedNode = "-bad";
@@ -64,20 +69,52 @@ TEST(PodSchedulingContextTest, Validation) {
                 "spec.selectedNode: Invalid value: \"-bad\": " + kSubdomainMsg,
                 "spec.potentialNodes[1]: Invalid value: \"Node_1\": " + kSubdomainMsg,
                 "spec.potentialNodes[2]: Duplicate value: \"node-0\"",
-                "spec.potentialNodes: Too many: 257: must have at most 256 items"}));
+                "spec.potentialNodes: Too many: 129: must have at most 128 items"}));
 
   PodSchedulingContext old = ctx;
-  ctx.status.resourceClaims = {{.name = "gpu", .unsuitableNodes = Nodes(257)},
+  ctx.status.resourceClaims = {{.name = "gpu", .unsuitableNodes = Nodes(129)},
                                {.name = "gpu", .unsuitableNodes = {"x_y"}}};
   FieldErrors serrs;
   ValidatePodSchedulingContextStatusUpdate(ctx, old, serrs);
   EXPECT_EQ(
       serrs.Messages(),
       (std::vector<std::string>{
-          "status.resourceClaims[0].unsuitableNodes: Too many: 257: must have at most 256 "
+          "status.resourceClaims[0].unsuitableNodes: Too many: 129: must have at most 128 "
           "items",
           "status.resourceClaims[1].unsuitableNodes[0]: Invalid value: \"x_y\": " + kSubdomainMsg,
           "status.resourceClaims[1]: Duplicate value: \"gpu\""}));
+}
+
+TEST(PodSchedulingContextTest, IsControlledByItsPod) {
+  PodSchedulingContext ctx;
+  ctx.metadata.name = "pod";
+  ctx.metadata.namespace_ = "ns";
+  FieldErrors none;
+  ValidatePodSchedulingContext(ctx, none);  // no controller: accepted (a manifest's context)
+  EXPECT_TRUE(none.empty());
+
+  ctx.metadata.ownerReferences = {PodOwner("other")};
+  FieldErrors other;
+  ValidatePodSchedulingContext(ctx, other);
+  EXPECT_EQ(other.Messages(),
+            std::vector<std::string>{
+                "metadata.ownerReferences[0]: Invalid value: \"v1/Pod other\": the controller of "
+                "a PodSchedulingContext must be the v1 Pod of the same name"});
+
+  OwnerReference rs = PodOwner("pod");
+  rs.apiVersion = "apps/v1";
+  rs.kind = "ReplicaSet";
+  ctx.metadata.ownerReferences = {rs};
+  FieldErrors wrong_kind;
+  ValidatePodSchedulingContext(ctx, wrong_kind);
+  EXPECT_EQ(wrong_kind.size(), 1u);
+
+  OwnerReference not_controller = PodOwner("x");
+  not_controller.controller = false;
+  ctx.metadata.ownerReferences = {not_controller, PodOwner("pod")};
+  FieldErrors ok;
+  ValidatePodSchedulingContext(ctx, ok);
+  EXPECT_TRUE(ok.empty()) << ok.Messages()[0];
 }
 
 TEST(PodSchedulingContextTest, RegistrationAndTable) {
@@ -93,9 +130,11 @@ TEST(PodSchedulingContextTest, RegistrationAndTable) {
   PodSchedulingContext ctx;
   ctx.metadata.creationTimestamp = created;
   ctx.spec.selectedNode = "node-1";
-  ASSERT_EQ(psc->columns.size(), 2u);
+  ctx.spec.potentialNodes = {"node-1", "node-2"};
+  ASSERT_EQ(psc->columns.size(), 3u);
   EXPECT_EQ(psc->columns[0].name, "SelectedNode");
-  EXPECT_EQ(psc->row(ctx, now), (std::vector<TableCell>{"node-1", "90s"}));
+  EXPECT_EQ(psc->columns[1].name, "Potential");
+  EXPECT_EQ(psc->row(ctx, now), (std::vector<TableCell>{"node-1", int64_t{2}, "90s"}));
 }
 
 }  // namespace

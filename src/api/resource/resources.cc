@@ -104,7 +104,8 @@ ResourceInfo ResourceSlices() {
 
 std::vector<TableCell> PodSchedulingContextRow(const Object& obj, Time now) {
   const auto& ctx = static_cast<const PodSchedulingContext&>(obj);
-  return {ctx.spec.selectedNode, AgeCell(obj, now)};
+  return {ctx.spec.selectedNode, static_cast<int64_t>(ctx.spec.potentialNodes.size()),
+          AgeCell(obj, now)};
 }
 
 ResourceInfo PodSchedulingContexts() {
@@ -121,7 +122,9 @@ ResourceInfo PodSchedulingContexts() {
       hooks::ValidateUpdate<PodSchedulingContext, ValidatePodSchedulingContextUpdate>;
   r.validate_status =
       hooks::ValidateUpdate<PodSchedulingContext, ValidatePodSchedulingContextStatusUpdate>;
-  r.columns = {{"SelectedNode", "string", "", "The node selected for allocation.", 0}, kAgeColumn};
+  r.columns = {{"SelectedNode", "string", "", "The node selected for allocation.", 0},
+               {"Potential", "integer", "", "How many nodes the pod might run on.", 0},
+               kAgeColumn};
   r.row = PodSchedulingContextRow;
   return r;
 }
