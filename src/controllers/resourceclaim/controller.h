@@ -46,7 +46,7 @@
 //     pods that name it (informer indexes, so no scans).
 //  5. Metrics: controllers/resourceclaim/metrics.h.
 //
-// Work queue: keys "pod:<ns>/<name>" and "claim:<ns>/<name>" (work_queue.h), de-duplicated,
+// Work queue: keys "pod:<ns>/<name>" and "claim:<ns>/<name>" (client/work_queue.h), de-duplicated,
 // `workers` threads, failed syncs (409 Conflict included) retried with exponential backoff
 // 5 ms .. 1000 s. Every write that depends on a read is a compare-and-swap on resourceVersion.
 //
@@ -81,7 +81,7 @@
 #include "common/time.h"
 #include "controllers/resourceclaim/metrics.h"
 #include "controllers/uid_cache.h"
-#include "controllers/work_queue.h"
+#include "client/work_queue.h"
 
 namespace allot::controllers {
 
@@ -100,7 +100,7 @@ struct ResourceClaimControllerOptions {
   client::EventRecorder* events = nullptr;  // null: a ClientEventRecorder through the client
   // The DRAAdminAccess feature gate: when off, templates requesting admin access fail.
   bool admin_access_enabled = true;
-  WorkQueueOptions queue;
+  client::WorkQueueOptions queue;
   // Called on a worker thread after each sync with its key and result (tests, tracing).
   std::function<void(const std::string& key, const Status& result)> on_sync;
 };
@@ -185,7 +185,7 @@ class ResourceClaimController {
   client::Informer* claims_ = nullptr;     // set by Start
   client::Informer* templates_ = nullptr;  // set by Start
 
-  WorkQueue queue_;
+  client::WorkQueue queue_;
   UidCache deleted_pods_;
   // Claims this controller deleted: stale cached copies (our own status and finalizer writes
   // arrive as updates before the deletion does) must not trigger another DELETE.

@@ -23,32 +23,6 @@ api::ObjectPtr InformerClaimSource::GetClaim(std::string_view ns, std::string_vi
   return claims_.Get(ns, name);
 }
 
-std::vector<PodClaimUse> PodClaims(const api::Pod& pod) {
-  std::vector<PodClaimUse> out;
-  for (const api::PodResourceClaim& entry : pod.spec.resourceClaims) {
-    if (entry.resourceClaimName) {
-      out.push_back({.entry = entry.name, .claim_name = *entry.resourceClaimName});
-      continue;
-    }
-    if (!entry.resourceClaimTemplateName) continue;  // invalid pod; nothing to check
-    const api::PodResourceClaimStatus* status = nullptr;
-    for (const api::PodResourceClaimStatus& s : pod.status.resourceClaimStatuses) {
-      if (s.name == entry.name) status = &s;
-    }
-    if (status == nullptr) {
-      out.push_back({.entry = entry.name, .generated = true, .not_ready = true});
-    } else if (status->resourceClaimName) {
-      out.push_back(
-          {.entry = entry.name, .claim_name = *status->resourceClaimName, .generated = true});
-    }
-  }
-  if (pod.status.extendedResourceClaimStatus) {
-    // Created by the scheduler for the pod (owner: the pod).
-    out.push_back({.claim_name = pod.status.extendedResourceClaimStatus->resourceClaimName,
-                   .generated = true});
-  }
-  return out;
-}
 
 bool IsReservedForPod(const api::ResourceClaim& claim, const api::Pod& pod) {
   for (const api::ResourceClaimConsumerReference& ref : claim.status.reservedFor) {

@@ -17,6 +17,7 @@
 #include <string_view>
 #include <vector>
 
+#include "api/resource/pod_claims.h"
 #include "api/core/types.h"
 #include "api/resource/types.h"
 #include "node/hooks.h"
@@ -45,16 +46,9 @@ class InformerClaimSource final : public ClaimSource {
   const client::Informer& claims_;
 };
 
-// One claim a pod uses.
-struct PodClaimUse {
-  std::string entry;       // spec.resourceClaims[].name ("" for the extended-resource claim)
-  std::string claim_name;  // the ResourceClaim's name; "" when `not_ready`
-  bool generated = false;  // from a template: the claim must be controlled by the pod
-  bool not_ready = false;  // from a template that has no status entry yet
-};
-
-// The claims the pod uses, in spec order (entries that need no claim are left out).
-std::vector<PodClaimUse> PodClaims(const api::Pod& pod);
+// Which claims a pod uses: api/resource/pod_claims.h.
+using api::PodClaims;
+using api::PodClaimUse;
 
 // Why `claim` (null: not found) does not let `pod` start; "" when it does. `use` is the pod's
 // reference to it, as PodClaims returned it.

@@ -1,4 +1,5 @@
-// A rate-limited work queue of string keys, with client-go's workqueue semantics, for controllers:
+// A rate-limited work queue of string keys, with client-go's workqueue semantics, for controllers
+// and drivers:
 //
 //   WorkQueue queue(clock);
 //   queue.Add("pod:default/p1");                 // from informer handlers
@@ -40,7 +41,7 @@
 
 #include "common/time.h"
 
-namespace allot::controllers {
+namespace allot::client {
 
 struct WorkQueueOptions {
   std::chrono::milliseconds base_delay{5};
@@ -117,4 +118,4 @@ class WorkQueue {
   uint64_t wakeups_ = 0;                       // guarded by mu_
 };
 
-}  // namespace allot::controllers
+}  // namespace allot::client

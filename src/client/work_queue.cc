@@ -1,9 +1,9 @@
-#include "controllers/work_queue.h"
+#include "client/work_queue.h"
 
 #include <algorithm>
 #include <cmath>
 
-namespace allot::controllers {
+namespace allot::client {
 
 WorkQueue::WorkQueue(Clock& clock, WorkQueueOptions options)
     : clock_(clock),
@@ -158,4 +158,4 @@ size_t WorkQueue::DelayedLen() const {
   return delayed_.size();
 }
 
-}  // namespace allot::controllers
+}  // namespace allot::client

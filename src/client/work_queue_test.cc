@@ -1,4 +1,4 @@
-#include "controllers/work_queue.h"
+#include "client/work_queue.h"
 
 #include <gtest/gtest.h>
 
@@ -7,7 +7,7 @@
 #include <functional>
 #include <thread>
 
-namespace allot::controllers {
+namespace allot::client {
 namespace {
 
 using std::chrono::milliseconds;
@@ -115,4 +115,4 @@ TEST(WorkQueueTest, ShutDownWakesWorkers) {
 }
 
 }  // namespace
-}  // namespace allot::controllers
+}  // namespace allot::client
