@@ -84,7 +84,10 @@ Status ResourceClaimController::ReleaseConsumers(
   updated->status.reservedFor = std::move(valid);
   if (updated->status.reservedFor.empty() && updated->status.allocation) {
     if (IsControlPlaneClaim(claim)) {
-      updated->status.deallocationRequested = true;  // the driver deallocates (KEP-3063)
+      // The driver deallocates (KEP-3063); an Immediate claim stays allocated for its next user.
+      if (claim.spec.allocationMode != api::kClaimAllocationImmediate) {
+        updated->status.deallocationRequested = true;
+      }
     } else if (HasFinalizer(claim)) {
       Deallocate(*updated);  // allocated by the scheduler: releasing is clearing
     }

@@ -2,6 +2,7 @@
 // generated claims, finishing the deletion of unused claims, and 409 retries.
 #include <gtest/gtest.h>
 
+#include "api/resource/pod_scheduling_context.h"
 #include "controllers/resourceclaim/testing/fixture.h"
 
 namespace allot::controllers {
@@ -141,6 +142,39 @@ TEST_F(ClaimCleanupTest, ControlPlaneClaimGetsDeallocationRequested) {
   const api::ResourceClaim* c = GetClaim("cp");
   EXPECT_TRUE(c->status.reservedFor.empty());
   EXPECT_TRUE(c->status.allocation) << "the driver deallocates";
+}
+
+TEST_F(ClaimCleanupTest, ImmediateControlPlaneClaimStaysAllocated) {
+  CreateClaim("cp", /*finalizer=*/false, "ctrl.example.com", nullptr, "",
+              std::string(api::kClaimAllocationImmediate));
+  api::ObjectPtr p1 = CreatePod("p1", "gpu", "cp", "node-1", true);
+  AllocateAndReserve("cp", {p1}, "ctrl.example.com");
+  StartController();
+  DeletePod("p1");
+  ASSERT_TRUE(WaitFor([&] {
+    const api::ResourceClaim* c = GetClaim("cp");
+    return c && c->status.reservedFor.empty();
+  }));
+  const api::ResourceClaim* c = GetClaim("cp");
+  EXPECT_FALSE(c->status.deallocationRequested);
+  EXPECT_TRUE(c->status.allocation) << "an Immediate claim stays allocated for its next user";
+}
+
+TEST_F(ClaimCleanupTest, PodBoundBySomeoneElseGetsAContextForItsControlPlaneClaim) {
+  CreateClaim("cp", /*finalizer=*/false, "ctrl.example.com");
+  api::ObjectPtr p1 = CreatePod("p1", "gpu", "cp", "node-1", true);
+  StartController();
+  const api::ResourceInfo& contexts = api::ResourceFor<api::PodSchedulingContext>();
+  std::shared_ptr<const api::PodSchedulingContext> ctx;
+  ASSERT_TRUE(WaitFor([&] {
+    auto got = inner_->Get(contexts, "default", "p1");
+    if (got.ok()) ctx = std::static_pointer_cast<const api::PodSchedulingContext>(*got);
+    return ctx != nullptr;
+  })) << LastError("pod:default/p1");
+  EXPECT_EQ(ctx->spec.selectedNode, "node-1");
+  ASSERT_EQ(ctx->metadata.ownerReferences.size(), 1u);
+  EXPECT_EQ(ctx->metadata.ownerReferences[0].uid, p1->metadata.uid);
+  EXPECT_TRUE(ctx->metadata.ownerReferences[0].controller.value_or(false));
 }
 
 TEST_F(ClaimCleanupTest, GeneratedClaimIsDeletedWhenItsPodIsDone) {

@@ -198,6 +198,7 @@ bool ResourceClaimController::PodNeedsWork(const api::Pod& pod) const {
     if (claim.status.allocation && !IsReservedForPod(pod, claim) && CanBeReserved(claim)) {
       return true;
     }
+    if (NeedsSchedulingContext(pod, claim)) return true;
   }
   return false;
 }

@@ -149,6 +149,10 @@ class ResourceClaimController {
                                             const api::PodResourceClaim& pod_claim);
   Status ReserveForPod(const api::Pod& pod, const api::ResourceClaim& claim);
   Status ReserveClaimsOfBoundPod(const api::Pod& pod);
+  // KEP-3063: a pod bound by someone else with an unallocated WaitForFirstConsumer claim of a
+  // control-plane driver gets a PodSchedulingContext naming its node as selectedNode, so the
+  // driver allocates there.
+  Status EnsureSchedulingContext(const api::Pod& pod);
 
   // Claims (controllers/resourceclaim/claims.cc).
   Status SyncClaim(const std::string& ns, const std::string& name);

@@ -1,5 +1,8 @@
 // The pod sync of the resourceclaim controller: claims from templates, the pod status record of
-// their names, and reservations for pods bound with allocated, unreserved claims.
+// their names, reservations for pods bound with allocated, unreserved claims, and contexts for
+// pods bound with control-plane claims still to be allocated.
+#include "api/resource/pod_scheduling_context.h"
+#include "client/retry.h"
 #include "controllers/resourceclaim/controller.h"
 #include "controllers/resourceclaim/rules.h"
 
@@ -107,6 +110,7 @@ Result<api::ObjectPtr> ResourceClaimController::CreateFromTemplate(
 }
 
 Status ResourceClaimController::ReserveClaimsOfBoundPod(const api::Pod& pod) {
+  bool negotiate = false;  // a control-plane claim still to be allocated for the pod's node
   for (const api::PodResourceClaim& pc : pod.spec.resourceClaims) {
     PodClaimName n = ClaimNameFor(pod, pc);
     // Our copy of the pod may predate the status patch in SyncPod: such entries wait.
@@ -118,6 +122,45 @@ Status ResourceClaimController::ReserveClaimsOfBoundPod(const api::Pod& pod) {
     if (claim.status.allocation && !IsReservedForPod(pod, claim) && CanBeReserved(claim)) {
       ALLOT_RETURN_IF_ERROR(ReserveForPod(pod, claim));
     }
+    negotiate = negotiate || NeedsSchedulingContext(pod, claim);
+  }
+  return negotiate ? EnsureSchedulingContext(pod) : Status::Ok();
+}
+
+Status ResourceClaimController::EnsureSchedulingContext(const api::Pod& pod) {
+  const api::ResourceInfo& res = api::ResourceFor<api::PodSchedulingContext>();
+  const std::string& ns = pod.metadata.namespace_;
+  const std::string& name = pod.metadata.name;
+  Result<api::ObjectPtr> current = client_.Get(res, ns, name);
+  if (current.ok()) {
+    auto written = client::UpdateWithRetry(
+        client_, res, ns, name, client::Write::kUpdate,
+        [&](const api::Object& o) -> Result<client::Desired> {
+          const auto* ctx = api::As<api::PodSchedulingContext>(o);
+          if (ctx == nullptr || ctx->spec.selectedNode == pod.spec.nodeName) {
+            return client::Desired();
+          }
+          auto copy = std::make_unique<api::PodSchedulingContext>(*ctx);
+          copy->spec.selectedNode = pod.spec.nodeName;
+          return client::Desired(std::move(copy));
+        },
+        *current);
+    return written.ok() ? Status::Ok() : written.status();
+  }
+  if (current.status().code() != StatusCode::kNotFound) return current.status();
+  auto ctx = std::make_unique<api::PodSchedulingContext>();
+  ctx->metadata.name = name;
+  ctx->metadata.namespace_ = ns;
+  ctx->metadata.ownerReferences = {{.apiVersion = "v1",
+                                    .kind = "Pod",
+                                    .name = name,
+                                    .uid = pod.metadata.uid,
+                                    .controller = true,
+                                    .blockOwnerDeletion = true}};
+  ctx->spec.selectedNode = pod.spec.nodeName;
+  Result<api::ObjectPtr> created = client_.Create(res, std::move(ctx));
+  if (!created.ok() && created.status().code() != StatusCode::kAlreadyExists) {
+    return created.status();
   }
   return Status::Ok();
 }

@@ -84,6 +84,13 @@ bool NeedsAdminAccess(const api::ResourceClaimSpec& spec) {
   return false;
 }
 
+bool NeedsSchedulingContext(const api::Pod& pod, const api::ResourceClaim& claim) {
+  return !pod.spec.nodeName.empty() && !claim.status.allocation &&
+         !claim.spec.controllerName.empty() &&
+         claim.spec.allocationMode != api::kClaimAllocationImmediate &&
+         !claim.metadata.deletionTimestamp;
+}
+
 bool IsControlPlaneClaim(const api::ResourceClaim& claim) {
   return !claim.spec.controllerName.empty() ||
          (claim.status.allocation && !claim.status.allocation->controllerName.empty());

@@ -69,6 +69,10 @@ std::optional<PodRef> OwningPod(const api::ResourceClaim& claim);
 bool NeedsAdminAccess(const api::ResourceClaimSpec& spec);
 // A claim allocated by a KEP-3063 control-plane controller (spec.controllerName, or the
 // allocation's controllerName), not by the scheduler from structured parameters.
+// KEP-3063: the claim of `pod` (bound to a node) still needs its control-plane driver to allocate
+// it for that node — an unallocated WaitForFirstConsumer claim with a controllerName, not being
+// deleted — so the pod needs a PodSchedulingContext naming its node.
+bool NeedsSchedulingContext(const api::Pod& pod, const api::ResourceClaim& claim);
 bool IsControlPlaneClaim(const api::ResourceClaim& claim);
 
 // generateName of a claim for `pod_claim` of `pod`: "<pod>-<podClaim>-"; when that is longer

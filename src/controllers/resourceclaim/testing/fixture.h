@@ -233,7 +233,8 @@ class ResourceClaimControllerTest : public ::testing::Test {
   api::ObjectPtr CreateClaim(const std::string& name, bool finalizer = true,
                              const std::string& controller_name = "",
                              const api::Object* owner_pod = nullptr,
-                             const std::string& pod_claim = "") {
+                             const std::string& pod_claim = "",
+                             const std::string& allocation_mode = "") {
     auto claim = std::make_unique<api::ResourceClaim>();
     claim->metadata.name = name;
     claim->metadata.namespace_ = "default";
@@ -249,6 +250,7 @@ class ResourceClaimControllerTest : public ::testing::Test {
     req.exactly->deviceClassName = "gpu.example.com";
     claim->spec.devices.requests.push_back(req);
     claim->spec.controllerName = controller_name;
+    claim->spec.allocationMode = allocation_mode;
     auto res = inner_->Create(Claims(), std::move(claim));
     EXPECT_TRUE(res.ok()) << res.status().ToString();
     return res.ok() ? *res : nullptr;
