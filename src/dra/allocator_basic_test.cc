@@ -9,20 +9,7 @@
 namespace allot::dra {
 namespace {
 
-using testing::AllocatorHarness;
-using testing::ClaimBuilder;
-using testing::ClassBuilder;
-using testing::DeviceBuilder;
-using testing::DeviceNames;
-using ::testing::ElementsAre;
-using ::testing::HasSubstr;
-using ::testing::IsEmpty;
-using testing::MakeNode;
-using testing::RequestDevices;
-using testing::SliceBuilder;
-using Result = Allocator::Outcome::Result;
-
-constexpr char kDriver[] = "gpu.example.com";
+using namespace testing::vocabulary;  // NOLINT: the allocator tests' shared names
 
 // Node n1 with gpu-0..gpu-3 (model A100 for 0-1, H100 for 2-3; index i).
 void FourGpus(AllocatorHarness& h, const std::string& node = "n1") {

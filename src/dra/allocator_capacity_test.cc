@@ -10,20 +10,7 @@
 namespace allot::dra {
 namespace {
 
-using testing::AllocatorHarness;
-using testing::ClaimBuilder;
-using testing::ClassBuilder;
-using testing::DeviceBuilder;
-using testing::DeviceNames;
-using ::testing::ElementsAre;
-using ::testing::IsEmpty;
-using testing::MakeNode;
-using testing::SliceBuilder;
-using testing::ValidRange;
-using testing::ValidValues;
-using Result = Allocator::Outcome::Result;
-
-constexpr char kDriver[] = "gpu.example.com";
+using namespace testing::vocabulary;  // NOLINT: the allocator tests' shared names
 
 // One 80Gi GPU offered whole, as two halves and as four quarters.
 void Partitions(AllocatorHarness& h) {

@@ -7,18 +7,7 @@
 namespace allot::dra {
 namespace {
 
-using testing::AllocatorHarness;
-using testing::ClaimBuilder;
-using testing::ClassBuilder;
-using testing::DeviceBuilder;
-using testing::DeviceNames;
-using ::testing::ElementsAre;
-using testing::MakeNode;
-using testing::RequestDevices;
-using testing::SliceBuilder;
-using Result = Allocator::Outcome::Result;
-
-constexpr char kDriver[] = "gpu.example.com";
+using namespace testing::vocabulary;  // NOLINT: the allocator tests' shared names
 
 // Six GPUs on n1: numa 0,0,1,1,1,- (gpu-5 lacks it); pcie as strings, driver versions.
 void Gpus(AllocatorHarness& h) {

@@ -8,20 +8,7 @@
 namespace allot::dra {
 namespace {
 
-using testing::AllocatorHarness;
-using testing::ClaimBuilder;
-using testing::ClassBuilder;
-using testing::DeviceBuilder;
-using testing::DeviceNames;
-using ::testing::ElementsAre;
-using ::testing::HasSubstr;
-using ::testing::IsEmpty;
-using testing::LabelSelector;
-using testing::MakeNode;
-using testing::SliceBuilder;
-using Result = Allocator::Outcome::Result;
-
-constexpr char kDriver[] = "gpu.example.com";
+using namespace testing::vocabulary;  // NOLINT: the allocator tests' shared names
 
 void TwoGpus(AllocatorHarness& h) {
   h.Slice(SliceBuilder("s", kDriver, "n1").Node("n1").Devices("gpu", 2));

@@ -8,17 +8,7 @@
 namespace allot::dra {
 namespace {
 
-using testing::AllocatorHarness;
-using testing::ClaimBuilder;
-using testing::ClassBuilder;
-using testing::DeviceBuilder;
-using ::testing::HasSubstr;
-using ::testing::Le;
-using testing::MakeNode;
-using testing::SliceBuilder;
-using Result = Allocator::Outcome::Result;
-
-constexpr char kDriver[] = "gpu.example.com";
+using namespace testing::vocabulary;  // NOLINT: the allocator tests' shared names
 
 std::vector<std::shared_ptr<const api::ResourceClaim>> One(const ClaimBuilder& c) {
   return {c.Build()};

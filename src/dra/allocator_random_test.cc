@@ -13,15 +13,7 @@
 namespace allot::dra {
 namespace {
 
-using testing::AllocatorHarness;
-using testing::ClaimBuilder;
-using testing::ClassBuilder;
-using testing::DeviceBuilder;
-using testing::MakeNode;
-using testing::SliceBuilder;
-using Result = Allocator::Outcome::Result;
-
-constexpr char kDriver[] = "gpu.example.com";
+using namespace testing::vocabulary;  // NOLINT: the allocator tests' shared names
 
 struct Dev {
   int a = -1;  // attribute "a" (-1: missing)

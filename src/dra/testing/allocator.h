@@ -8,6 +8,8 @@
 //   EXPECT_THAT(DeviceNames(out.allocations[0]), ElementsAre("gpu-0", "gpu-1"));
 #pragma once
 
+#include <gmock/gmock.h>
+
 #include <map>
 #include <memory>
 #include <string>
@@ -106,5 +108,26 @@ inline std::vector<std::string> RequestDevices(const api::AllocationResult& a) {
   for (const auto& r : a.devices.results) out.push_back(r.request + ":" + r.device);
   return out;
 }
+
+// The names every allocator test uses, in one place: `using namespace testing::vocabulary;`.
+namespace vocabulary {
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+using ::testing::IsEmpty;
+using ::testing::Le;
+using testing::AllocatorHarness;
+using testing::ClaimBuilder;
+using testing::ClassBuilder;
+using testing::DeviceBuilder;
+using testing::DeviceNames;
+using testing::LabelSelector;
+using testing::MakeNode;
+using testing::RequestDevices;
+using testing::SliceBuilder;
+using testing::ValidRange;
+using testing::ValidValues;
+using Result = Allocator::Outcome::Result;
+inline constexpr char kDriver[] = "gpu.example.com";
+}  // namespace vocabulary
 
 }  // namespace allot::dra::testing
