@@ -105,12 +105,18 @@ Status Controller::Start(std::chrono::milliseconds sync_timeout) {
        .on_update = [on_context](const api::ObjectPtr&, const api::ObjectPtr& obj) {
          on_context(obj);
        }});
-  // A pod's generated claims appear in its status after its context may already exist.
-  pods_->AddHandler({.on_update = [this](const api::ObjectPtr&, const api::ObjectPtr& obj) {
+  // The pod may reach this informer after its context and claims reached theirs, and its
+  // generated claims appear in its status later still: a pod event re-syncs its context. (Each
+  // informer updates its cache before it calls handlers, so of a context and its pod arriving
+  // in either order, the second one's handler sees the first.)
+  auto on_pod = [this](const api::ObjectPtr& obj) {
     if (contexts_->Get(obj->metadata.namespace_, obj->metadata.name)) {
       queue_.Add(std::string(kContextPrefix) + Key(obj->metadata.namespace_, obj->metadata.name));
     }
-  }});
+  };
+  pods_->AddHandler(
+      {.on_add = on_pod,
+       .on_update = [on_pod](const api::ObjectPtr&, const api::ObjectPtr& obj) { on_pod(obj); }});
   ALLOT_RETURN_IF_ERROR(informers_.StartAll());
   if (!informers_.WaitForCacheSync(sync_timeout)) {
     informers_.StopAll();
