@@ -5,8 +5,7 @@ namespace allot::client {
 Result<api::ObjectPtr> UpdateWithRetry(Client& client, const api::ResourceInfo& resource,
                                        std::string_view ns, std::string_view name, Write write,
                                        const MutateFn& mutate, api::ObjectPtr first, int attempts) {
-  Status last =
-      ConflictError(resource.QualifiedResource(), std::string(name), "no attempt was made");
+  Status last;  // the last 409
   api::ObjectPtr current = std::move(first);
   for (int attempt = 0; attempt < attempts; ++attempt) {
     if (!current) {
@@ -20,6 +19,9 @@ Result<api::ObjectPtr> UpdateWithRetry(Client& client, const api::ResourceInfo& 
     if (written.ok() || written.status().code() != StatusCode::kConflict) return written;
     last = written.status();
     current = nullptr;  // read afresh
+  }
+  if (last.ok()) {
+    return ConflictError(resource.QualifiedResource(), std::string(name), "no attempt was made");
   }
   return last;
 }

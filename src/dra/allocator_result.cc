@@ -4,23 +4,12 @@
 #include <map>
 #include <set>
 
+#include "api/resource/node_pinning.h"
 #include "dra/allocator_internal.h"
 #include "dra/allocator_search.h"
 
 namespace allot::dra {
 namespace {
-
-api::NodeSelector PinnedTo(const std::string& node) {
-  api::NodeSelectorRequirement req;
-  req.key = "metadata.name";
-  req.operator_ = "In";
-  req.values = {node};
-  api::NodeSelectorTerm term;
-  term.matchFields.push_back(std::move(req));
-  api::NodeSelector sel;
-  sel.nodeSelectorTerms.push_back(std::move(term));
-  return sel;
-}
 
 bool SameRequirement(const api::NodeSelectorRequirement& a, const api::NodeSelectorRequirement& b) {
   if (a.key != b.key || a.operator_ != b.operator_) return false;
@@ -47,10 +36,10 @@ std::optional<api::NodeSelector> NodeSelectorFor(const Inventory& inv,
   api::NodeSelectorTerm merged;
   for (const Pick& p : picks) {
     const Inventory::DeviceInfo& info = inv.info(p.device);
-    if (info.node_name != nullptr || info.binds_to_node) return PinnedTo(node);
+    if (info.node_name != nullptr || info.binds_to_node) return api::PinnedTo(node);
     if (info.node_selector == nullptr) continue;
     const std::vector<api::NodeSelectorTerm>& terms = info.node_selector->nodeSelectorTerms;
-    if (terms.size() != 1) return PinnedTo(node);  // validation allows one term only
+    if (terms.size() != 1) return api::PinnedTo(node);  // validation allows one term only
     AddRequirements(terms[0].matchFields, merged.matchFields);
     AddRequirements(terms[0].matchExpressions, merged.matchExpressions);
   }

@@ -7,6 +7,7 @@
 #include <span>
 
 #include "api/core/pod.h"
+#include "api/resource/node_pinning.h"
 #include "api/resource/types.h"
 #include "drivers/controlplane/controller.h"
 #include "integration/dra_fixture.h"
@@ -41,8 +42,7 @@ class OneNodeDriver final : public drivers::controlplane::Driver {
                                    .driver = kControlPlaneDriver,
                                    .pool = "rack-1",
                                    .device = "acc-0"});
-      a.nodeSelector = api::NodeSelector{
-          {api::NodeSelectorTerm{.matchFields = {{"metadata.name", "In", {"node-2"}}}}}};
+      a.nodeSelector = api::PinnedTo("node-2");
       c.allocation = a;
     }
   }

@@ -215,6 +215,19 @@ Status Controller::SyncClaim(const std::string& ns, const std::string& name) {
     if (!claim->status.reservedFor.empty() || !HasFinalizer(claim->metadata, finalizer_)) {
       return Status::Ok();  // still in use, or not ours to release
     }
+    // Releasing is decided on the claim as the server has it now: the informer may still show
+    // a request this controller already carried out (the driver would be asked twice).
+    Result<api::ObjectPtr> fresh = client_.Get(api::ResourceFor<api::ResourceClaim>(), ns, name);
+    if (!fresh.ok()) {
+      return fresh.status().code() == StatusCode::kNotFound ? Status::Ok() : fresh.status();
+    }
+    obj = *fresh;
+    claim = AsClaim(*obj);
+    if (claim == nullptr || !claim->status.reservedFor.empty() ||
+        !HasFinalizer(claim->metadata, finalizer_) ||
+        !(claim->metadata.deletionTimestamp || claim->status.deallocationRequested)) {
+      return Status::Ok();
+    }
     if (claim->status.allocation) ALLOT_RETURN_IF_ERROR(driver_.Deallocate(*claim));
     const std::string uid = claim->metadata.uid;
     auto cleared = client::UpdateWithRetry(
@@ -253,7 +266,18 @@ Status Controller::SyncClaim(const std::string& ns, const std::string& name) {
   }
   if (!claim->status.reservedFor.empty() || claim->status.allocation) return Status::Ok();
   if (claim->spec.allocationMode != api::kClaimAllocationImmediate) return Status::Ok();
-  ClaimAllocation one{.claim = std::static_pointer_cast<const api::ResourceClaim>(obj)};
+  // Decided again on the claim as the server has it: the informer may still show it before this
+  // controller's own last writes (say, unallocated while a deallocation was just requested).
+  Result<api::ObjectPtr> fresh = client_.Get(api::ResourceFor<api::ResourceClaim>(), ns, name);
+  if (!fresh.ok()) {
+    return fresh.status().code() == StatusCode::kNotFound ? Status::Ok() : fresh.status();
+  }
+  claim = AsClaim(**fresh);
+  if (claim == nullptr || claim->metadata.deletionTimestamp || claim->status.allocation ||
+      claim->status.deallocationRequested || !claim->status.reservedFor.empty()) {
+    return Status::Ok();
+  }
+  ClaimAllocation one{.claim = std::static_pointer_cast<const api::ResourceClaim>(*fresh)};
   return AllocateClaims(std::span<ClaimAllocation>(&one, 1), "", nullptr);
 }
 
@@ -279,7 +303,7 @@ Status Controller::AllocateClaims(std::span<ClaimAllocation> claims, const std::
           copy->metadata.finalizers.push_back(finalizer_);
           return client::Desired(std::move(copy));
         },
-        c.claim);
+        /*first=*/nullptr);  // fresh: a cached copy may show a finalizer already removed
     if (!protected_claim.ok()) return protected_claim.status();
     c.claim = std::static_pointer_cast<const api::ResourceClaim>(*protected_claim);
   }

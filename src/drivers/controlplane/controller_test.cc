@@ -12,6 +12,7 @@
 #include <set>
 #include <thread>
 
+#include "api/resource/node_pinning.h"
 #include "client/inprocess/inprocess_client.h"
 #include "client/retry.h"
 #include "client/testing/forwarding_client.h"
@@ -50,8 +51,7 @@ class FakeDriver final : public Driver {
                                    .driver = kDriver,
                                    .pool = "net",
                                    .device = "acc-" + c.claim->metadata.name});
-      a.nodeSelector = api::NodeSelector{
-          {api::NodeSelectorTerm{.matchFields = {{"metadata.name", "In", {where}}}}}};
+      a.nodeSelector = api::PinnedTo(where);
       c.allocation = a;
       allocated_for.push_back(c.claim->metadata.name + "@" + where);
     }
@@ -278,7 +278,9 @@ TEST_F(ControllerTest, DeallocationRequestedReleasesTheClaim) {
   ASSERT_TRUE(WaitFor([&] {
     std::lock_guard<std::mutex> lock(driver_.mu_);
     return driver_.deallocated == std::vector<std::string>{"imm"};
-  }));
+  })) << "deallocated " << driver_.deallocated.size() << " times; stats: "
+      << controller_->GetStats().deallocated << ", failures " << controller_->GetStats().failures
+      << ", allocated " << controller_->GetStats().allocated;
   ASSERT_TRUE(WaitFor([&] { return controller_->GetStats().deallocated == 1; }));
   EXPECT_FALSE(Claim("imm")->status.deallocationRequested);
 }

@@ -13,6 +13,7 @@
 #include <thread>
 #include <vector>
 
+#include "api/resource/node_pinning.h"
 #include "api/resource/types.h"
 #include "client/informer.h"
 #include "client/inprocess/inprocess_client.h"
@@ -130,20 +131,13 @@ class FabricDriverTest : public ::testing::Test {
             .bindingFailureConditions = {"kubernetes.io/attach-failed"}};
   }
 
-  static api::NodeSelector PinnedTo(const std::string& node) {
-    api::NodeSelector sel;
-    sel.nodeSelectorTerms.push_back(
-        {.matchFields = {{.key = "metadata.name", .operator_ = "In", .values = {node}}}});
-    return sel;
-  }
-
   // Writes the claim's allocation: `results` pinned to `node` ("": no nodeSelector).
   void Allocate(const std::string& name, std::vector<api::DeviceRequestAllocationResult> results,
                 const std::string& node = "n-0") {
     UpdateClaimStatus(name, [&](api::ResourceClaimStatus& s) {
       s.allocation.emplace();
       s.allocation->devices.results = results;
-      if (!node.empty()) s.allocation->nodeSelector = PinnedTo(node);
+      if (!node.empty()) s.allocation->nodeSelector = api::PinnedTo(node);
       s.allocation->allocationTimestamp = clock_.Now().TruncatedToSeconds();
     });
   }
