@@ -123,22 +123,7 @@ class BindingConditionsTest : public DraFixture {
     FAIL() << "too many conflicts writing the status of claim " << claim;
   }
 
-  // The claim generated for the pod's claim `ref`, once the controller made it.
-  std::string ClaimOf(const std::string& pod, const std::string& ref = "gpu") {
-    std::string name;
-    WaitFor(
-        [&] {
-          auto p = GetPod(pod);
-          if (!p) return false;
-          for (const auto& s : p->status.resourceClaimStatuses) {
-            if (s.name == ref && s.resourceClaimName) name = *s.resourceClaimName;
-          }
-          return !name.empty();
-        },
-        seconds(10));
-    EXPECT_FALSE(name.empty()) << "no claim for " << pod << "/" << ref;
-    return name;
-  }
+
   bool Allocated(const std::string& claim) {
     auto c = GetClaim(claim);
     return c && c->status.allocation;
@@ -161,19 +146,6 @@ class BindingConditionsTest : public DraFixture {
     return p ? p->status.nominatedNodeName : "";
   }
   // Events of `reason` about the pod.
-  std::vector<std::string> EventMessages(const std::string& pod, const std::string& reason) {
-    std::vector<std::string> out;
-    for (const auto& e : ListAll<api::Event>(*store_, api::ResourceFor<api::Event>())) {
-      if (e->involvedObject.name == pod && e->reason == reason) out.push_back(e->message);
-    }
-    return out;
-  }
-  bool HasEvent(const std::string& pod, const std::string& reason, const std::string& part = "") {
-    for (const std::string& m : EventMessages(pod, reason)) {
-      if (m.find(part) != std::string::npos) return true;
-    }
-    return false;
-  }
   // The node the claim's allocation is pinned to: the one node of the cluster its node selector
   // matches ("" when it matches none or several).
   std::string PinnedNode(const std::string& claim) {

@@ -23,6 +23,7 @@
 
 #include "api/core/node.h"
 #include "api/core/pod.h"
+#include "api/core/types.h"
 #include "api/machinery/resources.h"
 #include "api/resource/types.h"
 #include "client/informer_factory.h"
@@ -257,6 +258,36 @@ class DraFixture : public ::testing::Test {
       }
     }
     return "";
+  }
+  // The claim generated for the pod's claim `ref`, once the controller made it.
+  std::string ClaimOf(const std::string& pod, const std::string& ref = "gpu") {
+    std::string name;
+    WaitFor(
+        [&] {
+          auto p = GetPod(pod);
+          if (!p) return false;
+          for (const auto& s : p->status.resourceClaimStatuses) {
+            if (s.name == ref && s.resourceClaimName) name = *s.resourceClaimName;
+          }
+          return !name.empty();
+        },
+        std::chrono::seconds(10));
+    EXPECT_FALSE(name.empty()) << "no claim for " << pod << "/" << ref;
+    return name;
+  }
+  // The messages of the Events about the pod with this reason.
+  std::vector<std::string> EventMessages(const std::string& pod, const std::string& reason) {
+    std::vector<std::string> out;
+    for (const auto& e : ListAll<api::Event>(*store_, api::ResourceFor<api::Event>())) {
+      if (e->involvedObject.name == pod && e->reason == reason) out.push_back(e->message);
+    }
+    return out;
+  }
+  bool HasEvent(const std::string& pod, const std::string& reason, const std::string& part = "") {
+    for (const std::string& m : EventMessages(pod, reason)) {
+      if (m.find(part) != std::string::npos) return true;
+    }
+    return false;
   }
   void ExpectInvariants() {
     auto claims = Claims();

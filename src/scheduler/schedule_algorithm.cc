@@ -4,6 +4,8 @@
 #include <atomic>
 #include <map>
 
+#include "scheduler/framework/node_ranking.h"
+
 namespace allot::scheduler {
 
 namespace {
@@ -121,8 +123,10 @@ Status ScheduleAlgorithm::SchedulePod(Framework& fwk, CycleState& state, const P
     return Status(resolvable ? Code::kUnschedulable : Code::kUnschedulableAndUnresolvable,
                   std::vector<std::string>{});
   }
+  NodeRanking* ranking = state.Mutable(kNodeRankingKey);
   if (feasible_.size() == 1) {
     result.suggested_host = feasible_[0]->name();
+    if (ranking) ranking->nodes.assign(1, {result.suggested_host, 0});
     return Status::Success();
   }
   if (fwk.HasScorePlugins()) {
@@ -134,6 +138,13 @@ Status ScheduleAlgorithm::SchedulePod(Framework& fwk, CycleState& state, const P
     totals_.assign(feasible_.size(), 1);
   }
   result.suggested_host = SelectHost(totals_)->name();
+  if (ranking) {
+    ranking->nodes.clear();
+    ranking->nodes.reserve(feasible_.size());
+    for (size_t i = 0; i < feasible_.size(); ++i) {
+      ranking->nodes.push_back({feasible_[i]->name(), totals_[i]});
+    }
+  }
   return Status::Success();
 }
 

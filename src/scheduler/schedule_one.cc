@@ -63,6 +63,19 @@ std::string ConditionPatch(const std::string& reason, const std::string& message
   return std::string(buf.GetString(), buf.GetSize());
 }
 
+// After a rejection from Reserve, Permit or the binding cycle: the plugin the pod waits on. A
+// Pending plugin (waiting for someone outside the scheduler, say a DRA driver) is not an
+// unschedulable one: the pod skips backoff when its events move it.
+void RecordRejector(QueuedPodInfo& qpi, const Status& status) {
+  qpi.unschedulable_plugins.clear();
+  qpi.pending_plugins.clear();
+  if (status.code() == Code::kPending) {
+    qpi.pending_plugins = {std::string(status.plugin())};
+  } else {
+    qpi.unschedulable_plugins = {std::string(status.plugin())};
+  }
+}
+
 }  // namespace
 
 struct Scheduler::BindingContext {
@@ -132,7 +145,7 @@ void Scheduler::SchedulingCycle(std::unique_ptr<QueuedPodInfo> qpi, Framework& f
     cache_->ForgetPod(info->uid());
     std::string msg = rs.Message();
     if (rs.IsRejected()) {
-      qpi->unschedulable_plugins = {std::string(rs.plugin())};
+      RecordRejector(*qpi, rs);
       msg = "0/1 nodes are available: " + msg + ".";
     }
     HandleFailure(fw, std::move(qpi), rs, msg, "", start);
@@ -226,7 +239,7 @@ void Scheduler::BindingFailed(std::shared_ptr<BindingContext> ctx, const Status&
   cache_->ForgetPod(pod.uid());
   std::string msg = status.Message();
   if (status.IsRejected()) {
-    ctx->qpi->unschedulable_plugins = {std::string(status.plugin())};
+    RecordRejector(*ctx->qpi, status);
     msg = "0/1 nodes are available: " + msg + ".";
   }
   HandleFailure(*ctx->fw, std::move(ctx->qpi), status, msg, "", ctx->start);
@@ -241,7 +254,9 @@ void Scheduler::HandleFailure(Framework& fw, std::unique_ptr<QueuedPodInfo> qpi,
   const bool error = !status.IsRejected();
   ObserveAttempt(fw, error ? kError : kUnschedulable, start);
   std::shared_ptr<const api::Pod> pod = qpi->pod_info->pod;
-  queue_->AddUnschedulableIfNotPresent(std::move(qpi), error);
+  // The condition and the event go out before the pod is requeued: once requeued, its next
+  // attempt may fail at once on another thread, and its patch must not be overtaken by this
+  // older one (the client applies writes in the order they are sent).
   events_->Record(*pod, client::kEventTypeWarning, "FailedScheduling", "Scheduling", message);
   if (log::V(2, "scheduler")) {  // as kube-scheduler: "Unable to schedule pod; no fit; waiting" at V(2)
     log::Detail(2, "scheduler",
@@ -251,6 +266,7 @@ void Scheduler::HandleFailure(Framework& fw, std::unique_ptr<QueuedPodInfo> qpi,
   UpdatePodScheduledCondition(*pod,
                               std::string(error ? kReasonSchedulerError : kReasonUnschedulable),
                               message, nominated_node);
+  queue_->AddUnschedulableIfNotPresent(std::move(qpi), error);
 }
 
 void Scheduler::UpdatePodScheduledCondition(const api::Pod& pod, const std::string& reason,

@@ -89,6 +89,7 @@ allot::Status Scheduler::Init() {
   fo.snapshot = snapshot_.get();
   fo.metrics = metrics_.get();
   fo.events = events_;
+  fo.activate = [this](const std::string& uid) { return queue_ && queue_->Activate(uid); };
   std::map<std::string, Framework*> by_name;
   for (const ProfileConfig& p : cfg.profiles) {
     auto fw = Framework::Create(registry, p, fo);
@@ -200,6 +201,7 @@ void Scheduler::ForwardClusterEvents() {
       {EventResource::kResourceClaim, "resource.k8s.io", "v1", "resourceclaims"},
       {EventResource::kResourceSlice, "resource.k8s.io", "v1", "resourceslices"},
       {EventResource::kDeviceClass, "resource.k8s.io", "v1", "deviceclasses"},
+      {EventResource::kPodSchedulingContext, "resource.k8s.io", "v1alpha3", "podschedulingcontexts"},
   };
   const api::ResourceRegistry& reg = api::ResourceRegistry::Default();
   for (const Source& src : kSources) {

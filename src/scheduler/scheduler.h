@@ -49,7 +49,7 @@
 #include "scheduler/metrics/metrics.h"
 #include "scheduler/queue/scheduling_queue.h"
 #include "scheduler/schedule_algorithm.h"
-#include "scheduler/task_pool.h"
+#include "common/task_pool.h"
 
 namespace allot::scheduler {
 

@@ -3,6 +3,7 @@
 #include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>
 
+#include "api/machinery/owners.h"
 #include "api/resource/validation.h"
 
 namespace allot::controllers {
@@ -39,9 +40,7 @@ PodClaimName ClaimNameFor(const api::Pod& pod, const api::PodResourceClaim& pod_
 }
 
 Status CheckClaimIsForPod(const api::Pod& pod, const api::ResourceClaim& claim) {
-  for (const api::OwnerReference& owner : claim.metadata.ownerReferences) {
-    if (owner.controller.value_or(false) && owner.uid == pod.metadata.uid) return Status::Ok();
-  }
+  if (api::IsControlledBy(claim.metadata, pod.metadata.uid)) return Status::Ok();
   return Status(StatusCode::kConflict, "ResourceClaim " + claim.metadata.namespace_ + "/" +
                                            claim.metadata.name + " was not created for pod " +
                                            pod.metadata.namespace_ + "/" + pod.metadata.name +

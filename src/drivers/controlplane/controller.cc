@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <set>
 
+#include "api/machinery/owners.h"
 #include "api/resource/pod_claims.h"
 #include "api/resource/pod_scheduling_context.h"
 #include "client/retry.h"
@@ -32,12 +33,6 @@ bool ReservedFor(const api::ResourceClaim& claim, const std::string& uid) {
   return false;
 }
 
-bool ControlledBy(const api::ResourceClaim& claim, const api::Pod& pod) {
-  for (const auto& o : claim.metadata.ownerReferences) {
-    if (o.controller.value_or(false) && o.uid == pod.metadata.uid) return true;
-  }
-  return false;
-}
 
 const api::ResourceClaim* AsClaim(const api::Object& o) { return api::As<api::ResourceClaim>(o); }
 
@@ -368,8 +363,9 @@ Status Controller::SyncContext(const std::string& ns, const std::string& name) {
   api::ObjectPtr pod_obj = pods_->Get(ns, name);
   const auto* pod = pod_obj ? api::As<api::Pod>(*pod_obj) : nullptr;
   if (pod == nullptr || pod->metadata.deletionTimestamp) return Status::Ok();
-  for (const auto& o : ctx->metadata.ownerReferences) {
-    if (o.controller.value_or(false) && o.uid != pod->metadata.uid) return Status::Ok();  // stale
+  if (const api::OwnerReference* owner = api::ControllerOf(ctx->metadata);
+      owner && owner->uid != pod->metadata.uid) {
+    return Status::Ok();  // left by an earlier pod of the same name
   }
   // The pod's claims of this driver that still need an allocation.
   std::vector<ClaimAllocation> pending;
@@ -378,7 +374,7 @@ Status Controller::SyncContext(const std::string& ns, const std::string& name) {
     api::ObjectPtr obj = claims_->Get(ns, use.claim_name);
     const api::ResourceClaim* claim = obj ? AsClaim(*obj) : nullptr;
     if (claim == nullptr || !IsOurs(*claim)) continue;
-    if (use.generated && !ControlledBy(*claim, *pod)) continue;
+    if (use.generated && !api::IsControlledBy(claim->metadata, pod->metadata.uid)) continue;
     if (claim->metadata.deletionTimestamp || claim->status.deallocationRequested) continue;
     if (claim->status.allocation) continue;
     pending.push_back({.pod_claim_name = use.entry,

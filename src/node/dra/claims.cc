@@ -1,5 +1,6 @@
 #include "node/dra/claims.h"
 
+#include "api/machinery/owners.h"
 #include "client/informer.h"
 
 namespace allot::node {
@@ -8,13 +9,6 @@ namespace {
 
 std::string ClaimId(const api::Pod& pod, std::string_view name) {
   return "resourceclaim " + pod.metadata.namespace_ + "/" + std::string(name);
-}
-
-bool IsControlledByPod(const api::ResourceClaim& claim, const api::Pod& pod) {
-  for (const api::OwnerReference& ref : claim.metadata.ownerReferences) {
-    if (ref.controller.value_or(false)) return ref.uid == pod.metadata.uid;
-  }
-  return false;
 }
 
 }  // namespace
@@ -37,7 +31,7 @@ std::string WhyClaimBlocksPod(const api::Pod& pod, const PodClaimUse& use,
     return "resourceclaim for pod claim \"" + use.entry + "\" has not been created yet";
   }
   if (claim == nullptr) return ClaimId(pod, use.claim_name) + " not found";
-  if (use.generated && !IsControlledByPod(*claim, pod)) {
+  if (use.generated && !api::IsControlledBy(claim->metadata, pod.metadata.uid)) {
     return ClaimId(pod, use.claim_name) + " was not created for the pod";
   }
   if (!claim->status.allocation) return ClaimId(pod, use.claim_name) + " is not allocated";

@@ -114,6 +114,10 @@ class Handle {
   virtual client::EventRecorder* events() const = 0;
   // The scheduler's metrics; may be null (unit tests).
   virtual SchedulerMetrics* metrics() const = 0;
+  // Moves a pod that waits among the unschedulable pods to the active queue now (kube's
+  // Handle.Activate), e.g. when a plugin's own deadline for it passed. False when the pod is not
+  // waiting there (in flight, bound, deleted) or there is no queue (unit tests).
+  virtual bool Activate(const std::string& pod_uid) = 0;
 };
 
 class Plugin {

@@ -59,7 +59,32 @@ SchedulerMetrics::SchedulerMetrics(metrics::Registry& r)
           r.AddHistogram("scheduler_dra_bindingconditions_wait_duration_seconds",
                          "Time a pod waited in PreBind for the binding conditions of its devices.",
                          metrics::Stability::kAlpha, {"profile", "driver", "status"},
-                         metrics::ExponentialBuckets(0.1, 2, 14))) {}
+                         metrics::ExponentialBuckets(0.1, 2, 14))),
+      dra_controller_negotiation_rounds(r.AddHistogram(
+          "scheduler_dra_controller_negotiation_rounds",
+          "Scheduling rounds a pod spent waiting for control-plane DRA drivers (KEP-3063) before "
+          "all its controller claims were allocated.",
+          metrics::Stability::kAlpha, {"profile"}, {0, 1, 2, 3, 4, 6, 8, 12, 16, 32})),
+      dra_controller_selected_node_duration(r.AddHistogram(
+          "scheduler_dra_controller_selected_node_duration_seconds",
+          "Time from a pod's first round waiting for control-plane DRA drivers to the "
+          "publication of its PodSchedulingContext's selectedNode.",
+          metrics::Stability::kAlpha, {"profile"}, metrics::ExponentialBuckets(0.001, 2, 16))),
+      dra_controller_allocation_duration(r.AddHistogram(
+          "scheduler_dra_controller_allocation_duration_seconds",
+          "Time from the publication of selectedNode to every control-plane claim of the pod "
+          "allocated.",
+          metrics::Stability::kAlpha, {"profile"}, metrics::ExponentialBuckets(0.001, 2, 16))),
+      dra_controller_deallocations(r.AddCounter(
+          "scheduler_dra_controller_deallocations_total",
+          "ResourceClaims of unschedulable pods that DynamicResources' PostFilter deallocated "
+          "(allocated for nodes where the pod cannot run), by kind: controller or structured.",
+          metrics::Stability::kAlpha, {"profile", "kind"})),
+      dra_controller_answer_timeouts(r.AddCounter(
+          "scheduler_dra_controller_answer_timeouts_total",
+          "Times a control-plane DRA driver did not answer a pod's PodSchedulingContext (or "
+          "allocate for its selectedNode) within its deadline.",
+          metrics::Stability::kAlpha, {"profile", "driver"})) {}
 
 void ExtensionPointMetrics::Observe(ExtensionPoint point, Code code, double seconds) {
   if (!metrics_) return;

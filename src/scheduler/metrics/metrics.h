@@ -17,6 +17,17 @@
 //                                                                  histogram, ALPHA (the KEP's)
 //   scheduler_dra_bindingconditions_wait_duration_seconds{profile,driver,status}
 //                                                                  histogram, ALPHA (1.36's)
+//   scheduler_dra_controller_negotiation_rounds{profile}            histogram, ALPHA (Allot)
+//       KEP-3063: scheduling rounds that ended waiting for control-plane drivers, per pod that
+//       got its claims allocated (0: the drivers had allocated before the first attempt).
+//   scheduler_dra_controller_selected_node_duration_seconds{profile} histogram, ALPHA (Allot)
+//       from the first round that waited for drivers to the publication of selectedNode.
+//   scheduler_dra_controller_allocation_duration_seconds{profile}   histogram, ALPHA (Allot)
+//       from the publication of selectedNode to every controller claim of the pod allocated.
+//   scheduler_dra_controller_deallocations_total{profile,kind}      counter, ALPHA (Allot)
+//       PostFilter deallocations of a pod's claim; kind: controller | structured.
+//   scheduler_dra_controller_answer_timeouts_total{profile,driver}  counter, ALPHA (Allot)
+//       a driver did not answer within its deadline (DynamicResources controllerAnswerTimeout).
 //
 // Families are registered once; hot paths cache the children they use (Child* below) rather
 // than looking labels up per event. Thread-safe.
@@ -62,6 +73,11 @@ class SchedulerMetrics {
   metrics::CounterFamily& dra_bindingconditions_allocations;
   metrics::HistogramFamily& dra_bindingconditions_prebind_duration;
   metrics::HistogramFamily& dra_bindingconditions_wait_duration;
+  metrics::HistogramFamily& dra_controller_negotiation_rounds;
+  metrics::HistogramFamily& dra_controller_selected_node_duration;
+  metrics::HistogramFamily& dra_controller_allocation_duration;
+  metrics::CounterFamily& dra_controller_deallocations;
+  metrics::CounterFamily& dra_controller_answer_timeouts;
 };
 
 // Per-profile cache of extension point histograms, resolved on first use.

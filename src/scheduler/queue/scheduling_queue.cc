@@ -334,6 +334,15 @@ void SchedulingQueue::MoveUnschedulable(Lock& lock, const ClusterEvent& event,
   }
 }
 
+bool SchedulingQueue::Activate(const std::string& uid) {
+  Lock lock(mu_);
+  std::unique_ptr<QueuedPodInfo> p = TakeUnschedulable(uid);
+  if (!p) return false;
+  MoveToActiveQ(lock, std::move(p), "ForceActivate");
+  UpdateGauges();
+  return true;
+}
+
 void SchedulingQueue::FlushBackoffLocked(Lock& lock) {
   TimePoint now = clock_.Steady();
   while (!backoff_.empty() && BackoffExpiry(backoff_.Peek()) <= now) {

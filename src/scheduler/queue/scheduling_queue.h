@@ -78,6 +78,9 @@ class SchedulingQueue {
                const api::ObjectPtr& new_obj);
   // Moves every unschedulable (not gated) pod, e.g. after a long-lasting change of state.
   void MoveAllToActiveOrBackoff(const ClusterEvent& event);
+  // Moves one pod from the unschedulable pods to activeQ, skipping its backoff (a plugin's own
+  // deadline for it passed: Handle::Activate). False when it is not among them.
+  bool Activate(const std::string& uid);
 
   // --- the scheduling loop ---
   // The next pod to schedule, waiting up to `timeout` (also moves completed backoffs first).

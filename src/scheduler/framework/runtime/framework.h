@@ -18,6 +18,7 @@
 #pragma once
 
 #include <chrono>
+#include <functional>
 #include <memory>
 #include <span>
 #include <string>
@@ -47,6 +48,8 @@ struct FrameworkOptions {
   const Snapshot* snapshot = nullptr;            // required; the scheduler's, updated per cycle
   SchedulerMetrics* metrics = nullptr;           // optional
   client::EventRecorder* events = nullptr;       // optional
+  // Handle::Activate: the scheduler's queue (optional; unset, Activate answers false).
+  std::function<bool(const std::string& pod_uid)> activate;
 };
 
 class Framework final : public Handle {
@@ -65,6 +68,9 @@ class Framework final : public Handle {
   WaitingPods& waiting_pods() override { return waiting_pods_; }
   client::EventRecorder* events() const override { return options_.events; }
   SchedulerMetrics* metrics() const override { return options_.metrics; }
+  bool Activate(const std::string& pod_uid) override {
+    return options_.activate && options_.activate(pod_uid);
+  }
 
   const ProfileConfig& profile() const { return profile_; }
   Parallelizer& parallelizer() const { return *options_.parallelizer; }

@@ -161,7 +161,10 @@ void DynamicResources::AwaitPreBind(CycleState& state, const PodInfo& pod, const
                });
 }
 
-void DynamicResources::CheckDeadlines() { waiter_->CheckDeadlines(); }
+void DynamicResources::CheckDeadlines() {
+  waiter_->CheckDeadlines();
+  ExpireNegotiations();
+}
 
 void DynamicResources::AbandonWaits() { waiter_->AbandonAll(); }
 

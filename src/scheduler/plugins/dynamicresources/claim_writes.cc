@@ -99,7 +99,9 @@ Status DynamicResources::PreBindPreFlight(const CycleState& state, const PodInfo
 Status DynamicResources::PreBind(CycleState& state, const PodInfo& pod, const std::string& node) {
   DraState* s = state.Mutable(kDraStateKey);
   if (!s) return Status::Success();
+  if (s->publish) return PublishContext(*s, pod);  // the drivers go first (negotiation.cc)
   s->prebind_start = handle_.clock().Steady();  // the binding-conditions metrics' clock
+  ObserveNegotiation(pod);
   for (size_t i = 0; i < s->claims.size(); ++i) {
     const api::ResourceClaim& claim = *s->claims[i];
     const api::AllocationResult* alloc = s->chosen[i] ? &*s->chosen[i] : nullptr;

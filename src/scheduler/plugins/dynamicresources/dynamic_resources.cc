@@ -18,6 +18,8 @@
 #include "common/time.h"
 #include "dra/allocator.h"
 #include "rapidjson/document.h"
+#include "api/machinery/owners.h"
+#include "scheduler/framework/node_ranking.h"
 #include "scheduler/plugins/dynamicresources/state.h"
 
 namespace allot::scheduler {
@@ -40,13 +42,6 @@ std::optional<std::string> ClaimName(const api::Pod& pod, const api::PodResource
   return std::nullopt;
 }
 
-bool OwnedByPod(const api::ResourceClaim& claim, const api::Pod& pod) {
-  for (const auto& o : claim.metadata.ownerReferences) {
-    if (o.uid == pod.metadata.uid && o.controller.value_or(false)) return true;
-  }
-  return false;
-}
-
 // The keys ("namespace/name") of the claims the pod references: by name, or generated from a
 // template and recorded in its status. A claim generated for a template the pod still waits
 // on is not listed: the pod itself is updated when the controller records the claim, and that
@@ -62,6 +57,18 @@ void PodClaimKeys(const api::Pod& pod, std::vector<std::string>& out) {
       if (s.name == ref.name && s.resourceClaimName) add(*s.resourceClaimName);
     }
   }
+}
+
+// A Go duration string of at least 1s.
+Result<std::chrono::seconds> ParseTimeout(std::string_view field, const rapidjson::Value& value) {
+  const std::string prefix = "DynamicResources args: " + std::string(field) + ": ";
+  if (!value.IsString()) {
+    return allot::BadRequestError(prefix + "must be a duration string such as \"10m0s\"");
+  }
+  auto d = ParseGoDuration(std::string_view(value.GetString(), value.GetStringLength()));
+  if (!d.ok()) return allot::BadRequestError(prefix + d.status().message());
+  if (*d < std::chrono::seconds(1)) return allot::BadRequestError(prefix + "must be at least 1s");
+  return std::chrono::duration_cast<std::chrono::seconds>(*d);
 }
 
 }  // namespace
@@ -87,20 +94,25 @@ Result<DynamicResourcesArgs> ParseDynamicResourcesArgs(std::string_view json) {
     }
     if (key == "filterTimeout") continue;  // accepted, see header
     if (key == "bindingTimeout") {
-      if (!it->value.IsString()) {
+      ALLOT_ASSIGN_OR_RETURN(args.binding_timeout, ParseTimeout(key, it->value));
+      continue;
+    }
+    if (key == "controllerAnswerTimeout") {
+      ALLOT_ASSIGN_OR_RETURN(args.controller_answer_timeout, ParseTimeout(key, it->value));
+      continue;
+    }
+    if (key == "controllerAnswerTimeouts") {
+      if (!it->value.IsObject()) {
         return allot::BadRequestError(
-            "DynamicResources args: bindingTimeout: must be a duration string such as \"10m0s\"");
+            "DynamicResources args: controllerAnswerTimeouts: must be an object of driver "
+            "names to durations");
       }
-      auto d =
-          ParseGoDuration(std::string_view(it->value.GetString(), it->value.GetStringLength()));
-      if (!d.ok()) {
-        return allot::BadRequestError("DynamicResources args: bindingTimeout: " +
-                                      d.status().message());
+      for (auto d = it->value.MemberBegin(); d != it->value.MemberEnd(); ++d) {
+        std::string driver(d->name.GetString(), d->name.GetStringLength());
+        ALLOT_ASSIGN_OR_RETURN(std::chrono::seconds t,
+                               ParseTimeout("controllerAnswerTimeouts." + driver, d->value));
+        args.controller_answer_timeouts[driver] = t;
       }
-      if (*d < std::chrono::seconds(1)) {
-        return allot::BadRequestError("DynamicResources args: bindingTimeout: must be at least 1s");
-      }
-      args.binding_timeout = std::chrono::duration_cast<std::chrono::seconds>(*d);
       continue;
     }
     return allot::BadRequestError("DynamicResources args: unknown field \"" + std::string(key) +
@@ -111,13 +123,17 @@ Result<DynamicResourcesArgs> ParseDynamicResourcesArgs(std::string_view json) {
 
 DynamicResources::DynamicResources(Handle& handle, dra::Features features,
                                    DynamicResourcesArgs args)
-    : handle_(handle), features_(features), args_(args) {
+    : handle_(handle),
+      features_(features),
+      args_(std::move(args)),
+      negotiations_([this](std::string_view driver) { return AnswerTimeout(driver); }) {
   client::InformerFactory* f = handle_.informers();
   if (f) {
     claims_ = &f->For(api::ResourceFor<api::ResourceClaim>());
     slices_ = &f->For(api::ResourceFor<api::ResourceSlice>());
     classes_ = &f->For(api::ResourceFor<api::DeviceClass>());
     namespaces_ = &f->For(api::ResourceFor<api::Namespace>());
+    contexts_ = &f->For(api::ResourceFor<api::PodSchedulingContext>());
   }
   tracker_ = std::make_unique<DeviceTracker>([this] {
     std::vector<std::shared_ptr<const api::ResourceSlice>> out;
@@ -168,7 +184,13 @@ DynamicResources::DynamicResources(Handle& handle, dra::Features features,
   }
 }
 
-DynamicResources::~DynamicResources() = default;
+DynamicResources::~DynamicResources() { writer_.Stop(); }
+
+std::chrono::seconds DynamicResources::AnswerTimeout(std::string_view driver) const {
+  auto it = args_.controller_answer_timeouts.find(driver);
+  return it != args_.controller_answer_timeouts.end() ? it->second
+                                                      : args_.controller_answer_timeout;
+}
 
 bool DynamicResources::AdminAccessAllowed(const std::string& ns) const {
   if (!namespaces_) return false;
@@ -178,7 +200,8 @@ bool DynamicResources::AdminAccessAllowed(const std::string& ns) const {
   return it != o->metadata.labels.end() && it->second == "true";
 }
 
-Status DynamicResources::GatherClaims(const api::Pod& pod, ClaimList& out) const {
+Status DynamicResources::GatherClaims(const api::Pod& pod, ClaimList& out,
+                                      std::vector<std::string>* entries) const {
   for (const api::PodResourceClaim& ref : pod.spec.resourceClaims) {
     bool from_template;
     std::optional<std::string> name = ClaimName(pod, ref, from_template);
@@ -195,14 +218,70 @@ Status DynamicResources::GatherClaims(const api::Pod& pod, ClaimList& out) const
     if (claim->metadata.deletionTimestamp) {
       return Unresolvable("resourceclaim \"" + *name + "\" is being deleted");
     }
-    if (from_template && !OwnedByPod(*claim, pod)) {
+    if (from_template && !api::IsControlledBy(claim->metadata, pod.metadata.uid)) {
       return Unresolvable("ResourceClaim " + pod.metadata.namespace_ + "/" + *name +
                           " was not created for pod " + pod.metadata.namespace_ + "/" +
                           pod.metadata.name + " (pod is not owner)");
     }
     out.push_back(std::move(claim));
+    if (entries) entries->push_back(ref.name);
   }
   return Status::Success();
+}
+
+Status DynamicResources::AddPendingControllerClaim(size_t index, const std::string& entry,
+                                                   const api::ResourceClaim& c,
+                                                   std::vector<PendingControllerClaim>& out) const {
+  const std::string id = c.metadata.namespace_ + "/" + c.metadata.name;
+  if (api::EffectiveClaimAllocationMode(c.spec) == api::kClaimAllocationImmediate) {
+    // Its driver allocates it without a pod; the claim's update moves the pod.
+    return Unschedulable("unallocated immediate resourceclaim " + id);
+  }
+  PendingControllerClaim p;
+  p.index = index;
+  p.pod_claim_name = entry;
+  p.driver = c.spec.controllerName;
+  auto lookup = [&](const std::string& name) -> std::shared_ptr<const api::DeviceClass> {
+    api::ObjectPtr o = classes_ ? classes_->Get("", name) : nullptr;
+    if (!o || !api::As<api::DeviceClass>(*o)) return nullptr;
+    return std::static_pointer_cast<const api::DeviceClass>(o);
+  };
+  for (const api::DeviceRequest& r : c.spec.devices.requests) {
+    std::vector<std::string> names;
+    if (r.exactly) names.push_back(r.exactly->deviceClassName);
+    for (const api::DeviceSubRequest& sub : r.firstAvailable) names.push_back(sub.deviceClassName);
+    auto& alternatives = p.classes.emplace_back();
+    for (const std::string& name : names) {
+      auto cls = lookup(name);
+      // A class event moves the pod.
+      if (!cls) return Unschedulable("resource class " + name + " does not exist");
+      alternatives.push_back(std::move(cls));
+    }
+  }
+  out.push_back(std::move(p));
+  return Status::Success();
+}
+
+void DynamicResources::ReadContext(const api::Pod& pod, DraState& s) {
+  auto ctx = contexts_ ? AsContext(contexts_->Get(pod.metadata.namespace_, pod.metadata.name))
+                       : nullptr;
+  // One left by an earlier pod of the same name is not this pod's: PreBind replaces it.
+  if (ctx && !api::IsControlledBy(ctx->metadata, pod.metadata.uid)) ctx = nullptr;
+  if (ctx && ctx->metadata.deletionTimestamp) ctx = nullptr;
+  s.context = ctx;
+  for (PendingControllerClaim& p : s.pending_controller) {
+    std::vector<std::string> reported;
+    for (size_t k = 0; ctx && k < ctx->status.resourceClaims.size(); ++k) {
+      const api::ResourceClaimSchedulingStatus& st = ctx->status.resourceClaims[k];
+      if (st.name != p.pod_claim_name) continue;
+      p.answered = true;
+      reported = st.unsuitableNodes;
+    }
+    // With what the drivers ruled out in earlier rounds of this negotiation.
+    p.unsuitable = negotiations_.Unsuitable(pod.metadata.uid, p.pod_claim_name, std::move(reported));
+  }
+  s.node_in_allocation = NodeInAllocation(ctx.get(), s.pending_controller);
+  s.vetted = VettedNodes(ctx.get(), s.pending_controller);
 }
 
 Status DynamicResources::PreEnqueue(const api::Pod& pod) const {
@@ -212,11 +291,12 @@ Status DynamicResources::PreEnqueue(const api::Pod& pod) const {
 }
 
 Status DynamicResources::PreFilter(CycleState& state, const PodInfo& pod_info,
-                                   PreFilterResult& /*result*/) {
+                                   PreFilterResult& result) {
   const api::Pod& pod = *pod_info.pod;
   if (pod.spec.resourceClaims.empty()) return Status::Skip();
   ClaimList claims;
-  if (Status s = GatherClaims(pod, claims); !s.IsSuccess()) return s;
+  std::vector<std::string> entries;
+  if (Status s = GatherClaims(pod, claims, &entries); !s.IsSuccess()) return s;
   if (claims.empty()) return Status::Skip();
 
   DraState s;
@@ -235,9 +315,12 @@ Status DynamicResources::PreFilter(CycleState& state, const PodInfo& pod_info,
       continue;
     }
     if (!c.spec.controllerName.empty()) {
-      // KEP-3063 claims are allocated by their driver's controller, not here.
-      return Unschedulable("resourceclaim " + c.metadata.namespace_ + "/" + c.metadata.name +
-                           " waits for its control-plane controller " + c.spec.controllerName);
+      // KEP-3063: allocated by its driver's controller, negotiated through the context.
+      if (Status st = AddPendingControllerClaim(i, entries[i], c, s.pending_controller);
+          !st.IsSuccess()) {
+        return st;
+      }
+      continue;
     }
     if (tracker_->IsAssumed(c.metadata.uid)) {
       return Unschedulable("resource claim " + c.metadata.namespace_ + "/" + c.metadata.name +
@@ -281,6 +364,12 @@ Status DynamicResources::PreFilter(CycleState& state, const PodInfo& pod_info,
     // when the inventory has more than one tier.
     if (s.view.inventory && s.view.inventory->tiered()) s.has_preferences = true;
   }
+  if (!s.pending_controller.empty()) {
+    ReadContext(pod, s);
+    // The drivers may be allocating for the selected node: stay there.
+    if (!s.node_in_allocation.empty()) result.node_names = {s.node_in_allocation};
+    state.Write(kNodeRankingKey, NodeRanking{});  // for potentialNodes (Reserve)
+  }
   s.chosen.resize(s.claims.size());
   s.reserved.resize(s.claims.size());
   s.written_rv.resize(s.claims.size());
@@ -293,14 +382,20 @@ Status DynamicResources::Filter(const CycleState& state, const PodInfo& /*pod*/,
   const DraState* s = state.Read(kDraStateKey);
   if (!s) return Status::Success();
   const api::Node& node = *node_info.node();
+  bool unavailable = false;  // every claim that rules the node out is counted (PostFilter)
   for (size_t i = 0; i < s->claims.size(); ++i) {
     const auto& alloc = s->claims[i]->status.allocation;
     if (alloc && alloc->nodeSelector &&
         !api::MatchesNodeSelector(*alloc->nodeSelector, node.metadata.labels, node.metadata.name)) {
       std::lock_guard<std::mutex> lock(s->filter_results->mu);
-      s->filter_results->unavailable.insert(i);
-      return Unresolvable(std::string(kErrReasonClaimNotOnNode));
+      ++s->filter_results->unavailable[i];
+      unavailable = true;
     }
+  }
+  if (unavailable) return Unresolvable(std::string(kErrReasonClaimNotOnNode));
+  for (const PendingControllerClaim& p : s->pending_controller) {
+    if (!ClassesAllow(p, node)) return Unresolvable(std::string(kErrReasonClassNodeFilter));
+    if (p.Unsuitable(node.metadata.name)) return Unschedulable(std::string(kErrReasonUnsuitable));
   }
   if (!s->allocator) return Status::Success();
   // The verdict of an earlier pod of the same class, if nothing it depends on changed.
@@ -340,36 +435,23 @@ Status DynamicResources::Filter(const CycleState& state, const PodInfo& /*pod*/,
   return Status::Success();
 }
 
-Status DynamicResources::PostFilter(CycleState& state, const PodInfo& /*pod*/,
+Status DynamicResources::PostFilter(CycleState& state, const PodInfo& pod,
                                     const NodeToStatus& /*statuses*/,
                                     PostFilterResult& /*result*/) {
   RecordVerdicts(state);
   DraState* s = state.Mutable(kDraStateKey);
   // Nothing to do for a pod without claims: no reason, so the message stays as Filter made it.
   if (!s) return Status(Code::kUnschedulable, std::vector<std::string>{});
-  std::set<size_t> unavailable;
-  {
-    std::lock_guard<std::mutex> lock(s->filter_results->mu);
-    unavailable = s->filter_results->unavailable;
+  if (!s->node_in_allocation.empty() && s->context) {
+    // The node the drivers were asked to allocate for no longer fits: take it back, so they
+    // stop; the context's update moves the pod for another round.
+    WithdrawSelectedNode(*s->context);
+    return Unschedulable("selected node " + s->node_in_allocation + " withdrawn");
   }
-  client::Client* c = handle_.client();
-  for (size_t i : unavailable) {
-    const api::ResourceClaim& claim = *s->claims[i];
-    // Only claims that nobody uses and that the scheduler allocated itself.
-    if (!claim.status.allocation || !claim.status.reservedFor.empty() ||
-        !claim.spec.controllerName.empty() || !c) {
-      continue;
-    }
-    auto copy = std::make_unique<api::ResourceClaim>(claim);
-    copy->status.allocation.reset();
-    copy->status.devices.clear();
-    auto written = c->UpdateStatus(api::ResourceFor<api::ResourceClaim>(), std::move(copy));
-    if (!written.ok()) return Status::FromError(written.status());
-    return Unschedulable("deallocation of ResourceClaim completed");
-  }
-  // Kubernetes' wording; FailedScheduling messages end with it ("... cannot allocate all
-  // claims. still not schedulable").
-  return Unschedulable("still not schedulable");
+  // No node is left: what the drivers ruled out is asked afresh in the next round (which an
+  // event starts), and nobody is waiting for an answer now.
+  if (!s->pending_controller.empty()) negotiations_.Forget(pod.uid());
+  return DeallocateUnavailableClaim(*s, pod);
 }
 
 void DynamicResources::RecordVerdicts(CycleState& state) {
@@ -383,7 +465,7 @@ Status DynamicResources::PreScore(CycleState& state, const PodInfo& /*pod*/,
                                   std::span<const NodeInfo* const> /*nodes*/) {
   RecordVerdicts(state);
   const DraState* s = state.Read(kDraStateKey);
-  if (!s || !s->allocator || !s->has_preferences) return Status::Skip();
+  if (!s || ((!s->allocator || !s->has_preferences) && s->vetted.empty())) return Status::Skip();
   return Status::Success();
 }
 
@@ -392,9 +474,13 @@ Status DynamicResources::Score(const CycleState& state, const PodInfo& /*pod*/,
   score = 0;
   const DraState* s = state.Read(kDraStateKey);
   if (!s) return Status::Success();
+  const std::string& name = node.node()->metadata.name;
+  // Nodes the control-plane drivers accepted come first, whatever the device preferences.
+  constexpr int64_t kVettedBonus = int64_t{1} << 40;
+  if (std::binary_search(s->vetted.begin(), s->vetted.end(), name)) score = kVettedBonus;
   std::lock_guard<std::mutex> lock(s->filter_results->mu);
-  auto it = s->filter_results->score_by_node.find(node.node()->metadata.name);
-  if (it != s->filter_results->score_by_node.end()) score = it->second;
+  auto it = s->filter_results->score_by_node.find(name);
+  if (it != s->filter_results->score_by_node.end()) score += it->second;
   return Status::Success();
 }
 
@@ -415,7 +501,16 @@ Status DynamicResources::Reserve(CycleState& state, const PodInfo& /*pod*/,
                                  const std::string& node) {
   RecordVerdicts(state);
   DraState* s = state.Mutable(kDraStateKey);
-  if (!s || !s->allocator) return Status::Success();
+  if (!s) return Status::Success();
+  if (!s->pending_controller.empty()) {
+    // The drivers go first; structured claims are allocated in the round that binds.
+    const NodeRanking* ranking = state.Read(kNodeRankingKey);
+    static const std::vector<NodeRanking::Entry> kNone;
+    s->publish = DecideContext(node, ranking ? ranking->nodes : kNone,
+                               s->context ? &s->context->spec : nullptr, s->pending_controller);
+    return Status::Success();
+  }
+  if (!s->allocator) return Status::Success();
   // The same search Filter ran for this node, now with results.
   const NodeInfo* ni = handle_.snapshot().Get(node);
   if (!ni || !ni->node()) return Status::Error("node " + node + " not in the snapshot");
@@ -490,6 +585,20 @@ std::vector<ClusterEventWithHint> DynamicResources::EventsToRegister() const {
                    const auto* nc = new_obj ? api::As<api::ResourceClaim>(*new_obj) : nullptr;
                    return oc && oc->status.allocation && !(nc && nc->status.allocation);
                  }});
+  // The pod's PodSchedulingContext (KEP-3063): a driver answered (status), the scheduler took
+  // its selectedNode back, or someone deleted it. The scheduler's own publications (created,
+  // nodes named) move nobody: the pod waits for the drivers' answer to them.
+  ClusterEventWithHint own_context{{EventResource::kPodSchedulingContext, kUpdate | kDelete}};
+  own_context.filter = [](const api::Object* old_obj, const api::Object* new_obj) {
+    const auto* oc = old_obj ? api::As<api::PodSchedulingContext>(*old_obj) : nullptr;
+    const auto* nc = new_obj ? api::As<api::PodSchedulingContext>(*new_obj) : nullptr;
+    if (!oc || !nc) return true;
+    return oc->status != nc->status || (!oc->spec.selectedNode.empty() && nc->spec.selectedNode.empty());
+  };
+  own_context.targets = [](const api::Pod& pod, std::vector<std::string>& keys) {
+    keys.push_back(pod.metadata.namespace_ + "/" + pod.metadata.name);
+  };
+  out.push_back(std::move(own_context));
   out.push_back({{EventResource::kResourceSlice, kAdd | kUpdate}, nullptr});
   out.push_back({{EventResource::kDeviceClass, kAdd | kUpdate}, nullptr});
   // The resourceclaim controller recorded a generated claim in the pod's status.

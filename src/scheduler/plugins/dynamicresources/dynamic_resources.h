@@ -6,16 +6,29 @@
 //               the pod already) and later limits the nodes to its allocation's node selector;
 //               unallocated claims get an Allocator (classes resolved, selectors compiled and
 //               evaluated once over the inventory). Skip when the pod has no claims.
-//   Filter      per node, in parallel: allocated claims' node selectors, then the allocator,
-//               whose verdict is reused from earlier pods with the same claims while the node's
-//               devices are unchanged (VerdictCache). The outcome is kept for Score and Reserve.
-//   PostFilter  when no node fits, deallocates one allocated claim of the pod that nobody has
-//               reserved (it was allocated for a node that no longer works), so the next
-//               attempt can allocate it anew.
+//               Unallocated claims with a spec.controllerName (KEP-3063) are left to their
+//               driver's controller: their classes are looked up and the pod's
+//               PodSchedulingContext read; when its selectedNode is being allocated for, the
+//               pod is narrowed to that node.
+//   Filter      per node, in parallel: allocated claims' node selectors; controller claims'
+//               class suitableNodes and the nodes their drivers reported unsuitable; then the
+//               allocator, whose verdict is reused from earlier pods with the same claims while
+//               the node's devices are unchanged (VerdictCache). The outcome is kept for Score
+//               and Reserve.
+//   PostFilter  when no node fits: withdraws a selectedNode that no longer fits; otherwise
+//               deallocates one allocated claim of the pod that nobody else has reserved (it
+//               was allocated for nodes that no longer work), so the next attempt can allocate
+//               it anew — the claim that ruled out the most nodes, the first in the pod's spec
+//               on a tie, with an Event saying so. Structured claims lose their allocation;
+//               controller claims get deallocationRequested (after selectedNode is withdrawn,
+//               so their driver does not allocate again). The writes go to a background writer.
 //   Score       prefers nodes where earlier firstAvailable alternatives (and devices without
 //               binding conditions) were used.
 //   Reserve     the chosen allocations become "assumed" in the DeviceTracker: no later pod can
-//               get the same devices, even while this pod is still binding.
+//               get the same devices, even while this pod is still binding. While controller
+//               claims are pending, Reserve instead decides what the context should say
+//               (controller_claims.h: potentialNodes from the cycle's NodeRanking, selectedNode)
+//               and allocates nothing.
 //   Unreserve   drops what was assumed and not yet written; removes the pod from reservedFor if
 //               PreBind already added it.
 //   PreBind     per claim: adds the delete-protection finalizer (update), then writes
@@ -30,17 +43,27 @@
 //               still holds a claim, clears its allocation and device statuses, so the next
 //               attempt allocates anew. A restarted scheduler finds the claims allocated and
 //               reserved for the pod and waits again (or binds) from their state.
-//   Events      claims (of the pod, or releasing devices), slices, classes, and pod updates that
-//               record generated claims.
+//               While controller claims are pending, PreBind only publishes the context
+//               (create or update, none when it already says that) and answers Pending
+//               "waiting for resource driver(s) …": the pod waits among the unschedulable pods,
+//               without backoff, until a context or claim event of its own moves it; a driver
+//               that does not answer within controllerAnswerTimeout gets an Event and a metric
+//               and the pod is retried (Negotiations). The round that finds every controller
+//               claim allocated (the driver adds the pod to reservedFor) binds as usual.
+//   PostBind    deletes the pod's PodSchedulingContext.
+//   Events      claims (of the pod, or releasing devices), slices, classes, the pod's
+//               PodSchedulingContext (drivers' answers, a withdrawn selectedNode, deletion),
+//               and pod updates that record generated claims.
 //
-// The plugin shares the process's informers for resourceclaims, resourceslices, deviceclasses
-// and namespaces (Handle::informers()); without them (unit tests without a client) it treats
-// pods with claims as unschedulable.
+// The plugin shares the process's informers for resourceclaims, resourceslices, deviceclasses,
+// namespaces and podschedulingcontexts (Handle::informers()); without them (unit tests without
+// a client) it treats pods with claims as unschedulable.
 #pragma once
 
 #include <atomic>
 #include <chrono>
 #include <functional>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -48,8 +71,10 @@
 #include "cel/cel.h"
 #include "dra/features.h"
 #include "scheduler/framework/interface.h"
+#include "common/task_pool.h"
 #include "scheduler/plugins/dynamicresources/binding_waiter.h"
 #include "scheduler/plugins/dynamicresources/device_tracker.h"
+#include "scheduler/plugins/dynamicresources/negotiations.h"
 #include "scheduler/plugins/dynamicresources/verdict_cache.h"
 #include "scheduler/plugins/registry.h"
 
@@ -59,11 +84,20 @@ class Informer;
 
 namespace allot::scheduler {
 
+namespace dra_plugin {
+struct DraState;
+struct PendingControllerClaim;
+}  // namespace dra_plugin
+
 // Kubernetes' reasons.
 inline constexpr std::string_view kErrReasonCannotAllocate = "cannot allocate all claims";
 inline constexpr std::string_view kErrReasonClaimNotOnNode =
     "resourceclaim not available on the node";
 inline constexpr std::string_view kErrReasonClaimInUse = "resourceclaim in use";
+inline constexpr std::string_view kErrReasonClassNodeFilter =
+    "excluded by resource class node filter";
+inline constexpr std::string_view kErrReasonUnsuitable =
+    "resourceclaim cannot be allocated for the node (unsuitable)";
 
 struct DynamicResourcesArgs {
   // Upper bound on allocator search steps per node (Allot's replacement for kube's 10 s
@@ -72,9 +106,16 @@ struct DynamicResourcesArgs {
   // bindingTimeout: how long after a claim's allocationTimestamp PreBind waits for its binding
   // conditions (Kubernetes' default, 600 s).
   std::chrono::seconds binding_timeout{600};
+  // KEP-3063: how long a control-plane driver may take to answer a pod's PodSchedulingContext
+  // (or to allocate for its selectedNode) before the pod gets an Event, the driver a
+  // timeout in scheduler_dra_controller_answer_timeouts_total, and the pod another round.
+  std::chrono::seconds controller_answer_timeout{30};
+  // Per-driver overrides of controller_answer_timeout (driver name -> timeout).
+  std::map<std::string, std::chrono::seconds, std::less<>> controller_answer_timeouts;
 };
 // Parses the plugin's pluginConfig args (JSON object; "" = defaults). Unknown fields are errors.
-// bindingTimeout is a Go duration ("10m0s", "30s"), at least 1s. Kubernetes' filterTimeout is
+// bindingTimeout and controllerAnswerTimeout are Go durations ("10m0s", "30s"), at least 1s;
+// controllerAnswerTimeouts maps driver names to such durations. Kubernetes' filterTimeout is
 // accepted so its configurations load, and not used: maxAllocationSteps bounds Filter's work.
 Result<DynamicResourcesArgs> ParseDynamicResourcesArgs(std::string_view json);
 
@@ -87,6 +128,7 @@ class DynamicResources final : public PreEnqueuePlugin,
                                public NormalizeScorePlugin,
                                public ReservePlugin,
                                public PreBindPlugin,
+                               public PostBindPlugin,
                                public DeadlinePlugin,
                                public EnqueueExtensions {
  public:
@@ -113,17 +155,41 @@ class DynamicResources final : public PreEnqueuePlugin,
                           const std::string& node) const override;
   void AwaitPreBind(CycleState& state, const PodInfo& pod, const std::string& node,
                     std::function<void(Status)> done) override;
+  void PostBind(CycleState& state, const PodInfo& pod, const std::string& node) override;
   void CheckDeadlines() override;
   void AbandonWaits() override;
   std::vector<ClusterEventWithHint> EventsToRegister() const override;
 
   DeviceTracker& tracker() { return *tracker_; }
   BindingWaiter& binding_waiter() { return *waiter_; }
+  Negotiations& negotiations() { return negotiations_; }
+  // Runs after the background writes submitted so far (tests).
+  void FlushWrites();
 
  private:
   using ClaimList = std::vector<std::shared_ptr<const api::ResourceClaim>>;
   // The pod's claims from the informer, in spec order; a rejection when one is missing.
-  Status GatherClaims(const api::Pod& pod, ClaimList& out) const;
+  // `entries` (optional) gets each claim's pod.spec.resourceClaims[].name.
+  Status GatherClaims(const api::Pod& pod, ClaimList& out,
+                      std::vector<std::string>* entries = nullptr) const;
+  // PreFilter for a claim that waits for its control-plane controller: its classes. A rejection
+  // when a class does not exist or the claim is Immediate (its driver allocates it alone).
+  Status AddPendingControllerClaim(size_t index, const std::string& entry,
+                                   const api::ResourceClaim& claim,
+                                   std::vector<dra_plugin::PendingControllerClaim>& out) const;
+  // PreFilter: reads the pod's PodSchedulingContext into the state (answers, node in allocation).
+  void ReadContext(const api::Pod& pod, dra_plugin::DraState& s);
+  // scheduler/plugins/dynamicresources/negotiation.cc
+  // PreBind while controller claims are pending: writes the context; Pending.
+  Status PublishContext(dra_plugin::DraState& s, const PodInfo& pod);
+  // PostFilter's writes, on the background writer.
+  void WithdrawSelectedNode(const api::PodSchedulingContext& context);
+  Status DeallocateUnavailableClaim(dra_plugin::DraState& s, const PodInfo& pod);
+  std::chrono::seconds AnswerTimeout(std::string_view driver) const;
+  // PreBind with every controller claim allocated: the negotiation's metrics, if it had one.
+  void ObserveNegotiation(const PodInfo& pod);
+  // CheckDeadlines: drivers past their answer deadline (an Event, a metric, another round).
+  void ExpireNegotiations();
   // `written_rv`: the claim's resourceVersion after the write (when one was needed).
   allot::Status WriteClaim(const PodInfo& pod, const api::ResourceClaim& claim,
                            const api::AllocationResult* allocation, std::string* written_rv);
@@ -148,10 +214,15 @@ class DynamicResources final : public PreEnqueuePlugin,
   client::Informer* slices_ = nullptr;
   client::Informer* classes_ = nullptr;
   client::Informer* namespaces_ = nullptr;
+  client::Informer* contexts_ = nullptr;
   std::unique_ptr<DeviceTracker> tracker_;
   std::unique_ptr<BindingWaiter> waiter_;
   VerdictCache verdicts_;                        // scheduling thread (see its header)
   std::atomic<uint64_t> classes_generation_{0};  // bumped on every DeviceClass event
+  Negotiations negotiations_;
+  // PostFilter's and PostBind's API writes, off the scheduling thread. Declared last: it is
+  // stopped (its queued writes run) before the members they use go away.
+  TaskPool writer_{1};
 };
 
 }  // namespace allot::scheduler

@@ -1,6 +1,5 @@
-// Internals of the DynamicResources plugin shared by its source files
-// (scheduler/plugins/dynamicresources/dynamic_resources.cc: claims, allocation, reservation; ..._binding.cc: binding
-// conditions). Not for use elsewhere.
+// Internals of the DynamicResources plugin shared by its source files (README.md lists them).
+// Not for use elsewhere.
 #pragma once
 
 #include <map>
@@ -12,11 +11,13 @@
 #include <vector>
 
 #include "api/machinery/resources.h"
+#include "api/resource/pod_scheduling_context.h"
 #include "api/resource/types.h"
 #include "dra/allocator.h"
 #include "scheduler/framework/cycle_state.h"
 #include "scheduler/framework/status.h"
 #include "scheduler/plugins/dynamicresources/binding_waiter.h"
+#include "scheduler/plugins/dynamicresources/controller_claims.h"
 #include "scheduler/plugins/dynamicresources/device_tracker.h"
 #include "scheduler/plugins/dynamicresources/verdict_cache.h"
 
@@ -32,6 +33,11 @@ inline std::shared_ptr<const api::ResourceClaim> AsClaim(const api::ObjectPtr& o
   return std::static_pointer_cast<const api::ResourceClaim>(obj);
 }
 
+inline std::shared_ptr<const api::PodSchedulingContext> AsContext(const api::ObjectPtr& obj) {
+  if (!obj || !api::As<api::PodSchedulingContext>(*obj)) return nullptr;
+  return std::static_pointer_cast<const api::PodSchedulingContext>(obj);
+}
+
 inline bool ReservedFor(const api::ResourceClaim& claim, const std::string& pod_uid) {
   for (const auto& r : claim.status.reservedFor) {
     if (r.uid == pod_uid) return true;
@@ -45,7 +51,8 @@ struct FilterResults {
   // is computed again for the chosen node only (same inputs, same answer), so Filter builds no
   // result objects.
   std::map<std::string, int64_t, std::less<>> score_by_node;
-  std::set<size_t> unavailable;  // allocated claims whose node selector ruled a node out
+  // Allocated claims whose node selector ruled nodes out: claim index -> how many nodes.
+  std::map<size_t, size_t> unavailable;
   // Verdicts Filter computed (not found in the cache), recorded into the pod's class after
   // Filter (PreScore, PostFilter or Reserve).
   std::vector<std::pair<std::string, VerdictCache::Verdict>> fresh;
@@ -60,6 +67,17 @@ struct DraState {
   std::shared_ptr<FilterResults> filter_results = std::make_shared<FilterResults>();
   std::shared_ptr<VerdictCache::Class> verdicts;  // the pod's equivalence class
   bool has_preferences = false;
+  // KEP-3063 (controller_claims.h): the claims that wait for their control-plane controller,
+  // the pod's PodSchedulingContext as the informer had it (null: none yet, or one left by an
+  // earlier pod of the same name), and the selected node its drivers may be allocating for.
+  std::vector<PendingControllerClaim> pending_controller;
+  std::shared_ptr<const api::PodSchedulingContext> context;
+  std::string node_in_allocation;
+  // Nodes the drivers of every pending controller claim were asked about and found suitable
+  // (sorted): Score prefers them, so the next selectedNode is one the drivers accept.
+  std::vector<std::string> vetted;
+  // Reserve: what PreBind publishes in the context (only while controller claims are pending).
+  std::optional<api::PodSchedulingContextSpec> publish;
   // Reserve onwards: per claim, the allocation chosen for it (unallocated claims only), and
   // whether PreBind added the pod to its reservedFor.
   std::vector<std::optional<api::AllocationResult>> chosen;

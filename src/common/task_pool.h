@@ -1,5 +1,6 @@
-// TaskPool: a fixed set of threads running submitted tasks in FIFO order (the binding stage's
-// PreBind workers). Thread-safe. Stop() runs the tasks already queued, then joins.
+// TaskPool: a fixed set of threads running submitted tasks in FIFO order (the scheduler's binding
+// workers; DynamicResources' background writer). Thread-safe. Stop() runs the tasks already
+// queued, then joins.
 #pragma once
 
 #include <condition_variable>
@@ -9,7 +10,7 @@
 #include <thread>
 #include <vector>
 
-namespace allot::scheduler {
+namespace allot {
 
 class TaskPool {
  public:
@@ -65,4 +66,4 @@ class TaskPool {
   std::vector<std::thread> threads_;
 };
 
-}  // namespace allot::scheduler
+}  // namespace allot
