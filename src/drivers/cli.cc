@@ -6,7 +6,10 @@
 #include <cstdio>
 #include <cstring>
 #include <fstream>
+#include <functional>
 #include <map>
+#include <memory>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <thread>
@@ -16,6 +19,7 @@
 #include "common/flags.h"
 #include "common/log.h"
 #include "common/time.h"
+#include "drivers/acceleratorpool/pool.h"
 #include "drivers/fabric/driver.h"
 
 namespace allot::drivers {
@@ -31,7 +35,9 @@ constexpr std::chrono::seconds kSummaryEvery{10};
 constexpr char kUsage[] =
     "usage: allot driver <name> [flags]\n\n"
     "drivers:\n"
-    "  fabric    composable-infrastructure GPUs attached to nodes on demand (--config FILE)\n\n"
+    "  fabric      composable-infrastructure GPUs attached to nodes on demand (--config FILE)\n"
+    "  controller  network-attached accelerators allocated by a control-plane controller\n"
+    "              (KEP-3063; --config FILE)\n\n"
     "Run `allot driver <name> --help` for a driver's flags.\n";
 
 void PrintLine(std::string_view line) { log::Info("fabric", line); }
@@ -56,63 +62,131 @@ void PrintSummary(const FabricDriver& driver) {
   std::fflush(stdout);
 }
 
-int RunFabric(int argc, char** argv) {
-  std::string server, config_path, token;
-  Flags flags("allot driver fabric",
-              "A composable-infrastructure DRA driver: publishes fabric GPUs as ResourceSlices "
-              "and attaches them to the nodes the scheduler allocates them for.");
-  flags.String("server", &server, "API server URL, e.g. http://127.0.0.1:6443 (required)");
+// The flags every driver command takes, its configuration file and its API client. Returns an
+// exit code when the command must end now (bad flags, an unreadable or invalid file).
+template <class Config>
+struct DriverSetup {
+  std::string server;
+  Config config;
+  std::unique_ptr<client::HttpClient> client;
+};
+template <class Config, class Parse>
+std::optional<int> SetUp(const char* command, const char* about, const char* example,
+                         int argc, char** argv, Parse parse, DriverSetup<Config>& out) {
+  std::string config_path, token;
+  Flags flags(command, about);
+  flags.String("server", &out.server, "API server URL, e.g. http://127.0.0.1:6443 (required)");
   flags.String("config", &config_path,
-               "fabric configuration, YAML or JSON (required; see examples/fabric.yaml)");
+               std::string("configuration, YAML or JSON (required; see ") + example + ")");
   flags.String("token", &token, "bearer token for the API server");
   if (auto exit_code = flags.ParseOrExit(argc, argv, /*first=*/3)) return *exit_code;
   if (!flags.positional().empty()) {
-    std::fprintf(stderr, "allot driver fabric: unexpected argument \"%s\"\n%s\n",
+    std::fprintf(stderr, "%s: unexpected argument \"%s\"\n%s\n", command,
                  flags.positional()[0].c_str(), flags.Usage().c_str());
     return 2;
   }
-  if (server.empty() || config_path.empty()) {
-    std::fprintf(stderr, "allot driver fabric: --server and --config are required\n%s\n",
+  if (out.server.empty() || config_path.empty()) {
+    std::fprintf(stderr, "%s: --server and --config are required\n%s\n", command,
                  flags.Usage().c_str());
     return 2;
   }
   Result<std::string> text = ReadFile(config_path);
-  Result<FabricConfig> config =
-      text.ok() ? ParseFabricConfig(*text) : Result<FabricConfig>(text.status());
+  Result<Config> config = text.ok() ? parse(*text) : Result<Config>(text.status());
   if (!config.ok()) {
-    std::fprintf(stderr, "allot driver fabric: %s: %s\n", config_path.c_str(),
+    std::fprintf(stderr, "%s: %s: %s\n", command, config_path.c_str(),
                  config.status().message().c_str());
     return 2;
   }
+  out.config = std::move(config).value();
   client::HttpClientOptions http;
   http.bearer_token = token;
-  http.user_agent = "allot-fabric-driver";
-  auto client = client::HttpClient::FromUrl(server, http);
+  http.user_agent = std::string("allot-") + (std::strrchr(command, ' ') + 1) + "-driver";
+  auto client = client::HttpClient::FromUrl(out.server, http);
   if (!client.ok()) {
-    std::fprintf(stderr, "allot driver fabric: %s\n", client.status().message().c_str());
+    std::fprintf(stderr, "%s: %s\n", command, client.status().message().c_str());
     return 2;
   }
+  out.client = std::move(client).value();
   g_stop = false;
   std::signal(SIGINT, OnSignal);
   std::signal(SIGTERM, OnSignal);
-  auto driver = StartFabricDriver(**client, RealClock::Instance(), std::move(config).value(),
+  return std::nullopt;
+}
+
+// Calls `summary` every kSummaryEvery until SIGINT or SIGTERM.
+void RunUntilSignal(const std::function<void()>& summary) {
+  auto next_summary = std::chrono::steady_clock::now() + kSummaryEvery;
+  while (!g_stop) {
+    if (std::chrono::steady_clock::now() >= next_summary) {
+      summary();
+      next_summary += kSummaryEvery;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  }
+}
+
+int RunFabric(int argc, char** argv) {
+  DriverSetup<FabricConfig> setup;
+  if (auto exit_code = SetUp(
+          "allot driver fabric",
+          "A composable-infrastructure DRA driver: publishes fabric GPUs as ResourceSlices and "
+          "attaches them to the nodes the scheduler allocates them for.",
+          "examples/fabric.yaml", argc, argv, ParseFabricConfig, setup)) {
+    return *exit_code;
+  }
+  auto driver = StartFabricDriver(*setup.client, RealClock::Instance(), std::move(setup.config),
                                   {.log = PrintLine});
   if (!driver.ok()) {
     std::fprintf(stderr, "allot driver fabric: %s\n", driver.status().message().c_str());
     return 1;
   }
-  PrintLine("running against " + server);
-  auto next_summary = std::chrono::steady_clock::now() + kSummaryEvery;
-  while (!g_stop) {
-    if (std::chrono::steady_clock::now() >= next_summary) {
-      PrintSummary(**driver);
-      next_summary += kSummaryEvery;
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(200));
-  }
+  PrintLine("running against " + setup.server);
+  RunUntilSignal([&] { PrintSummary(**driver); });
   PrintLine("stopping");
   (*driver)->Stop();
   PrintSummary(**driver);
+  return 0;
+}
+
+void PrintPoolSummary(AcceleratorPool& pool) {
+  const AcceleratorPoolDriver::Usage u = pool.driver().usage();
+  const controlplane::Controller::Stats s = pool.stats();
+  std::string racks;
+  for (const auto& [rack, cap] : pool.driver().config().racks) {
+    auto it = u.by_rack.find(rack);
+    racks += " " + rack + " " + std::to_string(it == u.by_rack.end() ? 0 : it->second) + "/" +
+             std::to_string(cap);
+  }
+  std::printf(
+      "allot driver controller: in use%s; allocated %llu deallocated %llu answers %llu "
+      "failures %llu\n",
+      racks.c_str(), static_cast<unsigned long long>(s.allocated),
+      static_cast<unsigned long long>(s.deallocated),
+      static_cast<unsigned long long>(s.unsuitable_written),
+      static_cast<unsigned long long>(s.failures));
+  std::fflush(stdout);
+}
+
+int RunController(int argc, char** argv) {
+  DriverSetup<AcceleratorPoolConfig> setup;
+  if (auto exit_code = SetUp(
+          "allot driver controller",
+          "An example control-plane DRA driver (KEP-3063): network-attached accelerators whose "
+          "per-rack and per-node capacity only it knows, allocated through its controller in "
+          "negotiation with the scheduler (PodSchedulingContext).",
+          "examples/controller/pool.yaml", argc, argv, ParseAcceleratorPoolConfig, setup)) {
+    return *exit_code;
+  }
+  AcceleratorPool pool(*setup.client, std::move(setup.config));
+  if (Status st = pool.Start(); !st.ok()) {
+    std::fprintf(stderr, "allot driver controller: %s\n", st.message().c_str());
+    return 1;
+  }
+  log::Info("controller", "running against " + setup.server);
+  RunUntilSignal([&] { PrintPoolSummary(pool); });
+  log::Info("controller", "stopping");
+  pool.Stop();
+  PrintPoolSummary(pool);
   return 0;
 }
 
@@ -124,6 +198,7 @@ int RunDriverCommand(int argc, char** argv) {
     return argc < 3 ? 2 : 0;
   }
   if (std::strcmp(argv[2], "fabric") == 0) return RunFabric(argc, argv);
+  if (std::strcmp(argv[2], "controller") == 0) return RunController(argc, argv);
   std::fprintf(stderr, "allot driver: unknown driver \"%s\"\n\n%s", argv[2], kUsage);
   return 2;
 }

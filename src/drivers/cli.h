@@ -8,6 +8,12 @@
 // (drivers/fabric/config.h): ensures the DeviceClass named after the driver, publishes the
 // fabric's slices, attaches and detaches devices as claims are allocated and released, until
 // SIGINT or SIGTERM, logging each attach / failure / detach and a one-line summary every 10 s.
+//
+//   allot driver controller --server http://127.0.0.1:6443 --config examples/controller/pool.yaml
+//
+// `controller` runs the example control-plane driver (drivers/acceleratorpool/, KEP-3063,
+// docs/controller.md): network-attached accelerators allocated by its controller in
+// negotiation with the scheduler, with a one-line summary of the racks every 10 s.
 #pragma once
 
 namespace allot::drivers {

@@ -10,5 +10,7 @@
 namespace allot::api {
 
 NodeSelector PinnedTo(const std::string& node);
+// The node a PinnedTo selector names; "" for any other selector.
+std::string PinnedNode(const NodeSelector& selector);
 
 }  // namespace allot::api

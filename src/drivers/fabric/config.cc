@@ -1,17 +1,12 @@
 #include "drivers/fabric/config.h"
 
-#include <rapidjson/document.h>
-#include <rapidjson/stringbuffer.h>
-#include <rapidjson/writer.h>
-
 #include <algorithm>
 #include <set>
 
-#include "api/codec/yaml.h"
 #include "api/machinery/meta_validation.h"
 #include "api/machinery/validation.h"
 #include "api/resource/validation.h"
-#include "common/go_duration.h"
+#include "drivers/config/decoder.h"
 #include "drivers/fabric/devices.h"
 
 namespace allot::drivers {
@@ -21,23 +16,9 @@ namespace {
 using api::Path;
 using std::chrono::microseconds;
 
-// The JSON text of a value, for error messages.
-std::string JsonText(const rapidjson::Value& v) {
-  rapidjson::StringBuffer buf;
-  rapidjson::Writer<rapidjson::StringBuffer> writer(buf);
-  v.Accept(writer);
-  return std::string(buf.GetString(), buf.GetSize());
-}
-
-std::string DurationText(microseconds d) {
-  if (d.count() % 1000000 == 0) return std::to_string(d.count() / 1000000) + "s";
-  if (d.count() % 1000 == 0) return std::to_string(d.count() / 1000) + "ms";
-  return std::to_string(d.count()) + "us";
-}
-
 // Decodes the JSON form into a FabricConfig, recording type errors and unknown fields. Value
 // ranges are ValidateFabricConfig's business.
-class Decoder {
+class Decoder : public ConfigDecoder {
  public:
   void Config(const rapidjson::Value& doc, FabricConfig& c) {
     if (!doc.IsObject()) {
@@ -59,21 +40,13 @@ class Decoder {
       } else if (key == "detachLatency") {
         Duration(v, p, c.detach_latency);
       } else if (key == "failureRate") {
-        if (v.IsNumber()) {
-          c.failure_rate = v.GetDouble();
-        } else {
-          Invalid(v, p, "must be a number between 0 and 1");
-        }
+        Number(v, p, c.failure_rate);
       } else if (key == "failureCooldown") {
         Duration(v, p, c.failure_cooldown);
       } else if (key == "refreshInterval") {
         Duration(v, p, c.refresh_interval);
       } else if (key == "seed") {
-        if (v.IsUint64()) {
-          c.seed = v.GetUint64();
-        } else {
-          Invalid(v, p, "must be a non-negative integer");
-        }
+        Uint(v, p, c.seed);
       } else if (key == "bindingConditions") {
         StringList(v, p, c.binding_conditions);
       } else if (key == "bindingFailureConditions") {
@@ -94,57 +67,6 @@ class Decoder {
     }
   }
 
-  std::vector<std::string> Problems() const {
-    std::vector<std::string> out = unknown_;
-    for (std::string& m : errs_.Messages()) out.push_back(std::move(m));
-    return out;
-  }
-
- private:
-  void Unknown(const Path& p) { unknown_.push_back("unknown field " + api::Quote(p.str())); }
-
-  void Invalid(const rapidjson::Value& v, const Path& p, std::string_view detail) {
-    if (v.IsString()) {
-      errs_.Invalid(p, v.GetString(), detail);
-    } else if (v.IsInt64()) {
-      errs_.InvalidInt(p, v.GetInt64(), detail);
-    } else {
-      errs_.Invalid(p, JsonText(v), detail);
-    }
-  }
-
-  bool String(const rapidjson::Value& v, const Path& p, std::string& out) {
-    if (!v.IsString()) {
-      Invalid(v, p, "must be a string");
-      return false;
-    }
-    out.assign(v.GetString(), v.GetStringLength());
-    return true;
-  }
-
-  void StringMap(const rapidjson::Value& v, const Path& p,
-                 std::map<std::string, std::string>& out) {
-    if (!v.IsObject()) return Invalid(v, p, "must be a map of strings");
-    for (const auto& m : v.GetObject())
-      String(m.value, p.Key(m.name.GetString()), out[m.name.GetString()]);
-  }
-
-  void StringList(const rapidjson::Value& v, const Path& p, std::vector<std::string>& out) {
-    if (!v.IsArray()) return Invalid(v, p, "must be a list of strings");
-    out.clear();
-    for (rapidjson::SizeType i = 0; i < v.Size(); ++i) {
-      std::string s;
-      if (String(v[i], p.Index(i), s)) out.push_back(std::move(s));
-    }
-  }
-
-  void Duration(const rapidjson::Value& v, const Path& p, microseconds& out) {
-    if (!v.IsString()) return Invalid(v, p, "must be a duration such as \"2s\" or \"500ms\"");
-    Result<microseconds> d = ParseGoDuration(v.GetString());
-    if (!d.ok()) return errs_.Invalid(p, v.GetString(), d.status().message());
-    out = *d;
-  }
-
   void Pools(const rapidjson::Value& v, const Path& p, std::vector<FabricPoolConfig>& out) {
     if (!v.IsArray()) return Invalid(v, p, "must be a list of pools");
     out.clear();
@@ -159,11 +81,7 @@ class Decoder {
       if (key == "model") {
         String(m.value, fp, pool.model);
       } else if (key == "count") {
-        if (m.value.IsInt64()) {
-          pool.count = m.value.GetInt64();
-        } else {
-          Invalid(m.value, fp, "must be an integer");
-        }
+        Int(m.value, fp, pool.count);
       } else if (key == "attributes") {
         if (!m.value.IsObject()) {
           Invalid(m.value, fp, "must be a map of attribute values");
@@ -233,9 +151,6 @@ class Decoder {
     if (!parsed.ok()) return errs_.Invalid(p, v.GetString(), parsed.status().message());
     q = *parsed;
   }
-
-  api::FieldErrors errs_;
-  std::vector<std::string> unknown_;
 };
 
 void ValidateConditionList(const std::vector<std::string>& list, const Path& p,
@@ -298,49 +213,24 @@ void ValidatePool(const FabricConfig& c, const FabricPoolConfig& pool, const Pat
   if (errs.size() == before) ValidatePoolSlice(c, pool, p, problems);
 }
 
-void ValidateDuration(microseconds d, const Path& p, bool positive, api::FieldErrors& errs) {
-  if (d.count() < 0 || (positive && d.count() == 0)) {
-    errs.Invalid(p, DurationText(d), positive ? "must be positive" : "must not be negative");
-  }
-}
-
 }  // namespace
 
 Result<FabricConfig> ParseFabricConfig(std::string_view yaml) {
-  Result<std::string> json = api::YamlDocumentToJson(yaml);
-  if (!json.ok()) return BadRequestError("invalid fabric config: " + json.status().message());
-  rapidjson::Document doc;
-  doc.Parse(json->data(), json->size());
-  if (doc.HasParseError()) return BadRequestError("invalid fabric config: not a JSON document");
+  ALLOT_ASSIGN_OR_RETURN(rapidjson::Document doc, ParseConfigDocument(yaml, "fabric config"));
   FabricConfig config;
   Decoder decoder;
   decoder.Config(doc, config);
-  std::vector<std::string> problems = decoder.Problems();
-  if (problems.empty()) {
-    ALLOT_RETURN_IF_ERROR(ValidateFabricConfig(config));
-    return config;
-  }
-  std::string msg = "invalid fabric config:";
-  for (const std::string& problem : problems) msg += "\n  " + problem;
-  return BadRequestError(msg);
+  ALLOT_RETURN_IF_ERROR(ConfigProblems("fabric config", decoder.Problems()));
+  ALLOT_RETURN_IF_ERROR(ValidateFabricConfig(config));
+  return config;
 }
 
 Status ValidateFabricConfig(const FabricConfig& c) {
   api::FieldErrors errs;
   std::vector<std::string> slice_problems;  // what the API server would say about the slices
   const Path root;
-  if (c.driver.empty()) {
-    errs.Required(root.Child("driver"));
-  } else {
-    api::ValidateDnsSubdomain(c.driver, root.Child("driver"), errs);
-    if (c.driver.size() > api::kDriverNameMaxLength) {
-      errs.TooLong(root.Child("driver"), static_cast<int64_t>(api::kDriverNameMaxLength));
-    }
-  }
-  for (const auto& [label, value] : c.node_selector) {
-    api::ValidateLabelName(label, root.Child("nodeSelector").Key(label), errs);
-    api::ValidateLabelValue(value, root.Child("nodeSelector").Key(label), errs);
-  }
+  ValidateDriverName(c.driver, root.Child("driver"), errs);
+  ValidateNodeLabels(c.node_selector, root.Child("nodeSelector"), errs);
   if (c.pools.empty()) errs.Required(root.Child("pools"), "at least one pool of devices");
   std::set<std::string> models;
   for (size_t i = 0; i < c.pools.size(); ++i) {
@@ -354,10 +244,7 @@ Status ValidateFabricConfig(const FabricConfig& c) {
   ValidateDuration(c.detach_latency, root.Child("detachLatency"), false, errs);
   ValidateDuration(c.failure_cooldown, root.Child("failureCooldown"), false, errs);
   ValidateDuration(c.refresh_interval, root.Child("refreshInterval"), true, errs);
-  if (!(c.failure_rate >= 0 && c.failure_rate <= 1)) {
-    errs.Invalid(root.Child("failureRate"), std::to_string(c.failure_rate),
-                 "must be between 0 and 1");
-  }
+  ValidateProbability(c.failure_rate, root.Child("failureRate"), errs);
   ValidateConditionList(c.binding_conditions, root.Child("bindingConditions"), errs);
   ValidateConditionList(c.binding_failure_conditions, root.Child("bindingFailureConditions"), errs);
   for (size_t i = 0; i < c.binding_failure_conditions.size(); ++i) {
@@ -370,10 +257,7 @@ Status ValidateFabricConfig(const FabricConfig& c) {
   }
   std::vector<std::string> problems = errs.Messages();
   problems.insert(problems.end(), slice_problems.begin(), slice_problems.end());
-  if (problems.empty()) return Status::Ok();
-  std::string msg = "invalid fabric config:";
-  for (const std::string& problem : problems) msg += "\n  " + problem;
-  return BadRequestError(msg);
+  return ConfigProblems("fabric config", problems);
 }
 
 }  // namespace allot::drivers
