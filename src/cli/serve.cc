@@ -14,6 +14,7 @@
 #include "common/flags.h"
 #include "common/log.h"
 #include "common/time.h"
+#include "drivers/acceleratorpool/config.h"
 #include "drivers/fabric/config.h"
 
 namespace allot::cli {
@@ -41,6 +42,17 @@ failureRate: 0.25
 failureCooldown: 60s
 refreshInterval: 10s
 seed: 23
+)";
+
+// `--demo`'s control-plane driver (docs/controller.md): network-attached accelerators in two
+// racks, the three demo nodes placed by the driver's own inventory, one accelerator per node at
+// a time; answers take 300 ms and allocations 1 s, so the negotiation can be watched.
+constexpr char kDemoAcceleratorPool[] = R"(driver: controller.example.com
+nodeRacks: {allot-node-0: rack-a, allot-node-1: rack-a, allot-node-2: rack-b}
+racks: {rack-a: 1, rack-b: 1}
+perNodeLimit: 1
+answerLatency: 300ms
+allocateLatency: 1s
 )";
 
 }  // namespace
@@ -81,9 +93,14 @@ int Serve(int argc, char** argv) {
   flags.Bool("demo", &demo,
              "the demo cluster (docs/demo.md): 3 simulated nodes with one node-local GPU each "
              "(unless --sim-nodes / --sim-gpus-per-node say otherwise) and the fabric driver "
-             "with three fabric GPUs (or --fabric-config)");
+             "with three fabric GPUs (or --fabric-config), and the example control-plane driver "
+             "(or --controller-config)");
   flags.String("fabric-config", &fabric_config,
                "run the fabric driver in-process with this configuration (docs/fabric.md)");
+  std::string controller_config;
+  flags.String("controller-config", &controller_config,
+               "run the example control-plane driver in-process with this configuration "
+               "(docs/controller.md; --demo runs it with two racks of accelerators)");
   if (auto exit_code = flags.ParseOrExit(argc, argv)) return *exit_code;
   auto features = dra::ParseFeatureGates(feature_gates);
   if (!features.ok()) {
@@ -110,6 +127,23 @@ int Serve(int argc, char** argv) {
     }
     fabric = std::move(c).value();
   }
+  std::optional<drivers::AcceleratorPoolConfig> accelerator_pool;
+  if (demo || !controller_config.empty()) {
+    Result<drivers::AcceleratorPoolConfig> c = InternalError("unset");
+    if (controller_config.empty()) {
+      c = drivers::ParseAcceleratorPoolConfig(kDemoAcceleratorPool);
+    } else if (auto text = ReadFile(controller_config); text.ok()) {
+      c = drivers::ParseAcceleratorPoolConfig(*text);
+    } else {
+      c = text.status();
+    }
+    if (!c.ok()) {
+      std::fprintf(stderr, "allot serve: --controller-config: %s\n",
+                   c.status().message().c_str());
+      return 2;
+    }
+    accelerator_pool = std::move(c).value();
+  }
   auto device_profile = sim_devices.Profile();
   if (!device_profile.ok()) {
     std::fprintf(stderr, "allot serve: %s\n", device_profile.status().message().c_str());
@@ -133,6 +167,7 @@ int Serve(int argc, char** argv) {
   options.sim_node_template = sim_node_template;
   options.sim_devices = *device_profile;
   options.fabric = std::move(fabric);
+  options.accelerator_pool = std::move(accelerator_pool);
   options.log = [](std::string_view line) { log::Info("serve", line); };
   auto started = cluster::Cluster::Start(std::move(options));
   if (!started.ok()) {

@@ -97,6 +97,14 @@ Status Cluster::StartAll() {
     if (!f.ok()) return Named(f.status(), "fabric driver");
     fabric_ = std::move(f).value();
   }
+  if (options_.accelerator_pool) {
+    accelerator_pool_ =
+        std::make_unique<drivers::AcceleratorPool>(*client_, *options_.accelerator_pool);
+    if (Status st = accelerator_pool_->Start(); !st.ok()) {
+      return Named(st, "accelerator pool driver");
+    }
+    if (devices_) (void)devices_->kubelet().plugins().Register(accelerator_pool_->node_plugin());
+  }
   return Status::Ok();
 }
 
@@ -105,6 +113,10 @@ uint16_t Cluster::port() const { return server_ ? server_->port() : 0; }
 void Cluster::Stop() {
   if (stopped_) return;
   stopped_ = true;
+  if (accelerator_pool_) {
+    if (devices_) devices_->kubelet().plugins().Unregister(options_.accelerator_pool->driver);
+    accelerator_pool_->Stop();
+  }
   if (fabric_) fabric_->Stop();
   if (sim_) sim_->Stop();
   if (devices_) devices_->Stop();

@@ -32,6 +32,8 @@
 #include "common/status.h"
 #include "common/time.h"
 #include "dra/features.h"
+#include "drivers/acceleratorpool/config.h"
+#include "drivers/acceleratorpool/pool.h"
 #include "drivers/fabric/config.h"
 #include "drivers/fabric/driver.h"
 #include "drivers/nodelocal/device_profile.h"
@@ -60,6 +62,8 @@ struct ClusterOptions {
   std::optional<drivers::DeviceProfile> sim_devices;
   // The fabric driver, in-process.
   std::optional<drivers::FabricConfig> fabric;
+  // The example control-plane driver (KEP-3063, docs/controller.md), in-process.
+  std::optional<drivers::AcceleratorPoolConfig> accelerator_pool;
   // One line per notable event of a component ("fabric: attached ..."); null: dropped.
   std::function<void(std::string_view)> log;
 };
@@ -99,6 +103,7 @@ class Cluster {
   std::unique_ptr<node::NodeSimulator> sim_;
   std::unique_ptr<drivers::SimulatedDevices> devices_;  // after sim_: destroyed first
   std::unique_ptr<drivers::FabricDriver> fabric_;
+  std::unique_ptr<drivers::AcceleratorPool> accelerator_pool_;
   bool stopped_ = false;
 };
 

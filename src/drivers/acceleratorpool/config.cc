@@ -28,12 +28,16 @@ class Decoder : public ConfigDecoder {
         StringMap(v, p, c.node_selector);
       } else if (key == "rackLabel") {
         String(v, p, c.rack_label);
+      } else if (key == "nodeRacks") {
+        StringMap(v, p, c.node_racks);
       } else if (key == "racks") {
         if (!v.IsObject()) {
           Invalid(v, p, "must be a map of rack names to accelerator counts");
           continue;
         }
-        for (const auto& r : v.GetObject()) Int(r.value, p.Key(r.name.GetString()), c.racks[r.name.GetString()]);
+        for (const auto& r : v.GetObject()) {
+          Int(r.value, p.Key(r.name.GetString()), c.racks[r.name.GetString()]);
+        }
       } else if (key == "perNodeLimit") {
         Int(v, p, c.per_node_limit);
       } else if (key == "answerLatency") {
@@ -81,6 +85,11 @@ Status ValidateAcceleratorPoolConfig(const AcceleratorPoolConfig& c) {
     if (rack.empty()) errs.Invalid(p, rack, "must not be empty");
     if (n < 1 || n > kMaxRackCapacity) {
       errs.InvalidInt(p, n, "must be between 1 and " + std::to_string(kMaxRackCapacity));
+    }
+  }
+  for (const auto& [node, rack] : c.node_racks) {
+    if (!c.racks.contains(rack)) {
+      errs.Invalid(root.Child("nodeRacks").Key(node), rack, "must name a rack in racks");
     }
   }
   if (c.per_node_limit < 1) {

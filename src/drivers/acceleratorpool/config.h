@@ -7,7 +7,9 @@
 //   driver: controller.example.com       # DRA driver and DeviceClass name (DNS subdomain)
 //   nodeSelector:                        # labels of the nodes that reach the pool;
 //     accelerators.example.com/fabric: "true"  #   absent or {}: every node
-//   rackLabel: topology.example.com/rack # the node label naming the node's rack
+//   rackLabel: topology.example.com/rack # the node label naming the node's rack, or
+//   nodeRacks:                           # the driver's own inventory of where nodes sit
+//     allot-node-0: rack-a               #   (takes precedence over rackLabel)
 //   racks:                               # accelerators per rack (1..1000 each)
 //     rack-a: 8
 //     rack-b: 4
@@ -34,6 +36,7 @@ struct AcceleratorPoolConfig {
   std::string driver = "controller.example.com";
   std::map<std::string, std::string> node_selector;  // empty: all nodes
   std::string rack_label = "topology.example.com/rack";
+  std::map<std::string, std::string> node_racks;  // node -> rack
   std::map<std::string, int64_t> racks;  // rack -> accelerators
   int64_t per_node_limit = 4;
   std::chrono::microseconds answer_latency{0};
@@ -46,7 +49,8 @@ struct AcceleratorPoolConfig {
 
 // Parses and validates the form above; 400 listing every problem.
 Result<AcceleratorPoolConfig> ParseAcceleratorPoolConfig(std::string_view yaml);
-// The checks after decoding: driver name, node selector labels, rack label, racks (names are
+// The checks after decoding: driver name, node selector labels, rack label, nodeRacks (known
+// racks), racks (names are
 // label values, capacities 1..1000), perNodeLimit >= 1, durations >= 0, failureRate in [0, 1].
 Status ValidateAcceleratorPoolConfig(const AcceleratorPoolConfig& config);
 

@@ -27,6 +27,9 @@ std::string AcceleratorPoolDriver::RackOf(const api::Node& node) const {
     auto it = node.metadata.labels.find(k);
     if (it == node.metadata.labels.end() || it->second != v) return "";
   }
+  if (auto r = config_.node_racks.find(node.metadata.name); r != config_.node_racks.end()) {
+    return r->second;
+  }
   auto it = node.metadata.labels.find(config_.rack_label);
   if (it == node.metadata.labels.end() || !config_.racks.contains(it->second)) return "";
   return it->second;

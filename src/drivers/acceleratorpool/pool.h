@@ -15,6 +15,7 @@
 #include "common/status.h"
 #include "drivers/acceleratorpool/config.h"
 #include "drivers/acceleratorpool/driver.h"
+#include "drivers/acceleratorpool/node_plugin.h"
 #include "drivers/controlplane/controller.h"
 
 namespace allot::drivers {
@@ -29,6 +30,8 @@ class AcceleratorPool {
   void Stop();
 
   AcceleratorPoolDriver& driver() { return *driver_; }
+  // The kubelet side, for simulated nodes to register.
+  AcceleratorPoolNodePlugin& node_plugin() { return node_plugin_; }
   controlplane::Controller::Stats stats() const;
 
  private:
@@ -37,6 +40,7 @@ class AcceleratorPool {
   std::unique_ptr<client::Informer> nodes_;
   std::unique_ptr<AcceleratorPoolDriver> driver_;
   std::unique_ptr<controlplane::Controller> controller_;
+  AcceleratorPoolNodePlugin node_plugin_{config_.driver};
 };
 
 }  // namespace allot::drivers

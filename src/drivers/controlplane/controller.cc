@@ -255,8 +255,15 @@ Status Controller::SyncClaim(const std::string& ns, const std::string& name) {
     if (!unprotected.ok() && unprotected.status().code() != StatusCode::kNotFound) {
       return unprotected.status();
     }
-    std::lock_guard<std::mutex> lock(mu_);
-    ++stats_.deallocated;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      ++stats_.deallocated;
+    }
+    // What was released may suit pods that were told no: their contexts are answered afresh
+    // (the only other way a stale "unsuitable" would end is a poll, which this library avoids).
+    for (const api::ObjectPtr& o : contexts_->List()) {
+      queue_.Add(std::string(kContextPrefix) + Key(o->metadata.namespace_, o->metadata.name));
+    }
     return Status::Ok();
   }
   if (!claim->status.reservedFor.empty() || claim->status.allocation) return Status::Ok();

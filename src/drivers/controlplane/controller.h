@@ -14,6 +14,7 @@
 //  - Before allocating, the finalizer "<driver>/deletion-protection" is added; a claim being
 //    deleted or with status.deallocationRequested, and no longer reserved, is deallocated
 //    (Deallocate), its allocation and deallocationRequested cleared, the finalizer removed.
+//    Every context is then answered afresh: the released capacity may suit pods told no.
 //  - A claim that was allocated but whose allocation could not be written is deallocated again,
 //    so nothing stays half allocated. Writes are retried on 409 (client/retry.h); failures are
 //    retried with backoff (client/work_queue.h) and reported as Events on the claim or pod.
