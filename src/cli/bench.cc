@@ -15,6 +15,13 @@
 //       measured with at most 10 alive: each is deleted once bound and the next created, so in
 //       "full" every pod needs the devices a deleted pod's claim releases (resourceclaim
 //       controller -> claim deleted -> scheduler requeue).
+//   SchedulingWithControlPlaneController/<P>pods_<N>nodes
+//       KEP-3063: every pod gets one claim of the example control-plane driver (controller.example.com,
+//       drivers/acceleratorpool/), run in-process (inprocess) or as `allot driver controller`
+//       (http), answering at once; each node has P/N accelerators only the driver knows about.
+//       The scheduler negotiates each pod's node through its PodSchedulingContext. P/2 + P/2.
+//   SchedulingWithMixedClaims/<P>pods_<N>nodes
+//       as the template workload plus, per pod, one claim of the control-plane driver.
 //   SchedulingInfeasibleClaim/<P>pods_<N>nodes
 //       like the template workload, plus 100 pods whose claim asks one device more than a node
 //       has (with matchAttribute on the model), created before the measured pods; they stay
@@ -68,7 +75,9 @@ using bench::Percentile;
 
 using Steady = std::chrono::steady_clock;
 
-enum class ClaimKind { kNone, kTemplate, kShared };
+enum class ClaimKind { kNone, kTemplate, kShared, kController, kMixed };
+
+constexpr char kControllerDriver[] = "controller.example.com";
 
 struct Workload {
   std::string name;
@@ -86,7 +95,7 @@ Result<Workload> ParseWorkload(const std::string& name) {
   std::smatch m;
   static const std::regex kBasic(R"(SchedulingBasic/(\d+)Nodes_(\d+)Pods)");
   static const std::regex kDra(
-      R"((SchedulingWithResourceClaimTemplate|SchedulingWithResourceClaim|SchedulingInfeasibleClaim)/(\d+)pods_(\d+)nodes)");
+      R"((SchedulingWithResourceClaimTemplate|SchedulingWithResourceClaim|SchedulingInfeasibleClaim|SchedulingWithControlPlaneController|SchedulingWithMixedClaims)/(\d+)pods_(\d+)nodes)");
   static const std::regex kSteady(
       R"(SteadyStateClusterResourceClaimTemplate/(empty|half|full)_(\d+)nodes)");
   Workload w;
@@ -108,6 +117,10 @@ Result<Workload> ParseWorkload(const std::string& name) {
       w.devices_per_node = 10;
     } else if (m[1] == "SchedulingInfeasibleClaim") {
       w.infeasible = 100;
+    } else if (m[1] == "SchedulingWithControlPlaneController") {
+      w.claims = ClaimKind::kController;
+    } else if (m[1] == "SchedulingWithMixedClaims") {
+      w.claims = ClaimKind::kMixed;
     }
   } else if (std::regex_match(name, m, kSteady)) {
     w.nodes = std::stoll(m[2]);
@@ -122,6 +135,8 @@ Result<Workload> ParseWorkload(const std::string& name) {
         "unknown workload \"" + name +
         "\": want SchedulingBasic/<N>Nodes_<M>Pods, SchedulingWithResourceClaimTemplate/"
         "<P>pods_<N>nodes, SchedulingWithResourceClaim/<P>pods_<N>nodes, "
+        "SchedulingWithControlPlaneController/<P>pods_<N>nodes, "
+        "SchedulingWithMixedClaims/<P>pods_<N>nodes, "
         "SteadyStateClusterResourceClaimTemplate/{empty,half,full}_<N>nodes or "
         "SchedulingInfeasibleClaim/<P>pods_<N>nodes");
   }
@@ -145,23 +160,53 @@ std::unique_ptr<api::ResourceClaim> BenchSharedClaim(int64_t i) {
 std::unique_ptr<api::Pod> BenchPod(const Workload& w, const std::string& name, int64_t claim_index,
                                    const std::string& tmpl) {
   auto p = workloads::MakePod(name, "default");
-  if (w.claims == ClaimKind::kTemplate) {
+  if (w.claims == ClaimKind::kController || w.claims == ClaimKind::kMixed) {
+    workloads::AddTemplateClaim(*p, "acc", "bench-controller-claim");
+  }
+  if (w.claims == ClaimKind::kTemplate || w.claims == ClaimKind::kMixed) {
     workloads::AddTemplateClaim(*p, "gpu", tmpl);
-  } else if (w.claims != ClaimKind::kNone) {
+  } else if (w.claims == ClaimKind::kShared) {
     workloads::AddExistingClaim(*p, "gpu",
                                 "bench-shared-" + std::to_string(claim_index / w.pods_per_claim));
   }
   return p;
 }
 
+// The control-plane driver's configuration: P/N accelerators per node (a "rack" per node).
+std::string ControllerConfig(const Workload& w) {
+  const int64_t per_node = std::max<int64_t>(1, (w.init_pods + w.pods + w.nodes - 1) / w.nodes);
+  std::string yaml = std::string("driver: ") + kControllerDriver +
+                     "\nrackLabel: kubernetes.io/hostname\nperNodeLimit: " +
+                     std::to_string(per_node) + "\nracks:\n";
+  for (int64_t i = 0; i < w.nodes; ++i) {
+    yaml += "  bench-node-" + std::to_string(i) + ": " + std::to_string(per_node) + "\n";
+  }
+  return yaml;
+}
+
+std::unique_ptr<api::ResourceClaimTemplate> ControllerTemplate() {
+  api::ResourceClaimSpec spec = workloads::ClaimSpec(kControllerDriver, 1);
+  spec.controllerName = kControllerDriver;
+  return workloads::MakeClaimTemplate("bench-controller-claim", "default", std::move(spec));
+}
+
+bool HasController(const Workload& w) {
+  return w.claims == ClaimKind::kController || w.claims == ClaimKind::kMixed;
+}
+bool HasStructured(const Workload& w) {
+  return w.claims != ClaimKind::kNone && w.claims != ClaimKind::kController;
+}
+
 struct Measurement {
   double seconds = 0;
   std::vector<double> latencies_ms;
   int64_t bound = 0;
+  int64_t writes = -1;  // store writes in the measured phase (in-process only)
 };
 
 // Creates the cluster and the pods through `client` and waits until every pod is bound.
-Result<Measurement> Drive(client::Client& client, const Workload& w) {
+Result<Measurement> Drive(client::Client& client, const Workload& w,
+                          const std::function<uint64_t()>& store_writes) {
   const auto& reg = api::ResourceRegistry::Default();
   const auto& nodes = *reg.Find("", "v1", "nodes");
   const auto& pods = *reg.Find("", "v1", "pods");
@@ -175,7 +220,8 @@ Result<Measurement> Drive(client::Client& client, const Workload& w) {
   };
   Status first_error;
   auto drain = [&] { first_error = submitter.Drain(); };
-  const bool dra = w.claims != ClaimKind::kNone;
+  const bool dra = HasStructured(w);
+  if (HasController(w)) submit(templates, ControllerTemplate());
   if (dra) {
     submit(classes, BenchClass());
     submit(templates, BenchTemplate("bench-claim", 1));
@@ -242,6 +288,7 @@ Result<Measurement> Drive(client::Client& client, const Workload& w) {
   drain();
 
   // Measure.
+  const uint64_t writes_before = store_writes ? store_writes() : 0;
   std::vector<Steady::time_point> created(static_cast<size_t>(w.pods));
   const auto start = Steady::now();
   std::atomic<int64_t> next{0};
@@ -272,6 +319,7 @@ Result<Measurement> Drive(client::Client& client, const Workload& w) {
   drain();
   ALLOT_RETURN_IF_ERROR(first_error);
   m.seconds = std::chrono::duration<double>(last - start).count();
+  if (store_writes) m.writes = static_cast<int64_t>(store_writes() - writes_before);
   if (m.bound < w.pods) {
     return Status(StatusCode::kTimeout, "only " + std::to_string(m.bound) + " of " +
                                             std::to_string(w.pods) + " pods were bound");
@@ -319,8 +367,12 @@ int RunBench(int argc, char** argv) {
     return 2;
   }
   Result<Measurement> m = InternalError("not run");
-  Status env_status = bench::RunInEnvironment({mode, store_kind}, "", [&](client::Client& c) {
-    m = Drive(c, *w);
+  std::function<uint64_t()> store_writes;
+  bench::Environment env{mode, store_kind};
+  if (HasController(*w)) env.controller_config = ControllerConfig(*w);
+  env.store_writes = &store_writes;
+  Status env_status = bench::RunInEnvironment(env, "", [&](client::Client& c) {
+    m = Drive(c, *w, store_writes);
     return Status();
   });
   if (!env_status.ok()) m = env_status;
@@ -335,6 +387,11 @@ int RunBench(int argc, char** argv) {
   std::printf("throughput: %.0f pods/s\n", throughput);
   std::printf("pods: %lld in %.2f s; scheduling latency p50 %s ms, p99 %s ms\n",
               static_cast<long long>(m->bound), m->seconds, p50.c_str(), p99.c_str());
+  if (m->writes >= 0) {
+    std::printf("store writes in the measured phase: %lld (%.1f per pod)\n",
+                static_cast<long long>(m->writes),
+                static_cast<double>(m->writes) / static_cast<double>(m->bound));
+  }
   if (!out.empty()) {
     std::ofstream f(out);
     f << "{\"workload\":\"" << w->name << "\",\"mode\":\"" << mode << "\",\"store\":\""

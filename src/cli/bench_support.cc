@@ -8,12 +8,14 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <regex>
 #include <string>
 
 #include "client/http_client.h"
 #include "client/inprocess/inprocess_client.h"
 #include "cluster/components.h"
+#include "drivers/acceleratorpool/pool.h"
 #include "workloads/objects.h"
 #include "store/backend.h"
 #include "store/store.h"
@@ -158,7 +160,17 @@ Status RunInEnvironment(const Environment& env, const std::string& scheduler_con
     ALLOT_ASSIGN_OR_RETURN(auto sched, cluster::StartScheduler(client, scheduler_config));
     ALLOT_ASSIGN_OR_RETURN(auto controllers,
                            cluster::StartControllers(client, nullptr, dra::Features{}));
+    std::unique_ptr<drivers::AcceleratorPool> pool;
+    if (!env.controller_config.empty()) {
+      ALLOT_ASSIGN_OR_RETURN(drivers::AcceleratorPoolConfig c,
+                             drivers::ParseAcceleratorPoolConfig(env.controller_config));
+      pool = std::make_unique<drivers::AcceleratorPool>(client, std::move(c));
+      ALLOT_RETURN_IF_ERROR(pool->Start());
+    }
+    if (env.store_writes) *env.store_writes = [&store] { return store.GetStats().writes; };
     Status st = drive(client);
+    if (env.store_writes) *env.store_writes = nullptr;
+    if (pool) pool->Stop();
     sched->Stop();
     controllers->Stop();
     return st;
@@ -174,6 +186,13 @@ Status RunInEnvironment(const Environment& env, const std::string& scheduler_con
     sched_args.push_back(scheduler_config);
   }
   ALLOT_ASSIGN_OR_RETURN(auto sched, Spawn(self, sched_args));
+  std::unique_ptr<Child> driver;
+  if (!env.controller_config.empty()) {
+    const std::string path = dir.path() + "/controller.yaml";
+    std::ofstream(path) << env.controller_config;
+    ALLOT_ASSIGN_OR_RETURN(driver,
+                           Spawn(self, {"driver", "controller", "--server", url, "--config", path}));
+  }
   ALLOT_ASSIGN_OR_RETURN(auto client, client::HttpClient::FromUrl(url));
   return drive(*client);
 }

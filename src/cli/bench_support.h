@@ -54,10 +54,16 @@ class Submitter {
 struct Environment {
   std::string mode = "inprocess";  // inprocess | http
   std::string store = "sqlite";    // sqlite | memory
+  // The example control-plane driver's configuration (YAML; drivers/acceleratorpool/config.h),
+  // run in-process or as `allot driver controller`; "" for none.
+  std::string controller_config;
+  // In-process only: set while `drive` runs to read the store's committed writes so far.
+  std::function<uint64_t()>* store_writes = nullptr;
 };
 
-// Sets up the environment (in-process: store + scheduler + resourceclaim controller; http:
-// `allot serve --no-scheduler` and `allot scheduler --server URL` as child processes, over a
+// Sets up the environment (in-process: store + scheduler + resourceclaim controller [+ the
+// control-plane driver]; http: `allot serve --no-scheduler`, `allot scheduler --server URL` [and
+// `allot driver controller --server URL --config F`] as child processes, over a
 // scratch data directory removed afterwards), runs `drive` with a client to it, and tears it
 // down. `scheduler_config`: a scheduler configuration file for the scheduler ("" = default).
 Status RunInEnvironment(const Environment& env, const std::string& scheduler_config,

@@ -257,7 +257,11 @@ void Scheduler::HandleFailure(Framework& fw, std::unique_ptr<QueuedPodInfo> qpi,
   // The condition and the event go out before the pod is requeued: once requeued, its next
   // attempt may fail at once on another thread, and its patch must not be overtaken by this
   // older one (the client applies writes in the order they are sent).
-  events_->Record(*pod, client::kEventTypeWarning, "FailedScheduling", "Scheduling", message);
+  // A pod waiting for someone outside the scheduler (a DRA driver's answer) failed nothing:
+  // the plugin that waits says so in an event of its own when it asks something new.
+  if (status.code() != Code::kPending) {
+    events_->Record(*pod, client::kEventTypeWarning, "FailedScheduling", "Scheduling", message);
+  }
   if (log::V(2, "scheduler")) {  // as kube-scheduler: "Unable to schedule pod; no fit; waiting" at V(2)
     log::Detail(2, "scheduler",
                 "unable to schedule " + pod->metadata.namespace_ + "/" + pod->metadata.name + ": " +

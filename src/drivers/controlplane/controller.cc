@@ -401,7 +401,12 @@ Status Controller::SyncContext(const std::string& ns, const std::string& name) {
       suitable = suitable && std::find(c.unsuitable_nodes.begin(), c.unsuitable_nodes.end(),
                                        selected) == c.unsuitable_nodes.end();
     }
-    if (suitable) allocated = AllocateClaims(pending, selected, pod);
+    if (suitable) {
+      allocated = AllocateClaims(pending, selected, pod);
+      // Allocated and reserved: the scheduler binds from the claims, and deletes the context
+      // after that, so an answer about other nodes would be a write nobody reads.
+      if (allocated.ok()) return allocated;
+    }
   }
   ALLOT_RETURN_IF_ERROR(WriteUnsuitableNodes(*ctx, pending));
   if (!allocated.ok()) {

@@ -10,7 +10,7 @@
 //    written to status.resourceClaims[], one entry per pod claim of this driver — entries of
 //    other drivers are left alone; lists are cut to 128 nodes, keeping the selected node. When
 //    the selected node suits every pending claim, they are allocated for it and the pod is
-//    added to each claim's reservedFor.
+//    added to each claim's reservedFor (and no answer is written: the claims say it all).
 //  - Before allocating, the finalizer "<driver>/deletion-protection" is added; a claim being
 //    deleted or with status.deallocationRequested, and no longer reserved, is deallocated
 //    (Deallocate), its allocation and deallocationRequested cleared, the finalizer removed.

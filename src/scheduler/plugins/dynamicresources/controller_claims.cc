@@ -119,8 +119,10 @@ std::string WaitingMessage(const std::vector<std::string>& drivers,
                            const std::string& selected_node) {
   std::string out = drivers.size() == 1 ? "waiting for resource driver " : "waiting for resource drivers ";
   for (size_t i = 0; i < drivers.size(); ++i) out += (i ? ", " : "") + drivers[i];
+  // The node is left out so that the rounds of one negotiation say the same (the pod's
+  // condition is not rewritten each round); the context's selectedNode names it.
   if (selected_node.empty()) return out + " to provide information";
-  return out + " to allocate for node " + selected_node;
+  return out + " to allocate the pod's claims";
 }
 
 }  // namespace allot::scheduler::dra_plugin

@@ -76,7 +76,8 @@ std::vector<std::string> AwaitedDrivers(const api::PodSchedulingContextSpec& pub
                                         std::span<const PendingControllerClaim> pending);
 
 // "waiting for resource driver a.example.com to provide information", "waiting for resource
-// drivers a.example.com, b.example.com to allocate for node n1".
+// drivers a.example.com, b.example.com to allocate the pod's claims" (once a node is selected;
+// the context names it).
 std::string WaitingMessage(const std::vector<std::string>& drivers,
                            const std::string& selected_node);
 

@@ -130,7 +130,7 @@ TEST(AwaitedDrivers, UnansweredClaimsOrAllOnceANodeIsSelected) {
   EXPECT_EQ(AwaitedDrivers(spec, pending), (std::vector<std::string>{"x", "y"}));
   EXPECT_EQ(WaitingMessage({"x"}, ""), "waiting for resource driver x to provide information");
   EXPECT_EQ(WaitingMessage({"x", "y"}, "n"),
-            "waiting for resource drivers x, y to allocate for node n");
+            "waiting for resource drivers x, y to allocate the pod's claims");
 }
 
 TEST(ClassesAllow, EveryRequestNeedsAClassThatAllowsTheNode) {

@@ -282,6 +282,7 @@ void DynamicResources::ReadContext(const api::Pod& pod, DraState& s) {
   }
   s.node_in_allocation = NodeInAllocation(ctx.get(), s.pending_controller);
   s.vetted = VettedNodes(ctx.get(), s.pending_controller);
+  s.contended = negotiations_.SelectedNodes(pod.metadata.uid);
 }
 
 Status DynamicResources::PreEnqueue(const api::Pod& pod) const {
@@ -465,7 +466,10 @@ Status DynamicResources::PreScore(CycleState& state, const PodInfo& /*pod*/,
                                   std::span<const NodeInfo* const> /*nodes*/) {
   RecordVerdicts(state);
   const DraState* s = state.Read(kDraStateKey);
-  if (!s || ((!s->allocator || !s->has_preferences) && s->vetted.empty())) return Status::Skip();
+  if (!s || ((!s->allocator || !s->has_preferences) && s->vetted.empty() &&
+             s->contended.empty())) {
+    return Status::Skip();
+  }
   return Status::Success();
 }
 
@@ -477,7 +481,12 @@ Status DynamicResources::Score(const CycleState& state, const PodInfo& /*pod*/,
   const std::string& name = node.node()->metadata.name;
   // Nodes the control-plane drivers accepted come first, whatever the device preferences.
   constexpr int64_t kVettedBonus = int64_t{1} << 40;
+  // Then nodes fewer negotiating pods were selected on.
+  constexpr int64_t kContendedPenalty = int64_t{1} << 20;
   if (std::binary_search(s->vetted.begin(), s->vetted.end(), name)) score = kVettedBonus;
+  if (auto c = s->contended.find(name); c != s->contended.end()) {
+    score -= kContendedPenalty * c->second;
+  }
   std::lock_guard<std::mutex> lock(s->filter_results->mu);
   auto it = s->filter_results->score_by_node.find(name);
   if (it != s->filter_results->score_by_node.end()) score += it->second;

@@ -84,6 +84,7 @@ Status DynamicResources::PublishContext(DraState& s, const PodInfo& pod) {
     auto w = client::UpdateWithRetry(
         *c, Contexts(), ns, name, client::Write::kUpdate,
         [&](const api::Object& o) -> Result<client::Desired> {
+          written = false;
           const auto* ctx = api::As<api::PodSchedulingContext>(o);
           if (!ctx) return allot::InternalError(what + " is not a PodSchedulingContext");
           if (!api::IsControlledBy(ctx->metadata, pod.uid())) {
@@ -93,6 +94,7 @@ Status DynamicResources::PublishContext(DraState& s, const PodInfo& pod) {
           if (ctx->spec == want) return client::Desired();
           auto copy = std::make_unique<api::PodSchedulingContext>(*ctx);
           copy->spec = want;
+          written = true;
           return client::Desired(std::move(copy));
         },
         current);
@@ -100,7 +102,14 @@ Status DynamicResources::PublishContext(DraState& s, const PodInfo& pod) {
   }
   std::vector<std::string> drivers = AwaitedDrivers(want, s.pending_controller);
   std::string message = WaitingMessage(drivers, want.selectedNode);
-  negotiations_.Waiting(pod.uid(), ns, name, want, std::move(drivers), handle_.clock().Steady());
+  const bool first = negotiations_.Waiting(pod.uid(), ns, name, want, drivers,
+                                          handle_.clock().Steady());
+  if (client::EventRecorder* ev = handle_.events(); ev && first) {
+    // Once per negotiation (later rounds say the same in the PodScheduled condition; a driver
+    // past its deadline gets an event of its own).
+    ev->Record(*pod.pod, client::kEventTypeNormal, "WaitingForResourceDriver", "Scheduling",
+               message);
+  }
   return Status(Code::kPending, std::move(message));
 }
 

@@ -17,7 +17,7 @@ Negotiations::TimePoint Negotiations::DeadlineOf(const Entry& e) const {
   return out.value_or(e.since);
 }
 
-void Negotiations::Waiting(const std::string& pod_uid, const std::string& ns,
+bool Negotiations::Waiting(const std::string& pod_uid, const std::string& ns,
                            const std::string& name, const api::PodSchedulingContextSpec& published,
                            std::vector<std::string> drivers, TimePoint now) {
   std::lock_guard<std::mutex> lock(mu_);
@@ -39,6 +39,7 @@ void Negotiations::Waiting(const std::string& pod_uid, const std::string& ns,
   e.drivers = std::move(drivers);
   ++e.rounds;
   e.deadline = DeadlineOf(e);
+  return added;
 }
 
 std::optional<Negotiations::Finished> Negotiations::Finish(const std::string& pod_uid,
@@ -96,6 +97,16 @@ std::vector<std::string> Negotiations::Unsuitable(const std::string& pod_uid,
 void Negotiations::Forget(const std::string& pod_uid) {
   std::lock_guard<std::mutex> lock(mu_);
   entries_.erase(pod_uid);
+}
+
+std::map<std::string, int, std::less<>> Negotiations::SelectedNodes(
+    const std::string& except) const {
+  std::map<std::string, int, std::less<>> out;
+  std::lock_guard<std::mutex> lock(mu_);
+  for (const auto& [uid, e] : entries_) {
+    if (uid != except && !e.published.selectedNode.empty()) ++out[e.published.selectedNode];
+  }
+  return out;
 }
 
 size_t Negotiations::size() const {

@@ -37,8 +37,9 @@ class Negotiations {
   explicit Negotiations(TimeoutFor timeout_for);
 
   // A round of the pod ended with `published` in its context, waiting for `drivers` (sorted).
-  // The wait is timed from the first round that asked for exactly `published`.
-  void Waiting(const std::string& pod_uid, const std::string& ns, const std::string& name,
+  // The wait is timed from the first round that asked for exactly `published`. True when this
+  // starts the pod's negotiation.
+  bool Waiting(const std::string& pod_uid, const std::string& ns, const std::string& name,
                const api::PodSchedulingContextSpec& published, std::vector<std::string> drivers,
                TimePoint now);
 
@@ -67,6 +68,10 @@ class Negotiations {
   // Ends the pod's negotiation without figures: no node is left for it (every one ruled out),
   // so the next round asks the drivers afresh.
   void Forget(const std::string& pod_uid);
+
+  // How many negotiating pods have each node as their published selectedNode, the pod
+  // `except` left out: the nodes drivers are being asked to allocate on right now.
+  std::map<std::string, int, std::less<>> SelectedNodes(const std::string& except) const;
 
   size_t size() const;
 

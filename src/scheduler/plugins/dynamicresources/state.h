@@ -76,6 +76,9 @@ struct DraState {
   // Nodes the drivers of every pending controller claim were asked about and found suitable
   // (sorted): Score prefers them, so the next selectedNode is one the drivers accept.
   std::vector<std::string> vetted;
+  // Nodes other negotiating pods asked drivers to allocate on (how many pods): Score spreads
+  // selections, since capacity only the drivers know is likely taken where others wait.
+  std::map<std::string, int, std::less<>> contended;
   // Reserve: what PreBind publishes in the context (only while controller claims are pending).
   std::optional<api::PodSchedulingContextSpec> publish;
   // Reserve onwards: per claim, the allocation chosen for it (unallocated claims only), and
