@@ -55,6 +55,27 @@ answerLatency: 300ms
 allocateLatency: 1s
 )";
 
+// A driver's configuration: the file `path`, or `demo` when no file is given. False (after
+// saying why) when it cannot be read or is invalid.
+template <class Config, class Parse>
+bool LoadConfig(const char* flag, const std::string& path, std::string_view demo, Parse parse,
+                std::optional<Config>& out) {
+  Result<Config> c = InternalError("unset");
+  if (path.empty()) {
+    c = parse(demo);
+  } else if (auto text = ReadFile(path); text.ok()) {
+    c = parse(*text);
+  } else {
+    c = text.status();
+  }
+  if (!c.ok()) {
+    std::fprintf(stderr, "allot serve: %s: %s\n", flag, c.status().message().c_str());
+    return false;
+  }
+  out = std::move(c).value();
+  return true;
+}
+
 }  // namespace
 
 int Serve(int argc, char** argv) {
@@ -113,36 +134,17 @@ int Serve(int argc, char** argv) {
   }
   std::optional<drivers::FabricConfig> fabric;
   if (demo || !fabric_config.empty()) {
-    Result<drivers::FabricConfig> c = InternalError("unset");
-    if (fabric_config.empty()) {
-      c = drivers::ParseFabricConfig(kDemoFabric);
-    } else if (auto text = ReadFile(fabric_config); text.ok()) {
-      c = drivers::ParseFabricConfig(*text);
-    } else {
-      c = text.status();
-    }
-    if (!c.ok()) {
-      std::fprintf(stderr, "allot serve: --fabric-config: %s\n", c.status().message().c_str());
+    if (!LoadConfig("--fabric-config", fabric_config, kDemoFabric, drivers::ParseFabricConfig,
+                    fabric)) {
       return 2;
     }
-    fabric = std::move(c).value();
   }
   std::optional<drivers::AcceleratorPoolConfig> accelerator_pool;
   if (demo || !controller_config.empty()) {
-    Result<drivers::AcceleratorPoolConfig> c = InternalError("unset");
-    if (controller_config.empty()) {
-      c = drivers::ParseAcceleratorPoolConfig(kDemoAcceleratorPool);
-    } else if (auto text = ReadFile(controller_config); text.ok()) {
-      c = drivers::ParseAcceleratorPoolConfig(*text);
-    } else {
-      c = text.status();
-    }
-    if (!c.ok()) {
-      std::fprintf(stderr, "allot serve: --controller-config: %s\n",
-                   c.status().message().c_str());
+    if (!LoadConfig("--controller-config", controller_config, kDemoAcceleratorPool,
+                    drivers::ParseAcceleratorPoolConfig, accelerator_pool)) {
       return 2;
     }
-    accelerator_pool = std::move(c).value();
   }
   auto device_profile = sim_devices.Profile();
   if (!device_profile.ok()) {

@@ -124,9 +124,15 @@ class ControlPlaneTest : public DraFixture {
     ASSERT_TRUE(c->Start().ok());
     driver_controllers_.push_back(std::move(c));
   }
-  void StopDrivers() {
-    for (auto& c : driver_controllers_) c->Stop();
-    driver_controllers_.clear();
+  // Two nodes, the driver's class and template, and pod "p" using it; no driver running.
+  void StartWithoutDriver() {
+    Cluster(2, 0);
+    Create(api::ResourceFor<api::DeviceClass>(),
+           workloads::MakeDriverClass(kControlPlaneDriver, kControlPlaneDriver));
+    classes_.insert(kControlPlaneDriver);
+    ControllerTemplate("acc");
+    Start();
+    Pod("p", "acc");
   }
   static api::ResourceClaimSpec ControllerSpec(const std::string& driver, std::string_view mode) {
     api::ResourceClaimSpec spec = workloads::ClaimSpec(driver, 1);
@@ -335,13 +341,7 @@ TEST_F(ControlPlaneTest, DeallocatesAClaimAllocatedWhereThePodCannotRun) {
 // The driver is down: the pod says whom it waits for, and binds once the driver is back. A
 // scheduler restarted in between resumes from the objects.
 TEST_F(ControlPlaneTest, WaitsForADriverThatIsDownAndResumesAfterARestart) {
-  Cluster(2, 0);
-  Create(api::ResourceFor<api::DeviceClass>(),
-         workloads::MakeDriverClass(kControlPlaneDriver, kControlPlaneDriver));
-  classes_.insert(kControlPlaneDriver);
-  ControllerTemplate("acc");
-  Start();
-  Pod("p", "acc");
+  StartWithoutDriver();
   ASSERT_TRUE(WaitFor(
       [&] {
         return PodMessage("p").find("waiting for resource driver controller.example.com") !=
@@ -363,13 +363,7 @@ TEST_F(ControlPlaneTest, WaitsForADriverThatIsDownAndResumesAfterARestart) {
 
 // Someone deletes the context while the pod waits: the scheduler publishes it again.
 TEST_F(ControlPlaneTest, AContextDeletedByHandIsPublishedAgain) {
-  Cluster(2, 0);
-  Create(api::ResourceFor<api::DeviceClass>(),
-         workloads::MakeDriverClass(kControlPlaneDriver, kControlPlaneDriver));
-  classes_.insert(kControlPlaneDriver);
-  ControllerTemplate("acc");
-  Start();
-  Pod("p", "acc");
+  StartWithoutDriver();
   ASSERT_TRUE(WaitFor([&] { return Context("p") != nullptr; }, seconds(10))) << PodMessage("p");
   const std::string first_uid = Context("p")->metadata.uid;
   ASSERT_TRUE(client_->Delete(api::ResourceFor<api::PodSchedulingContext>(), "default", "p").ok());
