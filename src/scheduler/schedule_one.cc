@@ -2,6 +2,8 @@
 #include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>
 
+#include <algorithm>
+
 #include "api/core/pod.h"
 #include "api/machinery/resources.h"
 #include "common/log.h"
@@ -118,14 +120,24 @@ void Scheduler::SchedulingCycle(std::unique_ptr<QueuedPodInfo> qpi, Framework& f
     }
     // Nothing fits: PostFilter (preemption) may make room for a later attempt.
     std::string nominated;
+    std::vector<std::string> pf_pending;
     if (fw.HasPostFilterPlugins()) {
       PostFilterResult pf;
       Status pst = fw.RunPostFilterPlugins(*state, *info, diagnosis.node_to_status, pf);
       diagnosis.post_filter_msg = pst.Message();
       if (pst.IsSuccess()) nominated = pf.nominated_node;
+      pf_pending = std::move(pf.pending_plugins);
     }
     qpi->unschedulable_plugins = diagnosis.unschedulable_plugins;
     qpi->pending_plugins = diagnosis.pending_plugins;
+    // The only plugin that rejected the pod started something it now waits for (PostFilter
+    // answered Pending): the event that ends the wait moves it without backoff.
+    if (qpi->unschedulable_plugins.size() == 1 &&
+        std::find(pf_pending.begin(), pf_pending.end(), qpi->unschedulable_plugins[0]) !=
+            pf_pending.end()) {
+      qpi->pending_plugins.push_back(std::move(qpi->unschedulable_plugins[0]));
+      qpi->unschedulable_plugins.clear();
+    }
     HandleFailure(fw, std::move(qpi), st, FitErrorMessage(snapshot_->NumNodes(), diagnosis),
                   nominated, start);
     return;

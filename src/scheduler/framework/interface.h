@@ -169,10 +169,15 @@ class FilterPlugin : public virtual Plugin {
 
 struct PostFilterResult {
   std::string nominated_node;  // "" when none
+  // Plugins whose PostFilter answered Pending: they started something outside the scheduler
+  // that the pod now waits for (DynamicResources giving a claim back to its driver).
+  std::vector<std::string> pending_plugins;
 };
 
 // Runs when no node passed Filter (e.g. preemption). Success means the pod may fit after
-// `result.nominated_node` frees up; the pod is still requeued.
+// `result.nominated_node` frees up; the pod is still requeued. Pending means the plugin started
+// something the pod waits for: when that plugin alone rejected the pod, it is requeued without
+// backoff by the event that ends the wait.
 class PostFilterPlugin : public virtual Plugin {
  public:
   virtual Status PostFilter(CycleState& state, const PodInfo& pod, const NodeToStatus& statuses,

@@ -300,6 +300,7 @@ Status Framework::RunPostFilterPlugins(CycleState& state, const PodInfo& pod,
       out = WrapError("PostFilter", p->Name(), st);
       break;
     }
+    if (st.code() == Code::kPending) result.pending_plugins.emplace_back(p->Name());
     for (const std::string& r : st.reasons()) reasons.push_back(r);
     out = Status(Code::kUnschedulable, reasons);
     out.WithPlugin(p->Name());

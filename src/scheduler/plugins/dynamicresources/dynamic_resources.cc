@@ -447,7 +447,7 @@ Status DynamicResources::PostFilter(CycleState& state, const PodInfo& pod,
     // The node the drivers were asked to allocate for no longer fits: take it back, so they
     // stop; the context's update moves the pod for another round.
     WithdrawSelectedNode(*s->context);
-    return Unschedulable("selected node " + s->node_in_allocation + " withdrawn");
+    return Status(Code::kPending, "selected node " + s->node_in_allocation + " withdrawn");
   }
   // No node is left: what the drivers ruled out is asked afresh in the next round (which an
   // event starts), and nobody is waiting for an answer now.

@@ -191,7 +191,8 @@ Status DynamicResources::DeallocateUnavailableClaim(DraState& s, const PodInfo& 
           return client::Desired(std::move(copy));
         });
   });
-  return Unschedulable("deallocating ResourceClaim " + id);
+  // The claim's update (its driver releasing it, or this write) moves the pod, without backoff.
+  return Status(Code::kPending, "deallocating ResourceClaim " + id);
 }
 
 void DynamicResources::PostBind(CycleState& state, const PodInfo& pod, const std::string&) {
