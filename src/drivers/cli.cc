@@ -71,8 +71,9 @@ struct DriverSetup {
   std::unique_ptr<client::HttpClient> client;
 };
 template <class Config, class Parse>
-std::optional<int> SetUp(const char* command, const char* about, const char* example,
-                         int argc, char** argv, Parse parse, DriverSetup<Config>& out) {
+std::optional<int> SetUp(const char* command, const char* user_agent, const char* about,
+                         const char* example, int argc, char** argv, Parse parse,
+                         DriverSetup<Config>& out) {
   std::string config_path, token;
   Flags flags(command, about);
   flags.String("server", &out.server, "API server URL, e.g. http://127.0.0.1:6443 (required)");
@@ -100,7 +101,7 @@ std::optional<int> SetUp(const char* command, const char* about, const char* exa
   out.config = std::move(config).value();
   client::HttpClientOptions http;
   http.bearer_token = token;
-  http.user_agent = std::string("allot-") + (std::strrchr(command, ' ') + 1) + "-driver";
+  http.user_agent = user_agent;
   auto client = client::HttpClient::FromUrl(out.server, http);
   if (!client.ok()) {
     std::fprintf(stderr, "%s: %s\n", command, client.status().message().c_str());
@@ -128,7 +129,7 @@ void RunUntilSignal(const std::function<void()>& summary) {
 int RunFabric(int argc, char** argv) {
   DriverSetup<FabricConfig> setup;
   if (auto exit_code = SetUp(
-          "allot driver fabric",
+          "allot driver fabric", "allot-fabric-driver",
           "A composable-infrastructure DRA driver: publishes fabric GPUs as ResourceSlices and "
           "attaches them to the nodes the scheduler allocates them for.",
           "examples/fabric.yaml", argc, argv, ParseFabricConfig, setup)) {
@@ -170,7 +171,7 @@ void PrintPoolSummary(AcceleratorPool& pool) {
 int RunController(int argc, char** argv) {
   DriverSetup<AcceleratorPoolConfig> setup;
   if (auto exit_code = SetUp(
-          "allot driver controller",
+          "allot driver controller", "allot-controller-driver",
           "An example control-plane DRA driver (KEP-3063): network-attached accelerators whose "
           "per-rack and per-node capacity only it knows, allocated through its controller in "
           "negotiation with the scheduler (PodSchedulingContext).",

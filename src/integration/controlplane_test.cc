@@ -40,7 +40,6 @@ class PoolDriver final : public drivers::controlplane::Driver {
   Status UnsuitableNodes(const api::Pod&, std::span<ClaimAllocation> claims,
                          const std::vector<std::string>& nodes) override {
     std::lock_guard<std::mutex> lock(mu_);
-    ++answers_;
     for (const std::string& n : nodes) {
       if (Fits(n, claims.size())) continue;
       for (auto& c : claims) c.unsuitable_nodes.push_back(n);
@@ -77,10 +76,6 @@ class PoolDriver final : public drivers::controlplane::Driver {
     ++deallocations_;
     return Status::Ok();
   }
-  int answers() const {
-    std::lock_guard<std::mutex> lock(mu_);
-    return answers_;
-  }
   int deallocations() const {
     std::lock_guard<std::mutex> lock(mu_);
     return deallocations_;
@@ -104,7 +99,6 @@ class PoolDriver final : public drivers::controlplane::Driver {
   mutable std::mutex mu_;
   std::map<std::string, std::set<int>> used_;  // node -> slots in use
   Held held_;                                  // claim uid -> (node, slot)
-  int answers_ = 0;
   int deallocations_ = 0;
 };
 

@@ -186,6 +186,12 @@ DynamicResources::DynamicResources(Handle& handle, dra::Features features,
 
 DynamicResources::~DynamicResources() { writer_.Stop(); }
 
+std::shared_ptr<const api::DeviceClass> DynamicResources::Class(std::string_view name) const {
+  api::ObjectPtr o = classes_ ? classes_->Get("", name) : nullptr;
+  if (!o || !api::As<api::DeviceClass>(*o)) return nullptr;
+  return std::static_pointer_cast<const api::DeviceClass>(o);
+}
+
 std::chrono::seconds DynamicResources::AnswerTimeout(std::string_view driver) const {
   auto it = args_.controller_answer_timeouts.find(driver);
   return it != args_.controller_answer_timeouts.end() ? it->second
@@ -232,27 +238,22 @@ Status DynamicResources::GatherClaims(const api::Pod& pod, ClaimList& out,
 Status DynamicResources::AddPendingControllerClaim(size_t index, const std::string& entry,
                                                    const api::ResourceClaim& c,
                                                    std::vector<PendingControllerClaim>& out) const {
-  const std::string id = c.metadata.namespace_ + "/" + c.metadata.name;
   if (api::EffectiveClaimAllocationMode(c.spec) == api::kClaimAllocationImmediate) {
     // Its driver allocates it without a pod; the claim's update moves the pod.
-    return Unschedulable("unallocated immediate resourceclaim " + id);
+    return Unschedulable("unallocated immediate resourceclaim " + c.metadata.namespace_ + "/" +
+                         c.metadata.name);
   }
   PendingControllerClaim p;
   p.index = index;
   p.pod_claim_name = entry;
   p.driver = c.spec.controllerName;
-  auto lookup = [&](const std::string& name) -> std::shared_ptr<const api::DeviceClass> {
-    api::ObjectPtr o = classes_ ? classes_->Get("", name) : nullptr;
-    if (!o || !api::As<api::DeviceClass>(*o)) return nullptr;
-    return std::static_pointer_cast<const api::DeviceClass>(o);
-  };
   for (const api::DeviceRequest& r : c.spec.devices.requests) {
     std::vector<std::string> names;
     if (r.exactly) names.push_back(r.exactly->deviceClassName);
     for (const api::DeviceSubRequest& sub : r.firstAvailable) names.push_back(sub.deviceClassName);
     auto& alternatives = p.classes.emplace_back();
     for (const std::string& name : names) {
-      auto cls = lookup(name);
+      auto cls = Class(name);
       // A class event moves the pod.
       if (!cls) return Unschedulable("resource class " + name + " does not exist");
       alternatives.push_back(std::move(cls));
@@ -339,15 +340,7 @@ Status DynamicResources::PreFilter(CycleState& state, const PodInfo& pod_info,
     opts.compile = [this](std::string_view expr) { return programs_.Get(expr); };
     opts.admin_access_allowed = AdminAccessAllowed(pod.metadata.namespace_);
     opts.max_steps = args_.max_allocation_steps;
-    dra::ClassLookup classes = [this](std::string_view name) {
-      std::shared_ptr<const api::DeviceClass> out;
-      if (!classes_) return out;
-      api::ObjectPtr o = classes_->Get("", name);
-      if (o && api::As<api::DeviceClass>(*o)) {
-        out = std::static_pointer_cast<const api::DeviceClass>(o);
-      }
-      return out;
-    };
+    dra::ClassLookup classes = [this](std::string_view name) { return Class(name); };
     auto allocator = dra::Allocator::Create(opts, s.view.inventory, unallocated, classes);
     // A missing class or a selector that does not compile: the pod waits for a class or
     // claim event.

@@ -163,8 +163,6 @@ class DynamicResources final : public PreEnqueuePlugin,
   DeviceTracker& tracker() { return *tracker_; }
   BindingWaiter& binding_waiter() { return *waiter_; }
   Negotiations& negotiations() { return negotiations_; }
-  // Runs after the background writes submitted so far (tests).
-  void FlushWrites();
 
  private:
   using ClaimList = std::vector<std::shared_ptr<const api::ResourceClaim>>;
@@ -194,6 +192,8 @@ class DynamicResources final : public PreEnqueuePlugin,
   allot::Status WriteClaim(const PodInfo& pod, const api::ResourceClaim& claim,
                            const api::AllocationResult* allocation, std::string* written_rv);
   bool AdminAccessAllowed(const std::string& ns) const;
+  // The DeviceClass from the informer; null when it does not exist.
+  std::shared_ptr<const api::DeviceClass> Class(std::string_view name) const;
   // Keeps the verdicts this cycle's Filter computed in the pod's equivalence class.
   static void RecordVerdicts(CycleState& state);
   // scheduler/plugins/dynamicresources/binding_conditions.cc

@@ -2,8 +2,6 @@
 // pod's PodSchedulingContext from PreBind, PostFilter's recovery writes (withdrawing a selected
 // node, deallocating a claim allocated for the wrong nodes), deleting the context after binding,
 // and the drivers' answer deadline. What the context says is decided in controller_claims.cc.
-#include <future>
-
 #include "api/core/pod.h"
 #include "api/machinery/owners.h"
 #include "api/resource/pod_scheduling_context.h"
@@ -249,12 +247,6 @@ void DynamicResources::ExpireNegotiations() {
                      " (waited " + SecondsText(x.waited) + "); retrying");
     }
   }
-}
-
-void DynamicResources::FlushWrites() {
-  std::promise<void> done;
-  writer_.Submit([&done] { done.set_value(); });
-  done.get_future().wait();
 }
 
 }  // namespace allot::scheduler
