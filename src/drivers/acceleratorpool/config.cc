@@ -10,6 +10,7 @@ namespace {
 using api::Path;
 
 constexpr int64_t kMaxRackCapacity = 1000;
+constexpr int64_t kMaxWorkers = 64;
 
 class Decoder : public ConfigDecoder {
  public:
@@ -48,6 +49,8 @@ class Decoder : public ConfigDecoder {
         Number(v, p, c.failure_rate);
       } else if (key == "seed") {
         Uint(v, p, c.seed);
+      } else if (key == "workers") {
+        Int(v, p, c.workers);
       } else {
         Unknown(p);
       }
@@ -98,6 +101,10 @@ Status ValidateAcceleratorPoolConfig(const AcceleratorPoolConfig& c) {
   ValidateDuration(c.answer_latency, root.Child("answerLatency"), false, errs);
   ValidateDuration(c.allocate_latency, root.Child("allocateLatency"), false, errs);
   ValidateProbability(c.failure_rate, root.Child("failureRate"), errs);
+  if (c.workers < 1 || c.workers > kMaxWorkers) {
+    errs.InvalidInt(root.Child("workers"), c.workers,
+                    "must be between 1 and " + std::to_string(kMaxWorkers));
+  }
   return ConfigProblems("accelerator pool config", errs.Messages());
 }
 

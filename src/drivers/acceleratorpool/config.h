@@ -18,6 +18,8 @@
 //   allocateLatency: 0s                  #   answer a PodSchedulingContext / to allocate
 //   failureRate: 0                       # probability (0..1) that an allocation fails
 //   seed: 1                              # seeds the failure draws
+//   workers: 8                           # claims and contexts handled at once (1..64); a
+//                                        #   worker waits on each API write it makes
 //
 // Unknown fields and bad values are errors naming the field path.
 #pragma once
@@ -43,6 +45,7 @@ struct AcceleratorPoolConfig {
   std::chrono::microseconds allocate_latency{0};
   double failure_rate = 0;
   uint64_t seed = 1;
+  int64_t workers = 8;
 
   bool operator==(const AcceleratorPoolConfig&) const = default;
 };
@@ -51,7 +54,8 @@ struct AcceleratorPoolConfig {
 Result<AcceleratorPoolConfig> ParseAcceleratorPoolConfig(std::string_view yaml);
 // The checks after decoding: driver name, node selector labels, rack label, nodeRacks (known
 // racks), racks (names are
-// label values, capacities 1..1000), perNodeLimit >= 1, durations >= 0, failureRate in [0, 1].
+// label values, capacities 1..1000), perNodeLimit >= 1, durations >= 0, failureRate in [0, 1],
+// workers 1..64.
 Status ValidateAcceleratorPoolConfig(const AcceleratorPoolConfig& config);
 
 }  // namespace allot::drivers

@@ -140,13 +140,16 @@ colour: blue
   // Decoding problems first (all of them), then the values.
   EXPECT_THAT(m, HasSubstr("unknown field \"colour\""));
   EXPECT_THAT(m, HasSubstr("answerLatency: Invalid value: \"soon\""));
-  c = ParseAcceleratorPoolConfig("racks: {rack-a: 0, \"bad rack\": 2}\nperNodeLimit: 0\nfailureRate: 2\n");
+  c = ParseAcceleratorPoolConfig(
+      "racks: {rack-a: 0, \"bad rack\": 2}\nperNodeLimit: 0\nfailureRate: 2\nworkers: 0\n");
   ASSERT_FALSE(c.ok());
   EXPECT_THAT(c.status().message(),
               HasSubstr("racks[rack-a]: Invalid value: 0: must be between 1 and 1000"));
   EXPECT_THAT(c.status().message(), HasSubstr("racks[bad rack]"));
   EXPECT_THAT(c.status().message(), HasSubstr("perNodeLimit: Invalid value: 0: must be positive"));
   EXPECT_THAT(c.status().message(), HasSubstr("failureRate"));
+  EXPECT_THAT(c.status().message(),
+              HasSubstr("workers: Invalid value: 0: must be between 1 and 64"));
   EXPECT_THAT(ParseAcceleratorPoolConfig("{}").status().message(), HasSubstr("racks: Required value"));
 }
 

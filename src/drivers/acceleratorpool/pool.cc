@@ -53,7 +53,9 @@ Status AcceleratorPool::Start(std::chrono::milliseconds sync_timeout) {
     if (const auto* claim = api::As<api::ResourceClaim>(*o)) driver_->Restore(*claim);
   }
   controller_ = std::make_unique<controlplane::Controller>(
-      client_, *driver_, controlplane::ControllerOptions{.driver_name = config_.driver});
+      client_, *driver_,
+      controlplane::ControllerOptions{.driver_name = config_.driver,
+                                      .workers = static_cast<int>(config_.workers)});
   return controller_->Start(sync_timeout);
 }
 

@@ -51,7 +51,7 @@ std::string FinalizerFor(std::string_view driver);
 
 struct ControllerOptions {
   std::string driver_name;  // claims with spec.controllerName == driver_name are ours
-  int workers = 2;
+  int workers = 8;          // each waits on the API writes it makes: more hide the write latency
   // A full re-sync of every context and claim, as a safety net only (events drive the work).
   std::chrono::seconds resync{300};
   Clock* clock = nullptr;  // null: RealClock
