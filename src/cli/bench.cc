@@ -16,16 +16,21 @@
 //       "full" every pod needs the devices a deleted pod's claim releases (resourceclaim
 //       controller -> claim deleted -> scheduler requeue).
 //   SchedulingWithControlPlaneController/<P>pods_<N>nodes
-//       KEP-3063: every pod gets one claim of the example control-plane driver (controller.example.com,
-//       drivers/acceleratorpool/), run in-process (inprocess) or as `allot driver controller`
-//       (http), answering at once; each node has P/N accelerators only the driver knows about.
-//       The scheduler negotiates each pod's node through its PodSchedulingContext. P/2 + P/2.
+//       KEP-3063: every pod gets one claim of the example control-plane driver
+//       (controller.example.com, drivers/acceleratorpool/), run in-process (inprocess) or as `allot
+//       driver controller` (http), answering at once; each node has P/N accelerators only the
+//       driver knows about. The scheduler negotiates each pod's node through its
+//       PodSchedulingContext. P/2 + P/2.
 //   SchedulingWithMixedClaims/<P>pods_<N>nodes
 //       as the template workload plus, per pod, one claim of the control-plane driver.
 //   SchedulingInfeasibleClaim/<P>pods_<N>nodes
 //       like the template workload, plus 100 pods whose claim asks one device more than a node
 //       has (with matchAttribute on the model), created before the measured pods; they stay
 //       pending and must not slow the others down.
+//
+//   --rate R: the measured pods are created at R pods/s (an open loop, as an offered load)
+//   instead of all at once; the latency percentiles then say how long a pod waits at that load.
+//   The throughput is bounded by R.
 //
 //   inprocess: store + scheduler + resourceclaim controller + this client in one process.
 //   http:      `allot serve --no-scheduler` (API server, controllers) and `allot scheduler
@@ -175,9 +180,10 @@ std::unique_ptr<api::Pod> BenchPod(const Workload& w, const std::string& name, i
 // The control-plane driver's configuration: P/N accelerators per node (a "rack" per node).
 std::string ControllerConfig(const Workload& w) {
   const int64_t per_node = std::max<int64_t>(1, (w.init_pods + w.pods + w.nodes - 1) / w.nodes);
-  std::string yaml = std::string("driver: ") + kControllerDriver +
-                     "\nrackLabel: kubernetes.io/hostname\nperNodeLimit: " +
-                     std::to_string(per_node) + "\nracks:\n";
+  std::string yaml =
+      std::string("driver: ") + kControllerDriver +
+      "\nrackLabel: kubernetes.io/hostname\nperNodeLimit: " + std::to_string(per_node) +
+      "\nracks:\n";
   for (int64_t i = 0; i < w.nodes; ++i) {
     yaml += "  bench-node-" + std::to_string(i) + ": " + std::to_string(per_node) + "\n";
   }
@@ -205,7 +211,7 @@ struct Measurement {
 };
 
 // Creates the cluster and the pods through `client` and waits until every pod is bound.
-Result<Measurement> Drive(client::Client& client, const Workload& w,
+Result<Measurement> Drive(client::Client& client, const Workload& w, double rate,
                           const std::function<uint64_t()>& store_writes) {
   const auto& reg = api::ResourceRegistry::Default();
   const auto& nodes = *reg.Find("", "v1", "nodes");
@@ -300,7 +306,14 @@ Result<Measurement> Drive(client::Client& client, const Workload& w,
   };
   std::thread creator([&] {
     int64_t first = w.steady_window > 0 ? std::min(w.steady_window, w.pods) : w.pods;
-    for (int64_t i = 0; i < first; ++i) create_next();
+    for (int64_t i = 0; i < first; ++i) {
+      if (rate > 0) {  // open loop: pod i is due at start + i / rate, however the others fare
+        std::this_thread::sleep_until(
+            start + std::chrono::duration_cast<Steady::duration>(
+                        std::chrono::duration<double>(static_cast<double>(i) / rate)));
+      }
+      create_next();
+    }
   });
   Measurement m;
   Steady::time_point last = start;
@@ -337,12 +350,16 @@ int RunBench(int argc, char** argv) {
   std::string mode = "inprocess";
   std::string store_kind = "sqlite";
   std::string out;
+  int64_t rate = 0;
   Flags flags("allot bench WORKLOAD",
               "Measures scheduling throughput on a scheduler_perf-shaped "
               "workload, e.g. SchedulingBasic/5000Nodes_10000Pods.");
   flags.String("mode", &mode, "inprocess or http");
   flags.String("store", &store_kind, "sqlite (durable) or memory");
   flags.String("out", &out, "write the result as JSON to this file");
+  flags.Int("rate", &rate,
+            "create the measured pods at this many per second (0: all at once); not for "
+            "SteadyState or BindingConditions workloads");
   if (auto exit_code = flags.ParseOrExit(argc, argv)) return *exit_code;
   if (flags.positional().size() != 1) {
     std::fprintf(stderr, "allot bench: one WORKLOAD is required\n%s\n", flags.Usage().c_str());
@@ -361,6 +378,12 @@ int RunBench(int argc, char** argv) {
     std::fprintf(stderr, "allot bench: %s\n", w.status().message().c_str());
     return 2;
   }
+  if (rate < 0 || (rate > 0 && w->steady_window > 0)) {
+    std::fprintf(stderr,
+                 "allot bench: --rate must be positive, and SteadyState workloads pace "
+                 "themselves\n");
+    return 2;
+  }
   if ((mode != "inprocess" && mode != "http") ||
       (store_kind != "sqlite" && store_kind != "memory")) {
     std::fprintf(stderr, "allot bench: --mode inprocess|http, --store sqlite|memory\n");
@@ -372,7 +395,7 @@ int RunBench(int argc, char** argv) {
   if (HasController(*w)) env.controller_config = ControllerConfig(*w);
   env.store_writes = &store_writes;
   Status env_status = bench::RunInEnvironment(env, "", [&](client::Client& c) {
-    m = Drive(c, *w, store_writes);
+    m = Drive(c, *w, static_cast<double>(rate), store_writes);
     return Status();
   });
   if (!env_status.ok()) m = env_status;
@@ -382,8 +405,10 @@ int RunBench(int argc, char** argv) {
   }
   double throughput = static_cast<double>(m->bound) / m->seconds;
   std::string p50 = Percentile(m->latencies_ms, 0.50), p99 = Percentile(m->latencies_ms, 0.99);
-  std::printf("workload: %s  mode: %s  store: %s\n", w->name.c_str(), mode.c_str(),
+  std::printf("workload: %s  mode: %s  store: %s", w->name.c_str(), mode.c_str(),
               store_kind.c_str());
+  if (rate > 0) std::printf("  offered: %lld pods/s", static_cast<long long>(rate));
+  std::printf("\n");
   std::printf("throughput: %.0f pods/s\n", throughput);
   std::printf("pods: %lld in %.2f s; scheduling latency p50 %s ms, p99 %s ms\n",
               static_cast<long long>(m->bound), m->seconds, p50.c_str(), p99.c_str());
@@ -395,9 +420,9 @@ int RunBench(int argc, char** argv) {
   if (!out.empty()) {
     std::ofstream f(out);
     f << "{\"workload\":\"" << w->name << "\",\"mode\":\"" << mode << "\",\"store\":\""
-      << store_kind << "\",\"pods\":" << m->bound << ",\"seconds\":" << m->seconds
-      << ",\"throughput_pods_per_s\":" << throughput << ",\"latency_ms\":{\"p50\":" << p50
-      << ",\"p99\":" << p99 << "}}\n";
+      << store_kind << "\",\"offered_pods_per_s\":" << rate << ",\"pods\":" << m->bound
+      << ",\"seconds\":" << m->seconds << ",\"throughput_pods_per_s\":" << throughput
+      << ",\"latency_ms\":{\"p50\":" << p50 << ",\"p99\":" << p99 << "}}\n";
   }
   return 0;
 }
