@@ -89,6 +89,16 @@ class ControllerTest(harness.TestCase):
             finally:
                 k.cleanup()
 
+    def test_the_example_pool_config_runs(self):
+        """examples/controller/pool.yaml, every field of it, is a config the driver runs."""
+        config = os.path.join(EXAMPLES, "pool.yaml")
+        with harness.Server(store="memory", extra=["--controller-config", config]) as server:
+            k = harness.Kubectl(server)
+            self.wait("the driver's DeviceClass", lambda: "controller.example.com" in [
+                c["metadata"]["name"] for c in k.get("deviceclasses")["items"]])
+            selector = k.get("deviceclass", "controller.example.com")["spec"]["suitableNodes"]
+            self.assertIn("accelerators.example.com/fabric", str(selector))
+
 
 if __name__ == "__main__":
     harness.main()
