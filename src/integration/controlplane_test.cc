@@ -5,6 +5,8 @@
 #include <gtest/gtest.h>
 
 #include <array>
+#include <atomic>
+#include <condition_variable>
 #include <map>
 #include <mutex>
 #include <set>
@@ -24,8 +26,8 @@
 namespace allot::integration {
 namespace {
 
-using std::chrono::seconds;
 using drivers::controlplane::ClaimAllocation;
+using std::chrono::seconds;
 
 constexpr char kControlPlaneDriver[] = "controller.example.com";
 constexpr char kOtherDriver[] = "other.example.com";
@@ -139,11 +141,11 @@ class ControlPlaneTest : public DraFixture {
     Create(api::ResourceFor<api::ResourceClaim>(),
            workloads::MakeClaim(name, "default", ControllerSpec(driver, mode)));
   }
-  void ControllerTemplate(const std::string& name, const std::string& driver = kControlPlaneDriver) {
+  void ControllerTemplate(const std::string& name,
+                          const std::string& driver = kControlPlaneDriver) {
     Create(api::ResourceFor<api::ResourceClaimTemplate>(),
            workloads::MakeClaimTemplate(
-               name, "default",
-               ControllerSpec(driver, api::kClaimAllocationWaitForFirstConsumer)));
+               name, "default", ControllerSpec(driver, api::kClaimAllocationWaitForFirstConsumer)));
   }
   std::string NodeOf(const std::string& pod) {
     auto p = GetPod(pod);
@@ -265,9 +267,11 @@ TEST_F(ControlPlaneTest, MoreThan128FeasibleNodesAreOfferedInTurn) {
   ASSERT_TRUE(WaitBound("p", seconds(30))) << PodMessage("p");
   EXPECT_EQ(NodeOf("p"), "node-7");
   // Each round offers nodes not offered before, and a node the driver accepted is selected
-  // next: 200 nodes take at most three rounds (at most 100 feasible nodes are found per cycle
-  // at this size, percentageOfNodesToScore).
-  EXPECT_LE(Histogram("scheduler_dra_controller_negotiation_rounds").sum, 3);
+  // next: 200 nodes take three rounds that ask something new (at most 100 feasible nodes are
+  // found per cycle at this size, percentageOfNodesToScore). One more may count: a driver that
+  // answers the context's first version after the second was published wakes the pod for a
+  // round that publishes the same again (about 1 run in 80).
+  EXPECT_LE(Histogram("scheduler_dra_controller_negotiation_rounds").sum, 4);
   EXPECT_EQ(Histogram("scheduler_dra_controller_negotiation_rounds").count, 1u);
 }
 
@@ -332,6 +336,80 @@ TEST_F(ControlPlaneTest, DeallocatesAClaimAllocatedWhereThePodCannotRun) {
   ExpectInvariants();
 }
 
+// While its driver allocates for the selected node, a pod with a structured claim too holds the
+// device chosen for it there: a pod that wants the same device waits, rather than taking it and
+// sending the first pod into another round.
+TEST_F(ControlPlaneTest, StructuredDevicesAreHeldWhileTheDriverAllocates) {
+  // Allocate waits at a gate the test opens.
+  class Gated final : public drivers::controlplane::Driver {
+   public:
+    explicit Gated(PoolDriver& real) : real_(real) {}
+    Status UnsuitableNodes(const api::Pod& pod, std::span<ClaimAllocation> claims,
+                           const std::vector<std::string>& nodes) override {
+      return real_.UnsuitableNodes(pod, claims, nodes);
+    }
+    void Allocate(std::span<ClaimAllocation> claims, const std::string& node) override {
+      std::unique_lock<std::mutex> lock(mu_);
+      ++waiting_;
+      cv_.notify_all();
+      cv_.wait(lock, [&] { return open_; });
+      lock.unlock();
+      real_.Allocate(claims, node);
+    }
+    Status Deallocate(const api::ResourceClaim& claim) override { return real_.Deallocate(claim); }
+    bool WaitForAllocate() {
+      std::unique_lock<std::mutex> lock(mu_);
+      return cv_.wait_for(lock, seconds(10), [&] { return waiting_ > 0; });
+    }
+    void Open() {
+      std::lock_guard<std::mutex> lock(mu_);
+      open_ = true;
+      cv_.notify_all();
+    }
+
+   private:
+    PoolDriver& real_;
+    std::mutex mu_;
+    std::condition_variable cv_;
+    int waiting_ = 0;
+    bool open_ = false;
+  };
+  Cluster(2, 0);
+  Create(api::ResourceFor<api::ResourceSlice>(),
+         workloads::MakeNodeLocalSlice("node-0-gpu", kDriver, "node-0", 1));  // the only GPU
+  Template("one-gpu");
+  PoolDriver real(kControlPlaneDriver, {}, 4);
+  Gated driver(real);
+  Create(api::ResourceFor<api::DeviceClass>(),
+         workloads::MakeDriverClass(kControlPlaneDriver, kControlPlaneDriver));
+  auto c = std::make_unique<drivers::controlplane::Controller>(
+      *client_, driver,
+      drivers::controlplane::ControllerOptions{.driver_name = kControlPlaneDriver});
+  ASSERT_TRUE(c->Start().ok());
+  driver_controllers_.push_back(std::move(c));
+  ControllerTemplate("acc");
+  Start();
+  PodWithClaims("p", {{"gpu", "one-gpu", ""}, {"acc", "acc", ""}});
+  struct OpenAtExit {  // a failed assertion must not leave the driver's worker at the gate
+    Gated& g;
+    ~OpenAtExit() { g.Open(); }
+  } open_at_exit{driver};
+  ASSERT_TRUE(driver.WaitForAllocate()) << PodMessage("p");
+  Pod("q", "one-gpu");  // wants node-0's GPU, which p holds
+  ASSERT_TRUE(WaitFor([&] { return PodMessage("q").find("cannot allocate") != std::string::npos; },
+                      seconds(10)))
+      << PodMessage("q");
+  EXPECT_TRUE(NodeOf("q").empty());
+  driver.Open();
+  ASSERT_TRUE(WaitBound("p")) << PodMessage("p");
+  EXPECT_EQ(NodeOf("p"), "node-0");
+  ExpectClaimsOf("p", {"gpu", "acc"});
+  EXPECT_EQ(real.deallocations(), 0) << "p negotiated once";
+  EXPECT_EQ(Histogram("scheduler_dra_controller_negotiation_rounds").count, 1u);
+  EXPECT_TRUE(NodeOf("q").empty());
+  ExpectInvariants();
+}
+
 // The driver is down: the pod says whom it waits for, and binds once the driver is back. A
 // scheduler restarted in between resumes from the objects.
 TEST_F(ControlPlaneTest, WaitsForADriverThatIsDownAndResumesAfterARestart) {
@@ -386,8 +464,8 @@ TEST_F(ControlPlaneTest, APodDeletedWhileNegotiatingLeavesNothingBehind) {
   ASSERT_TRUE(WaitFor([&] { return Context("p") != nullptr; }, seconds(10))) << PodMessage("p");
   const std::string claim = ClaimOf("p");
   ASSERT_TRUE(client_->Delete(api::ResourceFor<api::Pod>(), "default", "p").ok());
-  EXPECT_TRUE(WaitFor([&] { return Context("p") == nullptr && GetClaim(claim) == nullptr; },
-                      seconds(10)));
+  EXPECT_TRUE(
+      WaitFor([&] { return Context("p") == nullptr && GetClaim(claim) == nullptr; }, seconds(10)));
   gc.Stop();
 }
 
@@ -420,6 +498,127 @@ TEST_F(ControlPlaneTest, ADriverThatDoesNotAnswerInTimeGetsAnEventAndThePodAnoth
   // The pod had another round, and waits again.
   ASSERT_TRUE(WaitFor([&] { return Plugin().negotiations().size() == 1; }, seconds(10)));
   StopScheduler();
+}
+
+// The driver crashed mid-allocation: its finalizer is on the claim, the allocation never written.
+// A restarted driver resumes from the objects — it allocates for the node the context selected —
+// and the slot it had picked before the crash (in memory only) is not held twice.
+TEST_F(ControlPlaneTest, ADriverThatCrashedMidAllocationResumesFromTheObjects) {
+  StartWithoutDriver();
+  ASSERT_TRUE(WaitFor(
+      [&] {
+        auto c = Context("p");
+        return c && !c->spec.selectedNode.empty();
+      },
+      seconds(10)))
+      << PodMessage("p");
+  const std::string selected = Context("p")->spec.selectedNode;
+  const std::string claim = ClaimOf("p");
+  {  // what the driver wrote before it died: step 1 of its allocation, the finalizer
+    auto copy = std::make_unique<api::ResourceClaim>(*GetClaim(claim));
+    copy->metadata.finalizers.push_back(drivers::controlplane::FinalizerFor(kControlPlaneDriver));
+    ASSERT_TRUE(client_->Update(api::ResourceFor<api::ResourceClaim>(), std::move(copy)).ok());
+  }
+  EXPECT_TRUE(NodeOf("p").empty());
+  EXPECT_FALSE(GetClaim(claim)->status.allocation);
+  PoolDriver restarted(kControlPlaneDriver, {}, 1);  // one slot per node: a double hand-out shows
+  StartDriver(restarted);
+  ASSERT_TRUE(WaitBound("p")) << PodMessage("p");
+  EXPECT_EQ(NodeOf("p"), selected);
+  ExpectClaimsOf("p", {"gpu"});
+  Pod("q", "acc");  // the other node's slot is still free
+  ASSERT_TRUE(WaitBound("q")) << PodMessage("q");
+  EXPECT_NE(NodeOf("q"), selected);
+  ExpectInvariants();
+}
+
+// The pod goes while its driver, having protected the claim, is down: the claim waits in
+// deletion for the driver's finalizer, and goes once the driver is back — with nothing to
+// deallocate, since nothing was allocated.
+TEST_F(ControlPlaneTest, AClaimDeletedWhileItsDriverIsDownGoesOnceTheDriverIsBack) {
+  StartWithoutDriver();
+  ASSERT_TRUE(WaitFor([&] { return Context("p") != nullptr; }, seconds(10))) << PodMessage("p");
+  const std::string claim = ClaimOf("p");
+  {
+    auto copy = std::make_unique<api::ResourceClaim>(*GetClaim(claim));
+    copy->metadata.finalizers.push_back(drivers::controlplane::FinalizerFor(kControlPlaneDriver));
+    ASSERT_TRUE(client_->Update(api::ResourceFor<api::ResourceClaim>(), std::move(copy)).ok());
+  }
+  ASSERT_TRUE(client_->Delete(api::ResourceFor<api::Pod>(), "default", "p").ok());
+  ASSERT_TRUE(WaitFor(
+      [&] {
+        auto c = GetClaim(claim);
+        return c && c->metadata.deletionTimestamp.has_value();
+      },
+      seconds(10)));
+  EXPECT_TRUE(GetClaim(claim)) << "the finalizer holds the claim until its driver releases it";
+  PoolDriver driver(kControlPlaneDriver, {}, 4);
+  StartDriver(driver);
+  EXPECT_TRUE(WaitFor([&] { return GetClaim(claim) == nullptr; }, seconds(10)));
+  EXPECT_EQ(driver.deallocations(), 0);
+}
+
+// Answers that make no sense — entries for claims the pod does not have, nodes that do not
+// exist — are ignored; the real driver's answer then binds the pod. (Answers the API refuses,
+// > 128 nodes or bad names, never reach the scheduler: pod_scheduling_context_test.cc.)
+TEST_F(ControlPlaneTest, ContextAnswersAboutOtherClaimsOrUnknownNodesAreIgnored) {
+  StartWithoutDriver();
+  ASSERT_TRUE(WaitFor([&] { return Context("p") != nullptr; }, seconds(10))) << PodMessage("p");
+  auto copy = std::make_unique<api::PodSchedulingContext>(*Context("p"));
+  copy->status.resourceClaims = {
+      {.name = "not-a-claim-of-p", .unsuitableNodes = {"node-0", "node-1"}},
+      {.name = "gpu", .unsuitableNodes = {"no-such-node"}}};
+  auto w = client_->UpdateStatus(api::ResourceFor<api::PodSchedulingContext>(), std::move(copy));
+  ASSERT_TRUE(w.ok()) << w.status().ToString();
+  PoolDriver driver(kControlPlaneDriver, {}, 4);
+  StartDriver(driver);
+  ASSERT_TRUE(WaitBound("p")) << PodMessage("p");
+  ExpectClaimsOf("p", {"gpu"});
+  ExpectInvariants();
+}
+
+// A driver that allocates for a node that does not exist (a malformed allocation the API cannot
+// know is wrong): the pod fits nowhere with it, so the scheduler gives it back (an Event says
+// so), and the driver's next allocation binds the pod.
+TEST_F(ControlPlaneTest, AnAllocationForANodeThatDoesNotExistIsGivenBack) {
+  class Misplacing final : public drivers::controlplane::Driver {
+   public:
+    explicit Misplacing(PoolDriver& real) : real_(real) {}
+    Status UnsuitableNodes(const api::Pod& pod, std::span<ClaimAllocation> claims,
+                           const std::vector<std::string>& nodes) override {
+      return real_.UnsuitableNodes(pod, claims, nodes);
+    }
+    void Allocate(std::span<ClaimAllocation> claims, const std::string& node) override {
+      real_.Allocate(claims, node);
+      if (misplaced_.exchange(true)) return;
+      for (auto& c : claims) {
+        if (c.allocation) c.allocation->nodeSelector = api::PinnedTo("node-that-is-not");
+      }
+    }
+    Status Deallocate(const api::ResourceClaim& claim) override { return real_.Deallocate(claim); }
+
+   private:
+    PoolDriver& real_;
+    std::atomic<bool> misplaced_{false};
+  };
+  Cluster(2, 0);
+  PoolDriver real(kControlPlaneDriver, {}, 4);
+  Misplacing driver(real);
+  Create(api::ResourceFor<api::DeviceClass>(),
+         workloads::MakeDriverClass(kControlPlaneDriver, kControlPlaneDriver));
+  auto c = std::make_unique<drivers::controlplane::Controller>(
+      *client_, driver,
+      drivers::controlplane::ControllerOptions{.driver_name = kControlPlaneDriver});
+  ASSERT_TRUE(c->Start().ok());
+  driver_controllers_.push_back(std::move(c));
+  ControllerTemplate("acc");
+  Start();
+  Pod("p", "acc");
+  ASSERT_TRUE(WaitBound("p")) << PodMessage("p");
+  EXPECT_TRUE(HasEvent("p", "DeallocatingResourceClaim")) << PodMessage("p");
+  EXPECT_GE(real.deallocations(), 1);
+  ExpectClaimsOf("p", {"gpu"});
+  ExpectInvariants();
 }
 
 }  // namespace

@@ -301,6 +301,9 @@ Status DynamicResources::PreFilter(CycleState& state, const PodInfo& pod_info,
   if (Status s = GatherClaims(pod, claims, &entries); !s.IsSuccess()) return s;
   if (claims.empty()) return Status::Skip();
 
+  // Devices the pod held for its structured claims while its drivers allocated (Reserve) are
+  // its own again: this round chooses afresh.
+  ReleaseHeld(negotiations_.TakeHeld(pod.metadata.uid));
   DraState s;
   s.claims = std::move(claims);
   std::vector<std::shared_ptr<const api::ResourceClaim>> unallocated;
@@ -444,7 +447,7 @@ Status DynamicResources::PostFilter(CycleState& state, const PodInfo& pod,
   }
   // No node is left: what the drivers ruled out is asked afresh in the next round (which an
   // event starts), and nobody is waiting for an answer now.
-  if (!s->pending_controller.empty()) negotiations_.Forget(pod.uid());
+  if (!s->pending_controller.empty()) ReleaseHeld(negotiations_.Forget(pod.uid()));
   return DeallocateUnavailableClaim(*s, pod);
 }
 
@@ -510,6 +513,7 @@ Status DynamicResources::Reserve(CycleState& state, const PodInfo& /*pod*/,
     static const std::vector<NodeRanking::Entry> kNone;
     s->publish = DecideContext(node, ranking ? ranking->nodes : kNone,
                                s->context ? &s->context->spec : nullptr, s->pending_controller);
+    if (s->allocator && s->publish->selectedNode == node) HoldStructured(*s, node);
     return Status::Success();
   }
   if (!s->allocator) return Status::Success();
@@ -536,6 +540,7 @@ void DynamicResources::Unreserve(CycleState& state, const PodInfo& pod, const st
   DraState* s = state.Mutable(kDraStateKey);
   if (!s) return;
   if (s->binding_failed) ClearFailedAllocations(state, pod);
+  if (!s->hold_kept) ReleaseHeld(std::move(s->held));
   for (size_t i = 0; i < s->claims.size(); ++i) {
     if (s->chosen[i]) tracker_->Forget(s->claims[i]->metadata.uid);
     if (!s->reserved[i] || s->abandoned) continue;

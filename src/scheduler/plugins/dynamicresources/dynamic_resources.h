@@ -28,7 +28,9 @@
 //               get the same devices, even while this pod is still binding. While controller
 //               claims are pending, Reserve instead decides what the context should say
 //               (controller_claims.h: potentialNodes from the cycle's NodeRanking, selectedNode)
-//               and allocates nothing.
+//               and writes nothing; when it selects a node, the devices of the pod's structured
+//               claims there are assumed and held while the drivers allocate (Negotiations::
+//               Hold), so no other pod takes them; the pod's next PreFilter releases them.
 //   Unreserve   drops what was assumed and not yet written; removes the pod from reservedFor if
 //               PreBind already added it.
 //   PreBind     per claim: adds the delete-protection finalizer (update), then writes
@@ -180,6 +182,10 @@ class DynamicResources final : public PreEnqueuePlugin,
   // scheduler/plugins/dynamicresources/negotiation.cc
   // PreBind while controller claims are pending: writes the context; Pending.
   Status PublishContext(dra_plugin::DraState& s, const PodInfo& pod);
+  // Reserve for the selected node: assumes its structured claims' devices there, into s.held.
+  void HoldStructured(dra_plugin::DraState& s, const std::string& node);
+  // Drops held assumptions (claim uids) from the DeviceTracker.
+  void ReleaseHeld(std::vector<std::string> claim_uids);
   // PostFilter's writes, on the background writer.
   void WithdrawSelectedNode(const api::PodSchedulingContext& context);
   Status DeallocateUnavailableClaim(dra_plugin::DraState& s, const PodInfo& pod);

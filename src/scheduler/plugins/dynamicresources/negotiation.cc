@@ -102,6 +102,7 @@ Status DynamicResources::PublishContext(DraState& s, const PodInfo& pod) {
   std::string message = WaitingMessage(drivers, want.selectedNode);
   const bool first = negotiations_.Waiting(pod.uid(), ns, name, want, drivers,
                                           handle_.clock().Steady());
+  if (!s.held.empty()) s.hold_kept = negotiations_.Hold(pod.uid(), s.held);
   if (client::EventRecorder* ev = handle_.events(); ev && first) {
     // Once per negotiation (later rounds say the same in the PodScheduled condition; a driver
     // past its deadline gets an event of its own).
@@ -109,6 +110,26 @@ Status DynamicResources::PublishContext(DraState& s, const PodInfo& pod) {
                message);
   }
   return Status(Code::kPending, std::move(message));
+}
+
+void DynamicResources::HoldStructured(DraState& s, const std::string& node) {
+  const NodeInfo* ni = handle_.snapshot().Get(node);
+  if (!ni || !ni->node()) return;
+  // The search Filter ran for this node, now with results; the final round chooses again.
+  std::optional<dra::Allocator::Outcome> out = s.allocator->Allocate(*ni->node(), *s.view.in_use);
+  if (!out || out->result != dra::Allocator::Outcome::Result::kAllocated ||
+      out->allocations.size() != s.to_allocate.size()) {
+    return;
+  }
+  for (size_t k = 0; k < s.to_allocate.size(); ++k) {
+    const std::string& uid = s.claims[s.to_allocate[k]]->metadata.uid;
+    tracker_->Assume(uid, out->allocations[k]);
+    s.held.push_back(uid);
+  }
+}
+
+void DynamicResources::ReleaseHeld(std::vector<std::string> claim_uids) {
+  for (const std::string& uid : claim_uids) tracker_->Forget(uid);
 }
 
 void DynamicResources::WithdrawSelectedNode(const api::PodSchedulingContext& context) {
@@ -210,6 +231,7 @@ void DynamicResources::PostBind(CycleState& state, const PodInfo& pod, const std
 void DynamicResources::ObserveNegotiation(const PodInfo& pod) {
   std::optional<Negotiations::Finished> f =
       negotiations_.Finish(pod.uid(), handle_.clock().Steady());
+  if (f) ReleaseHeld(std::move(f->held));
   SchedulerMetrics* m = handle_.metrics();
   if (!f || !m) return;
   const std::string profile(handle_.profile_name());
@@ -224,6 +246,7 @@ void DynamicResources::ObserveNegotiation(const PodInfo& pod) {
 
 void DynamicResources::ExpireNegotiations() {
   for (Negotiations::Expired& x : negotiations_.Expire(handle_.clock().Steady())) {
+    ReleaseHeld(std::move(x.held));
     // Not among the unschedulable pods: bound, deleted, or in a round right now (which
     // starts a new wait).
     if (x.drivers.empty() || !handle_.Activate(x.pod_uid)) continue;

@@ -54,6 +54,7 @@ std::optional<Negotiations::Finished> Negotiations::Finish(const std::string& po
     f.to_selected = *e.selected_at - e.first;
     f.to_allocated = now - *e.selected_at;
   }
+  f.held = std::move(it->second.held);
   entries_.erase(it);
   return f;
 }
@@ -68,7 +69,7 @@ std::vector<Negotiations::Expired> Negotiations::Expire(TimePoint now) {
       continue;
     }
     Expired x{it->first, e.ns, e.name, {}, e.published.selectedNode,
-              std::chrono::duration_cast<std::chrono::seconds>(now - e.since)};
+              std::chrono::duration_cast<std::chrono::seconds>(now - e.since), e.held};
     for (const std::string& d : e.drivers) {
       if (e.since + timeout_for_(d) <= now) x.drivers.push_back(d);
     }
@@ -94,9 +95,28 @@ std::vector<std::string> Negotiations::Unsuitable(const std::string& pod_uid,
   return merged;
 }
 
-void Negotiations::Forget(const std::string& pod_uid) {
+std::vector<std::string> Negotiations::Forget(const std::string& pod_uid) {
   std::lock_guard<std::mutex> lock(mu_);
-  entries_.erase(pod_uid);
+  auto it = entries_.find(pod_uid);
+  if (it == entries_.end()) return {};
+  std::vector<std::string> held = std::move(it->second.held);
+  entries_.erase(it);
+  return held;
+}
+
+bool Negotiations::Hold(const std::string& pod_uid, std::vector<std::string> claim_uids) {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = entries_.find(pod_uid);
+  if (it == entries_.end()) return false;
+  it->second.held = std::move(claim_uids);
+  return true;
+}
+
+std::vector<std::string> Negotiations::TakeHeld(const std::string& pod_uid) {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = entries_.find(pod_uid);
+  if (it == entries_.end()) return {};
+  return std::exchange(it->second.held, {});
 }
 
 std::map<std::string, int, std::less<>> Negotiations::SelectedNodes(

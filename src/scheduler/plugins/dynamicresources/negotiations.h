@@ -12,6 +12,11 @@
 // and Expire hands back and forgets the entries past it, so a pod deleted while it waited leaves
 // nothing behind for longer than its deadline.
 //
+// A pod that also has structured claims holds the devices chosen for them on the selected node
+// while its drivers allocate (Hold): the DeviceTracker counts them as in use, so no other pod
+// takes them meanwhile. The pod's next round takes the hold back first (TakeHeld) and chooses
+// afresh; a pod that never comes back (deleted) loses the hold at its deadline (Expire).
+//
 // Thread safety: thread-safe (binding workers call Waiting and Finish, the housekeeping thread
 // calls Expire).
 #pragma once
@@ -47,6 +52,7 @@ class Negotiations {
     int rounds = 0;
     std::optional<std::chrono::duration<double>> to_selected;  // first round -> selectedNode out
     std::optional<std::chrono::duration<double>> to_allocated;  // selectedNode out -> now
+    std::vector<std::string> held;  // still held (see Hold): to be released
   };
   // Every controller claim of the pod is allocated: its figures (nullopt if it never waited).
   std::optional<Finished> Finish(const std::string& pod_uid, TimePoint now);
@@ -56,6 +62,7 @@ class Negotiations {
     std::vector<std::string> drivers;  // those whose own deadline passed
     std::string selected_node;         // as published ("" while asking for information)
     std::chrono::seconds waited{0};
+    std::vector<std::string> held;     // claim uids whose assumed devices are to be released
   };
   // The waits whose deadline passed, forgotten.
   std::vector<Expired> Expire(TimePoint now);
@@ -66,8 +73,15 @@ class Negotiations {
   std::vector<std::string> Unsuitable(const std::string& pod_uid, const std::string& claim,
                                       std::vector<std::string> reported);
   // Ends the pod's negotiation without figures: no node is left for it (every one ruled out),
-  // so the next round asks the drivers afresh.
-  void Forget(const std::string& pod_uid);
+  // so the next round asks the drivers afresh. Returns what it held (see Hold).
+  std::vector<std::string> Forget(const std::string& pod_uid);
+
+  // The pod (negotiating: after Waiting) holds the devices assumed for these structured claims
+  // (claim uids) until TakeHeld, Forget or Expire hands them back; replaces an earlier hold.
+  // False, holding nothing, when the pod is not negotiating.
+  bool Hold(const std::string& pod_uid, std::vector<std::string> claim_uids);
+  // The claim uids the pod held, no longer held.
+  std::vector<std::string> TakeHeld(const std::string& pod_uid);
 
   // How many negotiating pods have each node as their published selectedNode, the pod
   // `except` left out: the nodes drivers are being asked to allocate on right now.
@@ -85,6 +99,7 @@ class Negotiations {
     int rounds = 0;
     TimePoint deadline;
     std::map<std::string, std::vector<std::string>> unsuitable;  // by pod claim name, sorted
+    std::vector<std::string> held;  // claim uids
   };
   TimePoint DeadlineOf(const Entry& e) const;
 

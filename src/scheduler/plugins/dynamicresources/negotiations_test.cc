@@ -33,6 +33,28 @@ TEST_F(NegotiationsTest, FinishReportsRoundsAndTimes) {
   EXPECT_FALSE(n.Finish("u1", t0));  // never waited (or already finished)
 }
 
+// A hold needs a negotiation; the pod's next round takes it back, and a pod that never comes
+// back loses it at its deadline (Expire) or when its negotiation is forgotten.
+TEST_F(NegotiationsTest, HeldDevicesGoBackByTakeForgetOrExpire) {
+  EXPECT_FALSE(n.Hold("u1", {"c1"}));  // not negotiating
+  n.Waiting("u1", "ns", "p", Spec("a", {"a"}), {"x"}, t0);
+  EXPECT_TRUE(n.Hold("u1", {"c1", "c2"}));
+  EXPECT_EQ(n.TakeHeld("u1"), (std::vector<std::string>{"c1", "c2"}));
+  EXPECT_TRUE(n.TakeHeld("u1").empty());
+  EXPECT_TRUE(n.Hold("u1", {"c3"}));
+  EXPECT_EQ(n.Forget("u1"), (std::vector<std::string>{"c3"}));
+  n.Waiting("u2", "ns", "q", Spec("a", {"a"}), {"x"}, t0);
+  EXPECT_TRUE(n.Hold("u2", {"c4"}));
+  auto expired = n.Expire(t0 + seconds(10));
+  ASSERT_EQ(expired.size(), 1u);
+  EXPECT_EQ(expired[0].held, (std::vector<std::string>{"c4"}));
+  n.Waiting("u3", "ns", "r", Spec("a", {"a"}), {"x"}, t0);
+  EXPECT_TRUE(n.Hold("u3", {"c5"}));
+  auto f = n.Finish("u3", t0 + seconds(1));
+  ASSERT_TRUE(f);
+  EXPECT_EQ(f->held, (std::vector<std::string>{"c5"}));
+}
+
 TEST_F(NegotiationsTest, TheDeadlineCountsFromTheLastChangedRequestPerDriver) {
   n.Waiting("u1", "ns", "p", Spec("", {"a"}), {"slow", "x"}, t0);
   n.Waiting("u1", "ns", "p", Spec("", {"a"}), {"slow", "x"}, t0 + seconds(8));  // same request

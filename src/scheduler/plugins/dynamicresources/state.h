@@ -79,8 +79,13 @@ struct DraState {
   // Nodes other negotiating pods asked drivers to allocate on (how many pods): Score spreads
   // selections, since capacity only the drivers know is likely taken where others wait.
   std::map<std::string, int, std::less<>> contended;
-  // Reserve: what PreBind publishes in the context (only while controller claims are pending).
+  // Reserve: what PreBind publishes in the context (only while controller claims are pending),
+  // and the structured claims (uids) whose devices on its selectedNode the pod holds while the
+  // drivers allocate — assumed in the DeviceTracker; kept past Unreserve once PreBind handed
+  // them to Negotiations (hold_kept), released otherwise.
   std::optional<api::PodSchedulingContextSpec> publish;
+  std::vector<std::string> held;
+  bool hold_kept = false;
   // Reserve onwards: per claim, the allocation chosen for it (unallocated claims only), and
   // whether PreBind added the pod to its reservedFor.
   std::vector<std::optional<api::AllocationResult>> chosen;
