@@ -10,74 +10,6 @@ namespace {
 using api::Quantity;
 using api::ResourceList;
 
-void AddList(ResourceList& to, const ResourceList& from) {
-  for (const auto& [name, q] : from) {
-    auto it = to.find(name);
-    if (it == to.end()) {
-      to.emplace(name, q);
-    } else {
-      it->second.Add(q);
-    }
-  }
-}
-
-void MaxList(ResourceList& to, const ResourceList& from) {
-  for (const auto& [name, q] : from) {
-    auto it = to.find(name);
-    if (it == to.end()) {
-      to.emplace(name, q);
-    } else if (it->second < q) {
-      it->second = q;
-    }
-  }
-}
-
-const ResourceList& WithDefaults(const ResourceList& reqs, bool non_missing, ResourceList& tmp) {
-  if (!non_missing ||
-      (reqs.count(std::string(kResourceCpu)) && reqs.count(std::string(kResourceMemory)))) {
-    return reqs;
-  }
-  tmp = reqs;
-  tmp.emplace(std::string(kResourceCpu), Quantity::FromMilli(kDefaultMilliCpuRequest));
-  tmp.emplace(std::string(kResourceMemory), Quantity::FromInt(kDefaultMemoryRequest));
-  return tmp;
-}
-
-bool IsSidecar(const api::Container& c) { return c.restartPolicy && *c.restartPolicy == "Always"; }
-
-bool PodLevelRequestsSet(const api::Pod& pod) {
-  return pod.spec.resources && !pod.spec.resources->requests.empty();
-}
-
-bool IsPodLevelResource(std::string_view name) {
-  return name == kResourceCpu || name == kResourceMemory || name.starts_with("hugepages-");
-}
-
-// Containers, then init containers (max rule with sidecars), as resource.PodRequests.
-ResourceList AggregateContainers(const api::PodSpec& spec, bool non_missing) {
-  ResourceList reqs;
-  ResourceList tmp;
-  for (const api::Container& c : spec.containers) {
-    AddList(reqs, WithDefaults(c.resources.requests, non_missing, tmp));
-  }
-  ResourceList sidecars;
-  ResourceList init_max;
-  for (const api::Container& c : spec.initContainers) {
-    const ResourceList& own = WithDefaults(c.resources.requests, non_missing, tmp);
-    if (IsSidecar(c)) {
-      AddList(reqs, own);
-      AddList(sidecars, own);
-      MaxList(init_max, sidecars);
-    } else {
-      ResourceList use = own;
-      AddList(use, sidecars);
-      MaxList(init_max, use);
-    }
-  }
-  MaxList(reqs, init_max);
-  return reqs;
-}
-
 void AddHostPorts(const api::Container& c, std::vector<HostPort>& out) {
   for (const api::ContainerPort& p : c.ports) {
     if (p.hostPort <= 0) continue;
@@ -180,29 +112,13 @@ bool HostPortInfo::Conflicts(const HostPort& p) const {
 
 // --- PodInfo ------------------------------------------------------------------------------------
 
-ResourceList ComputePodRequests(const api::Pod& pod, bool non_missing) {
-  const bool pod_level = PodLevelRequestsSet(pod);
-  ResourceList reqs = AggregateContainers(pod.spec, non_missing && !pod_level);
-  if (pod_level) {
-    for (const auto& [name, q] : pod.spec.resources->requests) {
-      if (IsPodLevelResource(name)) reqs[name] = q;
-    }
-    if (non_missing) {
-      reqs.emplace(std::string(kResourceCpu), Quantity::FromMilli(kDefaultMilliCpuRequest));
-      reqs.emplace(std::string(kResourceMemory), Quantity::FromInt(kDefaultMemoryRequest));
-    }
-  }
-  AddList(reqs, pod.spec.overhead);
-  return reqs;
-}
-
 std::shared_ptr<const PodInfo> PodInfo::Make(std::shared_ptr<const api::Pod> pod) {
   auto info = std::make_shared<PodInfo>();
-  info->requests = Resource::FromList(ComputePodRequests(*pod, false));
-  info->non_zero_requests = Resource::FromList(ComputePodRequests(*pod, true));
+  info->requests = Resource::FromList(api::PodRequests(*pod, false));
+  info->non_zero_requests = Resource::FromList(api::PodRequests(*pod, true));
   for (const api::Container& c : pod->spec.containers) AddHostPorts(c, info->host_ports);
   for (const api::Container& c : pod->spec.initContainers) {
-    if (IsSidecar(c)) AddHostPorts(c, info->host_ports);
+    if (api::IsRestartableInitContainer(c)) AddHostPorts(c, info->host_ports);
   }
   info->priority = pod->spec.priority.value_or(0);
   info->pod = std::move(pod);

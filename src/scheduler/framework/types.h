@@ -1,17 +1,8 @@
 // The scheduler's view of pods and nodes: Resource vectors, PodInfo (a pod with its requests
 // computed once) and NodeInfo (a node with the pods on it and what they use).
 //
-// Resource requests follow Kubernetes (k8s.io/component-helpers/resource PodRequests):
-//  - regular containers are summed;
-//  - init containers run one at a time, so the pod needs the max over them, where each init
-//    container also needs every restartable init container (sidecar) started before it;
-//  - sidecars keep running, so they are added to the regular containers' sum;
-//  - pod-level resources (spec.resources.requests cpu/memory), when set, replace the
-//    container aggregate for those resources;
-//  - spec.overhead is added at the end.
-// The "non-zero" requests used for scoring give every container that does not request cpu or
-// memory at all 100m cpu and 200Mi memory (schedutil.DefaultMilliCPURequest /
-// DefaultMemoryRequest), so best-effort pods still spread.
+// Resource requests are api::PodRequests (api/core/pod_requests.h); the "non-zero" requests
+// used for scoring are its non_missing form, so best-effort pods still spread.
 //
 // Thread safety: PodInfo is immutable once made and shared (shared_ptr<const PodInfo>). A
 // NodeInfo is a plain value: the cache mutates its own under its lock, the snapshot holds
@@ -26,6 +17,7 @@
 #include <utility>
 #include <vector>
 
+#include "api/core/pod_requests.h"
 #include "api/core/types.h"
 
 namespace allot::scheduler {
@@ -35,8 +27,8 @@ inline constexpr std::string_view kResourceMemory = "memory";
 inline constexpr std::string_view kResourceEphemeralStorage = "ephemeral-storage";
 inline constexpr std::string_view kResourcePods = "pods";
 
-inline constexpr int64_t kDefaultMilliCpuRequest = 100;                // 0.1 core
-inline constexpr int64_t kDefaultMemoryRequest = 200LL * 1024 * 1024;  // 200 MiB
+using api::kDefaultMemoryRequest;
+using api::kDefaultMilliCpuRequest;
 
 // Extended, hugepages-*, attachable-volumes-* and other domain-prefixed resources: tracked by
 // name as integers (schedutil.IsScalarResourceName).
@@ -83,10 +75,6 @@ class HostPortInfo {
  private:
   std::vector<HostPort> ports_;  // a multiset
 };
-
-// The pod's requests as Kubernetes computes them (see the file comment). With `non_missing`,
-// a container without a cpu / memory request counts as 100m / 200Mi.
-api::ResourceList ComputePodRequests(const api::Pod& pod, bool non_missing = false);
 
 // A pod plus what the scheduler derives from it once.
 struct PodInfo {

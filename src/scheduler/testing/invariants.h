@@ -50,7 +50,7 @@ inline std::vector<std::string> CheckInvariants(
       }
     }
     if (p->status.phase == "Succeeded" || p->status.phase == "Failed") continue;
-    used[node_name].Add(Resource::FromList(ComputePodRequests(*p)));
+    used[node_name].Add(Resource::FromList(api::PodRequests(*p)));
     ++count[node_name];
   }
   for (const auto& [name, u] : used) {
