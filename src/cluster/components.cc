@@ -36,6 +36,7 @@ Controllers::~Controllers() { Stop(); }
 
 void Controllers::Stop() {
   if (resource_claims_) resource_claims_->Stop();
+  if (reservations_) reservations_->Stop();
   if (informers_) informers_->StopAll();
 }
 
@@ -54,6 +55,8 @@ Result<std::unique_ptr<Controllers>> StartControllers(client::Client& client,
   c->resource_claims_ =
       std::make_unique<controllers::ResourceClaimController>(client, *c->informers_, opts);
   ALLOT_RETURN_IF_ERROR(c->resource_claims_->Start());
+  c->reservations_ = std::make_unique<controllers::ReservationController>(client, *c->informers_);
+  ALLOT_RETURN_IF_ERROR(c->reservations_->Start());
   ALLOT_RETURN_IF_ERROR(c->informers_->StartAll());
   return c;
 }
