@@ -111,7 +111,8 @@ class ControlPlaneTest : public DraFixture {
     DraFixture::TearDown();
   }
   // Runs `driver` (named `name`) on the driver library, with its DeviceClass (created once).
-  void StartDriver(PoolDriver& driver, const std::string& name = kControlPlaneDriver) {
+  void StartDriver(drivers::controlplane::Driver& driver,
+                   const std::string& name = kControlPlaneDriver) {
     if (classes_.insert(name).second) {
       Create(api::ResourceFor<api::DeviceClass>(), workloads::MakeDriverClass(name, name));
     }
@@ -380,13 +381,7 @@ TEST_F(ControlPlaneTest, StructuredDevicesAreHeldWhileTheDriverAllocates) {
   Template("one-gpu");
   PoolDriver real(kControlPlaneDriver, {}, 4);
   Gated driver(real);
-  Create(api::ResourceFor<api::DeviceClass>(),
-         workloads::MakeDriverClass(kControlPlaneDriver, kControlPlaneDriver));
-  auto c = std::make_unique<drivers::controlplane::Controller>(
-      *client_, driver,
-      drivers::controlplane::ControllerOptions{.driver_name = kControlPlaneDriver});
-  ASSERT_TRUE(c->Start().ok());
-  driver_controllers_.push_back(std::move(c));
+  StartDriver(driver);
   ControllerTemplate("acc");
   Start();
   PodWithClaims("p", {{"gpu", "one-gpu", ""}, {"acc", "acc", ""}});
@@ -604,13 +599,7 @@ TEST_F(ControlPlaneTest, AnAllocationForANodeThatDoesNotExistIsGivenBack) {
   Cluster(2, 0);
   PoolDriver real(kControlPlaneDriver, {}, 4);
   Misplacing driver(real);
-  Create(api::ResourceFor<api::DeviceClass>(),
-         workloads::MakeDriverClass(kControlPlaneDriver, kControlPlaneDriver));
-  auto c = std::make_unique<drivers::controlplane::Controller>(
-      *client_, driver,
-      drivers::controlplane::ControllerOptions{.driver_name = kControlPlaneDriver});
-  ASSERT_TRUE(c->Start().ok());
-  driver_controllers_.push_back(std::move(c));
+  StartDriver(driver);
   ControllerTemplate("acc");
   Start();
   Pod("p", "acc");

@@ -53,17 +53,6 @@ std::chrono::steady_clock::duration Until(Time at, Time now) {
 
 }  // namespace
 
-struct ReservationController::HandlerGate {
-  std::mutex mu;
-  ReservationController* target = nullptr;  // guarded by mu
-
-  template <class F>
-  void Call(F&& f) {
-    std::lock_guard<std::mutex> lock(mu);
-    if (target) f(*target);
-  }
-};
-
 ReservationController::ReservationController(client::Client& client,
                                              client::InformerFactory& informers, Options options)
     : client_(client),
@@ -78,7 +67,7 @@ ReservationController::ReservationController(client::Client& client,
                                 .component = std::string(kReservationEventComponent)})),
       events_(options_.events ? *options_.events : *own_events_),
       queue_(clock_, options_.queue),
-      gate_(std::make_shared<HandlerGate>()) {}
+      gate_(std::make_shared<HandlerGate<ReservationController>>()) {}
 
 ReservationController::~ReservationController() { Stop(); }
 
@@ -91,10 +80,7 @@ Status ReservationController::Start() {
   pods_->AddIndex(kPodReservationIndex, PodReservationUids);
   reservations_->AddIndex(kReservationUidIndex, ReservationUid);
   reservations_->AddIndex(kReservationNodeIndex, ReservationNode);
-  {
-    std::lock_guard<std::mutex> lock(gate_->mu);
-    gate_->target = this;
-  }
+  gate_->Open(this);
   RegisterHandlers();
   const int n = std::max(1, options_.workers);
   for (int i = 0; i < n; ++i) workers_.emplace_back([this] { Worker(); });
@@ -103,17 +89,14 @@ Status ReservationController::Start() {
 
 void ReservationController::Stop() {
   if (stopped_.exchange(true)) return;
-  {
-    std::lock_guard<std::mutex> lock(gate_->mu);
-    gate_->target = nullptr;
-  }
+  gate_->Close();
   queue_.ShutDown();
   for (std::thread& t : workers_) t.join();
   workers_.clear();
 }
 
 void ReservationController::RegisterHandlers() {
-  std::shared_ptr<HandlerGate> gate = gate_;
+  std::shared_ptr<HandlerGate<ReservationController>> gate = gate_;
   auto key = [](const api::ObjectPtr& o) {
     return std::string(kReservationKeyPrefix) + o->metadata.name;
   };

@@ -39,6 +39,7 @@
 #include "client/work_queue.h"
 #include "common/status.h"
 #include "common/time.h"
+#include "controllers/handler_gate.h"
 
 namespace allot::controllers {
 
@@ -71,8 +72,6 @@ class ReservationController {
   void Stop();
 
  private:
-  struct HandlerGate;
-
   void RegisterHandlers();
   void OnPod(const api::Object& pod);
   void Worker();
@@ -92,7 +91,7 @@ class ReservationController {
   client::Informer* pods_ = nullptr;
   client::Informer* nodes_ = nullptr;
   client::WorkQueue queue_;
-  std::shared_ptr<HandlerGate> gate_;
+  std::shared_ptr<HandlerGate<ReservationController>> gate_;
   std::vector<std::thread> workers_;
   bool started_ = false;
   std::atomic<bool> stopped_{false};

@@ -47,20 +47,6 @@ std::vector<std::string> PodPendingTemplateKeys(const api::Object& obj) {
 
 }  // namespace
 
-// Handlers stay registered in the shared informers after Stop (there is no RemoveHandler);
-// they reach the controller only through this gate, which Stop closes. A handler runs under the
-// gate's lock, so once Stop returned no handler is still inside the controller.
-struct ResourceClaimController::HandlerGate {
-  std::mutex mu;
-  ResourceClaimController* target = nullptr;  // guarded by mu
-
-  template <class F>
-  void Call(F&& f) {
-    std::lock_guard<std::mutex> lock(mu);
-    if (target) f(*target);
-  }
-};
-
 ResourceClaimController::ResourceClaimController(client::Client& client,
                                                  client::InformerFactory& informers,
                                                  Options options)
@@ -82,7 +68,7 @@ ResourceClaimController::ResourceClaimController(client::Client& client,
       queue_(clock_, options_.queue),
       deleted_pods_(kDeletedPodCacheSize),
       deleted_claims_(kDeletedPodCacheSize),
-      gate_(std::make_shared<HandlerGate>()) {}
+      gate_(std::make_shared<HandlerGate<ResourceClaimController>>()) {}
 
 ResourceClaimController::~ResourceClaimController() { Stop(); }
 
@@ -95,10 +81,7 @@ Status ResourceClaimController::Start() {
   pods_->AddIndex(kPodClaimIndex, PodClaimKeys);
   pods_->AddIndex(kPodTemplateIndex, PodPendingTemplateKeys);
   claims_->AddIndex(kClaimOwnerIndex, ClaimOwnerPodUids);
-  {
-    std::lock_guard<std::mutex> lock(gate_->mu);
-    gate_->target = this;
-  }
+  gate_->Open(this);
   RegisterHandlers();
   const int n = std::max(1, options_.workers);
   for (int i = 0; i < n; ++i) workers_.emplace_back([this] { Worker(); });
@@ -107,10 +90,7 @@ Status ResourceClaimController::Start() {
 
 void ResourceClaimController::Stop() {
   if (stopped_.exchange(true)) return;
-  {
-    std::lock_guard<std::mutex> lock(gate_->mu);
-    gate_->target = nullptr;
-  }
+  gate_->Close();
   queue_.ShutDown();
   for (std::thread& t : workers_) t.join();
   workers_.clear();
@@ -118,7 +98,7 @@ void ResourceClaimController::Stop() {
 }
 
 void ResourceClaimController::RegisterHandlers() {
-  std::shared_ptr<HandlerGate> gate = gate_;
+  std::shared_ptr<HandlerGate<ResourceClaimController>> gate = gate_;
   auto pod = [](const api::ObjectPtr& obj) { return api::As<api::Pod>(*obj); };
   pods_->AddHandler({
       .on_add =

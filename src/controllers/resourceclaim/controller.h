@@ -79,6 +79,7 @@
 #include "common/metrics.h"
 #include "common/status.h"
 #include "common/time.h"
+#include "controllers/handler_gate.h"
 #include "controllers/resourceclaim/metrics.h"
 #include "controllers/uid_cache.h"
 #include "client/work_queue.h"
@@ -127,8 +128,6 @@ class ResourceClaimController {
   size_t RetryLen() const { return queue_.DelayedLen(); }
 
  private:
-  struct HandlerGate;
-
   // --- events in (informer threads; only enqueue) ---
   void RegisterHandlers();
   void OnPod(const api::Pod& pod, bool removed);
@@ -194,7 +193,7 @@ class ResourceClaimController {
   // Claims this controller deleted: stale cached copies (our own status and finalizer writes
   // arrive as updates before the deletion does) must not trigger another DELETE.
   UidCache deleted_claims_;
-  std::shared_ptr<HandlerGate> gate_;
+  std::shared_ptr<HandlerGate<ResourceClaimController>> gate_;
   std::vector<std::thread> workers_;
   bool started_ = false;
   std::atomic<bool> stopped_{false};
