@@ -366,6 +366,10 @@ int RunBench(int argc, char** argv) {
     return 2;
   }
   if (flags.positional()[0].rfind("BindingConditions/", 0) == 0) {
+    if (rate != 0) {
+      std::fprintf(stderr, "allot bench: --rate does not apply to BindingConditions workloads\n");
+      return 2;
+    }
     if ((mode != "inprocess" && mode != "http") ||
         (store_kind != "sqlite" && store_kind != "memory")) {
       std::fprintf(stderr, "allot bench: --mode inprocess|http, --store sqlite|memory\n");

@@ -10,6 +10,7 @@
 #include "client/retry.h"
 #include "common/log.h"
 #include "controllers/reservation/rules.h"
+#include "controllers/sync_worker.h"
 
 namespace allot::controllers {
 
@@ -59,12 +60,11 @@ ReservationController::ReservationController(client::Client& client,
       informers_(informers),
       options_(std::move(options)),
       clock_(options_.clock ? *options_.clock : RealClock::Instance()),
-      own_events_(options_.events
-                      ? nullptr
-                      : std::make_unique<client::ClientEventRecorder>(
-                            client, clock_,
-                            client::ClientEventRecorder::Options{
-                                .component = std::string(kReservationEventComponent)})),
+      own_events_(options_.events ? nullptr
+                                  : std::make_unique<client::ClientEventRecorder>(
+                                        client, clock_,
+                                        client::ClientEventRecorder::Options{
+                                            .component = std::string(kReservationEventComponent)})),
       events_(options_.events ? *options_.events : *own_events_),
       queue_(clock_, options_.queue),
       gate_(std::make_shared<HandlerGate<ReservationController>>()) {}
@@ -83,7 +83,12 @@ Status ReservationController::Start() {
   gate_->Open(this);
   RegisterHandlers();
   const int n = std::max(1, options_.workers);
-  for (int i = 0; i < n; ++i) workers_.emplace_back([this] { Worker(); });
+  for (int i = 0; i < n; ++i) {
+    workers_.emplace_back([this] {
+      RunSyncWorker(queue_, {reservations_, pods_, nodes_}, "reservation",
+                    [this](const std::string& key) { return Sync(key); });
+    });
+  }
   return Status::Ok();
 }
 
@@ -101,35 +106,41 @@ void ReservationController::RegisterHandlers() {
     return std::string(kReservationKeyPrefix) + o->metadata.name;
   };
   reservations_->AddHandler({
-      .on_add = [gate, key](const api::ObjectPtr& o) {
-        gate->Call([&](auto& c) { c.queue_.Add(key(o)); });
-      },
-      .on_update = [gate, key](const api::ObjectPtr&, const api::ObjectPtr& o) {
-        gate->Call([&](auto& c) { c.queue_.Add(key(o)); });
-      },
-      .on_delete = [gate](const api::ObjectPtr& o) {
-        gate->Call([&](auto& c) { c.queue_.Add(std::string(kGoneKeyPrefix) + o->metadata.uid); });
-      },
+      .on_add =
+          [gate, key](const api::ObjectPtr& o) {
+            gate->Call([&](auto& c) { c.queue_.Add(key(o)); });
+          },
+      .on_update =
+          [gate, key](const api::ObjectPtr&, const api::ObjectPtr& o) {
+            gate->Call([&](auto& c) { c.queue_.Add(key(o)); });
+          },
+      .on_delete =
+          [gate](const api::ObjectPtr& o) {
+            gate->Call(
+                [&](auto& c) { c.queue_.Add(std::string(kGoneKeyPrefix) + o->metadata.uid); });
+          },
   });
   pods_->AddHandler({
       .on_add = [gate](const api::ObjectPtr& o) { gate->Call([&](auto& c) { c.OnPod(*o); }); },
-      .on_update = [gate](const api::ObjectPtr& old_obj, const api::ObjectPtr& o) {
-        gate->Call([&](auto& c) {
-          c.OnPod(*old_obj);  // the annotation may have moved to another reservation
-          c.OnPod(*o);
-        });
-      },
+      .on_update =
+          [gate](const api::ObjectPtr& old_obj, const api::ObjectPtr& o) {
+            gate->Call([&](auto& c) {
+              c.OnPod(*old_obj);  // the annotation may have moved to another reservation
+              c.OnPod(*o);
+            });
+          },
       .on_delete = [gate](const api::ObjectPtr& o) { gate->Call([&](auto& c) { c.OnPod(*o); }); },
   });
   nodes_->AddHandler({
-      .on_delete = [gate](const api::ObjectPtr& o) {
-        gate->Call([&](auto& c) {
-          for (const api::ObjectPtr& r : c.reservations_->ByIndex(kReservationNodeIndex,
-                                                                  o->metadata.name)) {
-            c.queue_.Add(std::string(kReservationKeyPrefix) + r->metadata.name);
-          }
-        });
-      },
+      .on_delete =
+          [gate](const api::ObjectPtr& o) {
+            gate->Call([&](auto& c) {
+              for (const api::ObjectPtr& r :
+                   c.reservations_->ByIndex(kReservationNodeIndex, o->metadata.name)) {
+                c.queue_.Add(std::string(kReservationKeyPrefix) + r->metadata.name);
+              }
+            });
+          },
   });
 }
 
@@ -138,29 +149,6 @@ void ReservationController::OnPod(const api::Object& pod) {
   if (!a) return;
   for (const api::ObjectPtr& r : reservations_->ByIndex(kReservationUidIndex, a->uid)) {
     queue_.Add(std::string(kReservationKeyPrefix) + r->metadata.name);
-  }
-}
-
-bool ReservationController::WaitForCaches() {
-  for (client::Informer* inf : {reservations_, pods_, nodes_}) {
-    while (!inf->WaitForSync(std::chrono::milliseconds(50))) {
-      if (queue_.ShuttingDown()) return false;
-    }
-  }
-  return true;
-}
-
-void ReservationController::Worker() {
-  if (!WaitForCaches()) return;
-  while (std::optional<std::string> key = queue_.Get()) {
-    Status st = Sync(*key);
-    if (st.ok()) {
-      queue_.Forget(*key);
-    } else {
-      log::Detail(2, "reservation", "syncing " + *key + " failed, retrying: " + st.message());
-      queue_.AddRateLimited(*key);
-    }
-    queue_.Done(*key);
   }
 }
 

@@ -74,8 +74,6 @@ class ReservationController {
  private:
   void RegisterHandlers();
   void OnPod(const api::Object& pod);
-  void Worker();
-  bool WaitForCaches();
   Status Sync(const std::string& key);
   Status SyncReservation(const std::string& name);
   Status CleanOwners(const std::string& reservation_uid);

@@ -1,14 +1,15 @@
 // The resourceclaim controller's lifecycle, informer handlers, work loop and caches. The syncs
 // live in controllers/resourceclaim/pods.cc and controllers/resourceclaim/claims.cc.
-#include "api/core/pod.h"
-#include "api/resource/types.h"
-#include "common/log.h"
 #include "controllers/resourceclaim/controller.h"
 
 #include <algorithm>
 
+#include "api/core/pod.h"
 #include "api/machinery/resources.h"
+#include "api/resource/types.h"
+#include "common/log.h"
 #include "controllers/resourceclaim/rules.h"
+#include "controllers/sync_worker.h"
 
 namespace allot::controllers {
 
@@ -56,11 +57,12 @@ ResourceClaimController::ResourceClaimController(client::Client& client,
       clock_(options_.clock ? *options_.clock : RealClock::Instance()),
       own_registry_(options_.metrics ? nullptr : std::make_unique<metrics::Registry>()),
       metrics_(options_.metrics ? *options_.metrics : *own_registry_),
-      own_events_(options_.events ? nullptr
-                                  : std::make_unique<client::ClientEventRecorder>(
-                                        client, clock_,
-                                        client::ClientEventRecorder::Options{
-                                            .component = std::string(kResourceClaimEventComponent)})),
+      own_events_(options_.events
+                      ? nullptr
+                      : std::make_unique<client::ClientEventRecorder>(
+                            client, clock_,
+                            client::ClientEventRecorder::Options{
+                                .component = std::string(kResourceClaimEventComponent)})),
       events_(options_.events ? *options_.events : *own_events_),
       pods_res_(api::ResourceFor<api::Pod>()),
       claims_res_(api::ResourceFor<api::ResourceClaim>()),
@@ -84,7 +86,13 @@ Status ResourceClaimController::Start() {
   gate_->Open(this);
   RegisterHandlers();
   const int n = std::max(1, options_.workers);
-  for (int i = 0; i < n; ++i) workers_.emplace_back([this] { Worker(); });
+  for (int i = 0; i < n; ++i) {
+    workers_.emplace_back([this] {
+      RunSyncWorker(
+          queue_, {pods_, claims_, templates_}, "resourceclaim",
+          [this](const std::string& key) { return Sync(key); }, options_.on_sync);
+    });
+  }
   return Status::Ok();
 }
 
@@ -207,32 +215,6 @@ void ResourceClaimController::OnTemplate(const api::ResourceClaimTemplate& tmpl)
 }
 
 // --- workers ----------------------------------------------------------------------------------
-
-bool ResourceClaimController::WaitForCaches() {
-  for (client::Informer* inf : {pods_, claims_, templates_}) {
-    while (!inf->WaitForSync(std::chrono::milliseconds(50))) {
-      if (queue_.ShuttingDown()) return false;
-    }
-  }
-  return true;
-}
-
-void ResourceClaimController::Worker() {
-  if (!WaitForCaches()) return;
-  while (std::optional<std::string> key = queue_.Get()) {
-    Status st = Sync(*key);
-    if (st.ok()) {
-      queue_.Forget(*key);
-    } else {
-      // As kube-controller-manager's controllers: a failed sync is retried with backoff and
-      // logged as detail (a persistent failure also shows as an Event on the pod).
-      log::Detail(2, "resourceclaim", "syncing " + *key + " failed, retrying: " + st.message());
-      queue_.AddRateLimited(*key);
-    }
-    if (options_.on_sync) options_.on_sync(*key, st);
-    queue_.Done(*key);
-  }
-}
 
 Status ResourceClaimController::Sync(const std::string& key) {
   size_t colon = key.find(':');

@@ -136,8 +136,6 @@ class ResourceClaimController {
   bool PodNeedsWork(const api::Pod& pod) const;
 
   // --- workers ---
-  void Worker();
-  bool WaitForCaches();
   Status Sync(const std::string& key);
 
   // Pods (controllers/resourceclaim/pods.cc).
