@@ -46,9 +46,11 @@ Result<api::DeleteResult> Client::Delete(const ResourceInfo& r, std::string ns,
   });
 }
 
-Status Client::Bind(std::string ns, std::string pod, std::string uid, std::string node) {
+Status Client::Bind(std::string ns, std::string pod, std::string uid, std::string node,
+                    Annotations annotations) {
   auto r = Await<bool>([&](auto done) {
-    BindAsync(std::move(ns), std::move(pod), std::move(uid), std::move(node), std::move(done));
+    BindAsync(std::move(ns), std::move(pod), std::move(uid), std::move(node),
+              std::move(annotations), std::move(done));
   });
   return r.ok() ? Status::Ok() : r.status();
 }

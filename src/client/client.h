@@ -12,6 +12,8 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 #include "api/machinery/object.h"
 #include "api/machinery/options.h"
@@ -36,6 +38,8 @@ api::PatchType ToPatchType(PatchKind kind);
 
 template <class T>
 using Callback = std::function<void(Result<T>)>;
+// Annotations to merge into an object (a Binding's), as key / value pairs.
+using Annotations = std::vector<std::pair<std::string, std::string>>;
 
 class Client {
  public:
@@ -64,9 +68,10 @@ class Client {
                           Callback<ObjectPtr> done) = 0;
   virtual void DeleteAsync(const ResourceInfo& r, std::string ns, std::string name,
                            api::DeleteOptions opts, Callback<api::DeleteResult> done) = 0;
-  // POST pods/<name>/binding: sets spec.nodeName once (409 if already bound).
+  // POST pods/<name>/binding: sets spec.nodeName once (409 if already bound) and merges
+  // `annotations` into the pod's, in the same write.
   virtual void BindAsync(std::string ns, std::string pod, std::string uid, std::string node,
-                         Callback<bool> done) = 0;
+                         Annotations annotations, Callback<bool> done) = 0;
 
   // Synchronous conveniences over the async calls.
   Result<ObjectPtr> Create(const ResourceInfo& r, std::unique_ptr<Object> obj);
@@ -76,7 +81,8 @@ class Client {
                           PatchKind kind, std::string patch, bool status = false);
   Result<api::DeleteResult> Delete(const ResourceInfo& r, std::string ns, std::string name,
                                      api::DeleteOptions opts = {});
-  Status Bind(std::string ns, std::string pod, std::string uid, std::string node);
+  Status Bind(std::string ns, std::string pod, std::string uid, std::string node,
+              Annotations annotations = {});
 };
 
 }  // namespace allot::client

@@ -68,7 +68,7 @@ std::string DeleteOptionsJson(const api::DeleteOptions& o) {
 }
 
 std::string BindingJson(std::string_view ns, std::string_view pod, std::string_view uid,
-                        std::string_view node) {
+                        std::string_view node, const Annotations& annotations) {
   rapidjson::StringBuffer buf;
   JsonOut w(buf);
   w.StartObject();
@@ -79,6 +79,12 @@ std::string BindingJson(std::string_view ns, std::string_view pod, std::string_v
   Key(w, "name", pod);
   Key(w, "namespace", ns);
   if (!uid.empty()) Key(w, "uid", uid);
+  if (!annotations.empty()) {
+    w.Key("annotations");
+    w.StartObject();
+    for (const auto& [k, v] : annotations) Key(w, k.c_str(), v);
+    w.EndObject();
+  }
   w.EndObject();
   w.Key("target");
   w.StartObject();
@@ -350,9 +356,10 @@ void HttpClient::DeleteAsync(const ResourceInfo& r, std::string ns, std::string 
 }
 
 void HttpClient::BindAsync(std::string ns, std::string pod, std::string uid, std::string node,
-                           Callback<bool> done) {
+                           Annotations annotations, Callback<bool> done) {
   static const ResourceInfo& pods = api::ResourceFor<api::Pod>();
-  HttpRequest req{"POST", ItemPath(pods, ns, pod) + "/binding", BindingJson(ns, pod, uid, node)};
+  HttpRequest req{"POST", ItemPath(pods, ns, pod) + "/binding",
+                  BindingJson(ns, pod, uid, node, annotations)};
   Send(std::move(req), [done = std::move(done)](Result<HttpResponse> res) {
     if (!res.ok()) return done(res.status());
     if (!IsSuccess(res->status)) return done(ErrorFromResponse(res->status, res->body));

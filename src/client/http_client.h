@@ -77,7 +77,7 @@ class HttpClient final : public Client {
   void DeleteAsync(const ResourceInfo& r, std::string ns, std::string name,
                    api::DeleteOptions opts, Callback<api::DeleteResult> done) override;
   void BindAsync(std::string ns, std::string pod, std::string uid, std::string node,
-                 Callback<bool> done) override;
+                 Annotations annotations, Callback<bool> done) override;
 
   // Any other request (e.g. GET /version, /healthz): the raw answer, whatever its code.
   Result<HttpResponse> Raw(std::string method, std::string target, std::string body = {},

@@ -190,7 +190,7 @@ Status ScheduleAlgorithm::FindNodesThatPassFilters(Framework& fwk, const CycleSt
   const size_t offset = next_start_node_index_ % nodes.size();
   feasible_.assign(static_cast<size_t>(to_find), nullptr);
   if (!fwk.HasFilterPlugins()) {
-    for (int i = 0; i < to_find; ++i) feasible_[i] = nodes[(offset + i) % nodes.size()];
+    for (int i = 0; i < to_find; ++i) feasible_[i] = state.NodeView(nodes[(offset + i) % nodes.size()]);
     next_start_node_index_ = (offset + to_find) % nodes.size();
     return Status::Success();
   }
@@ -202,7 +202,7 @@ Status ScheduleAlgorithm::FindNodesThatPassFilters(Framework& fwk, const CycleSt
   std::atomic<bool> stop{false};
   std::atomic<bool> had_error{false};
   auto check = [&](int i) {
-    const NodeInfo* node = nodes[(offset + i) % nodes.size()];
+    const NodeInfo* node = state.NodeView(nodes[(offset + i) % nodes.size()]);
     Status st = fwk.RunFilterPlugins(state, pod, *node);
     if (st.IsSuccess()) {
       int k = found.fetch_add(1) + 1;
@@ -230,7 +230,7 @@ Status ScheduleAlgorithm::FindNodesThatPassFilters(Framework& fwk, const CycleSt
       out = statuses_[i];
       break;
     }
-    diagnosis.node_to_status.Set(nodes[(offset + i) % nodes.size()], statuses_[i]);
+    diagnosis.node_to_status.Set(state.NodeView(nodes[(offset + i) % nodes.size()]), statuses_[i]);
     diagnosis.AddPluginStatus(statuses_[i]);
   }
   (void)had_error;

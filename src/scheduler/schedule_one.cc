@@ -235,9 +235,14 @@ void Scheduler::BindingSucceeded(std::shared_ptr<BindingContext> ctx) {
   cache_->FinishBinding(pod.uid());
   ctx->fw->RunPostBindPlugins(*ctx->state, pod, ctx->host);
   ObserveAttempt(*ctx->fw, kScheduled, ctx->start);
-  events_->Record(
-      *pod.pod, client::kEventTypeNormal, "Scheduled", "Binding",
-      "Successfully assigned " + pod.namespace_() + "/" + pod.name() + " to " + ctx->host);
+  if (pod.IsReservePod()) {
+    events_->Record(*pod.reservation->object, client::kEventTypeNormal, "Scheduled", "Binding",
+                    "Successfully assigned " + pod.name() + " to " + ctx->host);
+  } else {
+    events_->Record(
+        *pod.pod, client::kEventTypeNormal, "Scheduled", "Binding",
+        "Successfully assigned " + pod.namespace_() + "/" + pod.name() + " to " + ctx->host);
+  }
   if (log::V(2, "scheduler")) {  // as kube-scheduler: "Successfully bound pod to node" at V(2)
     log::Detail(2, "scheduler", "bound " + pod.namespace_() + "/" + pod.name() + " to " + ctx->host);
   }
@@ -266,6 +271,16 @@ void Scheduler::HandleFailure(Framework& fw, std::unique_ptr<QueuedPodInfo> qpi,
   const bool error = !status.IsRejected();
   ObserveAttempt(fw, error ? kError : kUnschedulable, start);
   std::shared_ptr<const api::Pod> pod = qpi->pod_info->pod;
+  if (qpi->pod_info->IsReservePod()) {
+    // A reservation being placed: its Reservation says why, not a pod.
+    if (status.code() != Code::kPending) {
+      ReportReservationFailure(*qpi->pod_info,
+                               std::string(error ? kReasonSchedulerError : kReasonUnschedulable),
+                               message);
+    }
+    queue_->AddUnschedulableIfNotPresent(std::move(qpi), error);
+    return;
+  }
   // The condition and the event go out before the pod is requeued: once requeued, its next
   // attempt may fail at once on another thread, and its patch must not be overtaken by this
   // older one (the client applies writes in the order they are sent).

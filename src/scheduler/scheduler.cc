@@ -90,6 +90,7 @@ allot::Status Scheduler::Init() {
   fo.metrics = metrics_.get();
   fo.events = events_;
   fo.activate = [this](const std::string& uid) { return queue_ && queue_->Activate(uid); };
+  fo.reservation_ledger = cache_.get();
   std::map<std::string, Framework*> by_name;
   for (const ProfileConfig& p : cfg.profiles) {
     auto fw = Framework::Create(registry, p, fo);
@@ -112,6 +113,7 @@ allot::Status Scheduler::Init() {
   algorithm_ = std::make_unique<ScheduleAlgorithm>(cfg.percentage_of_nodes_to_score, seed);
   binding_pool_ = std::make_unique<TaskPool>(std::max(1, options_.binding_workers));
   ForwardClusterEvents();
+  AddReservationHandlers();
   last_leftover_flush_ = clock_->Steady();
   last_assumed_cleanup_ = clock_->Steady();
   return allot::Status::Ok();

@@ -130,6 +130,14 @@ class Scheduler {
   void HandleFailure(Framework& fw, std::unique_ptr<QueuedPodInfo> qpi, const Status& status,
                      const std::string& message, const std::string& nominated_node,
                      std::chrono::steady_clock::time_point start);
+  // scheduler/reservations.cc
+  void AddReservationHandlers();
+  void OnReservationChange(const api::ObjectPtr& old_obj, const api::ObjectPtr& new_obj);
+  // A reserve pod's attempt failed: Scheduled=False with the reason on its Reservation (phase
+  // stays Pending), and a FailedScheduling event there.
+  void ReportReservationFailure(const PodInfo& reserve_pod, const std::string& reason,
+                                const std::string& message);
+
   void UpdatePodScheduledCondition(const api::Pod& pod, const std::string& reason,
                                    const std::string& message, const std::string& nominated);
   enum AttemptResult { kScheduled = 0, kUnschedulable = 1, kError = 2 };

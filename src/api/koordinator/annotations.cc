@@ -4,6 +4,8 @@
 #include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>
 
+#include "api/machinery/reflect.h"
+
 namespace allot::api {
 
 std::optional<ReservationAllocated> ParseReservationAllocated(std::string_view value) {
@@ -20,6 +22,33 @@ std::optional<ReservationAllocated> ParseReservationAllocated(std::string_view v
     out.name.assign(name->value.GetString(), name->value.GetStringLength());
   }
   return out;
+}
+
+namespace {
+
+template <class T>
+Result<T> ParseAnnotation(std::string_view key, std::string_view value) {
+  T out;
+  Status st = FromJson(value, out);
+  if (!st.ok()) {
+    return BadRequestError("annotation " + std::string(key) + ": " + st.message());
+  }
+  return out;
+}
+
+}  // namespace
+
+Result<ReservationAffinity> ParseReservationAffinity(std::string_view value) {
+  return ParseAnnotation<ReservationAffinity>(kAnnotationReservationAffinity, value);
+}
+
+Result<ExactMatchReservationSpec> ParseExactMatchReservation(std::string_view value) {
+  return ParseAnnotation<ExactMatchReservationSpec>(kAnnotationExactMatchReservation, value);
+}
+
+Result<ReservationRestrictedOptions> ParseReservationRestrictedOptions(std::string_view value) {
+  return ParseAnnotation<ReservationRestrictedOptions>(kAnnotationReservationRestrictedOptions,
+                                                        value);
 }
 
 std::string FormatReservationAllocated(const ReservationAllocated& r) {

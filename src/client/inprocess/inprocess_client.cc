@@ -126,12 +126,13 @@ void InProcessClient::DeleteAsync(const ResourceInfo& r, std::string ns, std::st
 }
 
 void InProcessClient::BindAsync(std::string ns, std::string pod, std::string uid, std::string node,
-                                Callback<bool> done) {
+                                Annotations annotations, Callback<bool> done) {
   store::PodBinding b;
   b.namespace_ = std::move(ns);
   b.name = std::move(pod);
   b.uid = std::move(uid);
   b.node = std::move(node);
+  b.annotations = std::move(annotations);
   store::BindPodAsync(store_, std::move(b), clock_, false,
                       [done = std::move(done)](Result<ObjectPtr> r) {
                         if (!r.ok()) return done(r.status());

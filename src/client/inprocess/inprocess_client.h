@@ -47,7 +47,7 @@ class InProcessClient final : public Client {
   void DeleteAsync(const ResourceInfo& r, std::string ns, std::string name,
                    api::DeleteOptions opts, Callback<api::DeleteResult> done) override;
   void BindAsync(std::string ns, std::string pod, std::string uid, std::string node,
-                 Callback<bool> done) override;
+                 Annotations annotations, Callback<bool> done) override;
 
   store::Store& store() { return store_; }
 

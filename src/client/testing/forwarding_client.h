@@ -50,9 +50,9 @@ class ForwardingClient : public Client {
     inner_.DeleteAsync(r, std::move(ns), std::move(name), std::move(opts), std::move(done));
   }
   void BindAsync(std::string ns, std::string pod, std::string uid, std::string node,
-                 Callback<bool> done) override {
+                 Annotations annotations, Callback<bool> done) override {
     inner_.BindAsync(std::move(ns), std::move(pod), std::move(uid), std::move(node),
-                     std::move(done));
+                     std::move(annotations), std::move(done));
   }
 
  protected:

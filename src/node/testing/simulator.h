@@ -117,10 +117,10 @@ class RecordingClient final : public client::ForwardingClient {
     inner().DeleteAsync(r, std::move(ns), std::move(name), std::move(opts), std::move(done));
   }
   void BindAsync(std::string ns, std::string pod, std::string uid, std::string node,
-                 client::Callback<bool> done) override {
+                 client::Annotations annotations, client::Callback<bool> done) override {
     Add({"bind", "pods", ns, pod, {}});
     inner().BindAsync(std::move(ns), std::move(pod), std::move(uid), std::move(node),
-                     std::move(done));
+                      std::move(annotations), std::move(done));
   }
 
  private:

@@ -45,7 +45,10 @@ void Cache::Touched(NodeItem& item) { recency_.splice(recency_.begin(), recency_
 
 void Cache::MaybeDropItem(const std::string& name) {
   auto it = nodes_.find(name);
-  if (it == nodes_.end() || it->second.info->node() || !it->second.info->pods().empty()) return;
+  if (it == nodes_.end() || it->second.info->node() || !it->second.info->pods().empty() ||
+      !it->second.info->reservations().empty()) {
+    return;
+  }
   recency_.erase(it->second.recency);
   nodes_.erase(it);
   items_dropped_ = true;
@@ -124,6 +127,80 @@ void Cache::RemovePod(const api::Pod& pod) {
   if (it->second.assumed) --assumed_count_;
   pods_.erase(it);
 }
+
+// --- reservations -------------------------------------------------------------------------------
+
+void Cache::AddReservation(ReservationInfoPtr reservation) {
+  std::lock_guard<std::mutex> lock(mu_);
+  const std::string uid = reservation->uid;
+  // The reserve pod assumed when it was scheduled: the reservation itself now holds the node.
+  if (auto it = pods_.find(uid); it != pods_.end()) {
+    RemovePodLocked(uid, it->second.node);
+    if (it->second.assumed) --assumed_count_;
+    pods_.erase(it);
+  }
+  if (auto it = reservations_.find(uid); it != reservations_.end() && it->second != reservation->node) {
+    RemoveReservationLocked(uid);
+  }
+  const std::string node = reservation->node;
+  NodeItem& item = ItemFor(node);
+  item.info->AddReservation(std::move(reservation));
+  Touched(item);
+  reservations_[uid] = node;
+}
+
+void Cache::RemoveReservation(const std::string& uid) {
+  std::lock_guard<std::mutex> lock(mu_);
+  RemoveReservationLocked(uid);
+}
+
+void Cache::RemoveReservationLocked(const std::string& uid) {
+  auto it = reservations_.find(uid);
+  if (it == reservations_.end()) return;
+  const std::string node = it->second;
+  reservations_.erase(it);
+  auto n = nodes_.find(node);
+  if (n == nodes_.end()) return;
+  n->second.info->RemoveReservation(uid);
+  Touched(n->second);
+  MaybeDropItem(node);
+}
+
+size_t Cache::ReservationCount() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return reservations_.size();
+}
+
+void Cache::ReplacePodLocked(PodState& st, PodInfoPtr pod) {
+  NodeItem& item = ItemFor(st.node);
+  item.info->RemovePod(pod->uid());
+  item.info->AddPod(pod);
+  Touched(item);
+  st.pod = std::move(pod);
+}
+
+allot::Status Cache::AssignToReservation(const std::string& pod_uid,
+                                         const std::string& reservation_uid) {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = pods_.find(pod_uid);
+  if (it == pods_.end()) return allot::NotFoundError("pods", pod_uid);
+  auto r = reservations_.find(reservation_uid);
+  if (r == reservations_.end() || r->second != it->second.node) {
+    return allot::NotFoundError("reservations.scheduling.koordinator.sh", reservation_uid);
+  }
+  if (it->second.pod->allocated_from == reservation_uid) return allot::Status::Ok();
+  ReplacePodLocked(it->second, it->second.pod->WithAllocatedFrom(reservation_uid));
+  return allot::Status::Ok();
+}
+
+void Cache::UnassignFromReservation(const std::string& pod_uid) {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = pods_.find(pod_uid);
+  if (it == pods_.end() || it->second.pod->allocated_from.empty()) return;
+  ReplacePodLocked(it->second, it->second.pod->WithAllocatedFrom(""));
+}
+
+// --- nodes --------------------------------------------------------------------------------------
 
 void Cache::AddNode(std::shared_ptr<const api::Node> node) {
   std::lock_guard<std::mutex> lock(mu_);

@@ -34,12 +34,13 @@
 
 #include "common/status.h"
 #include "common/time.h"
+#include "scheduler/framework/reservation_info.h"
 #include "scheduler/framework/snapshot.h"
 #include "scheduler/framework/types.h"
 
 namespace allot::scheduler {
 
-class Cache {
+class Cache final : public ReservationLedger {
  public:
   Cache(Clock& clock, std::chrono::milliseconds assumed_ttl);
   Cache(const Cache&) = delete;
@@ -57,6 +58,19 @@ class Cache {
   void AddPod(PodInfoPtr pod);
   void UpdatePod(PodInfoPtr pod);
   void RemovePod(const api::Pod& pod);
+
+  // Available reservations: counted on their node (NodeInfo::AddReservation) until removed.
+  // Adding one replaces its earlier placement and the reserve pod assumed for it (the binding
+  // of a reserve pod is the reservation becoming Available). Removing one leaves its owners
+  // counted as plain pods.
+  void AddReservation(ReservationInfoPtr reservation);
+  void RemoveReservation(const std::string& uid);
+  size_t ReservationCount() const;
+
+  // ReservationLedger (the Reservation plugin's Reserve / Unreserve).
+  allot::Status AssignToReservation(const std::string& pod_uid,
+                                    const std::string& reservation_uid) override;
+  void UnassignFromReservation(const std::string& pod_uid) override;
 
   void AddNode(std::shared_ptr<const api::Node> node);
   void UpdateNode(std::shared_ptr<const api::Node> node);
@@ -94,6 +108,9 @@ class Cache {
   void AddPodLocked(const PodInfoPtr& pod, const std::string& node);
   void RemovePodLocked(const std::string& uid, const std::string& node);
   void MaybeDropItem(const std::string& name);  // drops a node-less item without pods
+  void RemoveReservationLocked(const std::string& uid);
+  // Replaces a known pod's PodInfo (same node) with `pod`.
+  void ReplacePodLocked(PodState& st, PodInfoPtr pod);
 
   Clock& clock_;
   const std::chrono::milliseconds assumed_ttl_;
@@ -104,6 +121,7 @@ class Cache {
   bool order_changed_ = true;                           // node_order_ changed since snapshot
   bool items_dropped_ = false;                          // items erased since snapshot
   std::map<std::string, PodState, std::less<>> pods_;   // by uid; guarded by mu_
+  std::map<std::string, std::string, std::less<>> reservations_;  // uid -> node; guarded by mu_
   size_t assumed_count_ = 0;
 };
 

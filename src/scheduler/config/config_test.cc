@@ -69,7 +69,7 @@ profiles:
             (std::vector<std::string>{"SchedulingGates", "PrioritySort", "NodeUnschedulable",
                                       "NodeName", "NodeAffinity", "NodeResourcesFit",
                                       "NodeResourcesBalancedAllocation", "DynamicResources",
-                                      "DefaultBinder"}));
+                                      "Reservation", "DefaultBinder"}));
   EXPECT_EQ(packer.ArgsFor("NodeResourcesFit"), R"({"scoringStrategy":{"type":"MostAllocated"}})");
   EXPECT_EQ(packer.ArgsFor("NodeAffinity"), "");
 

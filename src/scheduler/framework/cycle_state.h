@@ -27,6 +27,8 @@
 
 namespace allot::scheduler {
 
+class NodeInfo;
+
 namespace internal {
 int NextStateKeyId();
 }  // namespace internal
@@ -78,6 +80,17 @@ class CycleState {
   // A deep copy (each value copied), for dry runs that must not disturb the real state.
   std::unique_ptr<CycleState> Clone() const;
 
+  // Nodes this pod sees differently from the snapshot: the Reservation plugin's PreFilter gives
+  // an owner pod a copy of each node holding its reservations with their capacity released.
+  // The scheduling algorithm hands the view to Filter and Score in place of the snapshot's
+  // NodeInfo. Written in PreFilter only.
+  void SetNodeView(const NodeInfo* original, std::shared_ptr<const NodeInfo> view);
+  // The view of `original`, or `original` itself when there is none.
+  const NodeInfo* NodeView(const NodeInfo* original) const {
+    return node_views_.empty() ? original : FindNodeView(original);
+  }
+  bool HasNodeViews() const { return !node_views_.empty(); }
+
   // Framework bookkeeping for this cycle: which plugins returned Skip at PreFilter / PreScore
   // (indexes into the profile's Filter / Score plugin lists).
   std::vector<bool> skip_filter;
@@ -93,7 +106,11 @@ class CycleState {
     if (i >= slots_.size()) slots_.resize(i + 1);
     return slots_[i];
   }
+  const NodeInfo* FindNodeView(const NodeInfo* original) const;
+
   std::vector<Slot> slots_;
+  // Sorted by the original's address.
+  std::vector<std::pair<const NodeInfo*, std::shared_ptr<const NodeInfo>>> node_views_;
 };
 
 }  // namespace allot::scheduler

@@ -45,6 +45,16 @@ namespace allot::scheduler {
 
 class WaitingPods;
 class SchedulerMetrics;
+class ReservationLedger;
+
+// Annotations a plugin wants on the pod when it is bound: the Bind plugin sends them with the
+// Binding, so they land in the same write as spec.nodeName (the API server merges a Binding's
+// annotations into the pod). The Reservation plugin's reservation-allocated goes this way, so
+// a pod is never bound without saying which reservation it draws from.
+struct BindingAnnotations {
+  std::vector<std::pair<std::string, std::string>> items;
+};
+inline const StateKey<BindingAnnotations> kBindingAnnotationsKey("BindingAnnotations");
 
 // A pod in the scheduling queue, with its scheduling history.
 struct QueuedPodInfo {
@@ -114,6 +124,9 @@ class Handle {
   virtual client::EventRecorder* events() const = 0;
   // The scheduler's metrics; may be null (unit tests).
   virtual SchedulerMetrics* metrics() const = 0;
+  // Where a plugin records which reservation an assumed pod draws from (the scheduler's cache);
+  // nullptr in unit tests that run without one.
+  virtual ReservationLedger* reservation_ledger() const = 0;
   // Moves a pod that waits among the unschedulable pods to the active queue now (kube's
   // Handle.Activate), e.g. when a plugin's own deadline for it passed. False when the pod is not
   // waiting there (in flight, bound, deleted) or there is no queue (unit tests).

@@ -1,5 +1,8 @@
 #include "scheduler/framework/types.h"
 
+#include "api/koordinator/annotations.h"
+#include "scheduler/framework/reservation_info.h"
+
 #include <algorithm>
 #include <atomic>
 
@@ -16,6 +19,18 @@ void AddHostPorts(const api::Container& c, std::vector<HostPort>& out) {
     out.push_back(HostPort{p.hostIP.empty() ? "0.0.0.0" : p.hostIP,
                            p.protocol.empty() ? "TCP" : p.protocol, p.hostPort});
   }
+}
+
+// `r` limited to the resources `mask` has (non-zero): what an owner takes from its reservation.
+Resource MaskTo(const Resource& r, const Resource& mask) {
+  Resource out;
+  if (mask.milli_cpu) out.milli_cpu = r.milli_cpu;
+  if (mask.memory) out.memory = r.memory;
+  if (mask.ephemeral_storage) out.ephemeral_storage = r.ephemeral_storage;
+  for (const auto& [name, v] : mask.scalars) {
+    if (v) out.SetScalar(name, r.Scalar(name));
+  }
+  return out;
 }
 
 }  // namespace
@@ -121,8 +136,32 @@ std::shared_ptr<const PodInfo> PodInfo::Make(std::shared_ptr<const api::Pod> pod
     if (api::IsRestartableInitContainer(c)) AddHostPorts(c, info->host_ports);
   }
   info->priority = pod->spec.priority.value_or(0);
+  auto ann = pod->metadata.annotations.find(std::string(api::kAnnotationReservationAllocated));
+  if (ann != pod->metadata.annotations.end()) {
+    if (auto r = api::ParseReservationAllocated(ann->second)) info->allocated_from = r->uid;
+  }
   info->pod = std::move(pod);
   return info;
+}
+
+std::shared_ptr<const PodInfo> PodInfo::WithAllocatedFrom(std::string reservation_uid) const {
+  auto copy = std::make_shared<PodInfo>(*this);
+  copy->allocated_from = std::move(reservation_uid);
+  return copy;
+}
+
+// --- ReservedSlot -------------------------------------------------------------------------------
+
+Resource ReservedSlot::Remaining() const {
+  const Resource& a = info->allocatable;
+  Resource out;
+  out.milli_cpu = std::max<int64_t>(0, a.milli_cpu - allocated.milli_cpu);
+  out.memory = std::max<int64_t>(0, a.memory - allocated.memory);
+  out.ephemeral_storage = std::max<int64_t>(0, a.ephemeral_storage - allocated.ephemeral_storage);
+  for (const auto& [name, v] : a.scalars) {
+    out.SetScalar(name, std::max<int64_t>(0, v - allocated.Scalar(name)));
+  }
+  return out;
 }
 
 // --- NodeInfo -----------------------------------------------------------------------------------
@@ -154,6 +193,14 @@ void NodeInfo::AddPod(PodInfoPtr pod) {
   requested_.Add(pod->requests);
   non_zero_requested_.Add(pod->non_zero_requests);
   for (const HostPort& p : pod->host_ports) used_ports_.Add(p);
+  if (!pod->allocated_from.empty()) {
+    if (ReservedSlot* slot = MutableReservation(pod->allocated_from)) {
+      Resource before = slot->Held();
+      slot->allocated.Add(MaskTo(pod->requests, slot->info->allocatable));
+      ++slot->owners;
+      Recharge(before, *slot);
+    }
+  }
   if (name_.empty()) name_ = pod->pod->spec.nodeName;
   pods_.push_back(std::move(pod));
   Touch();
@@ -166,12 +213,83 @@ bool NodeInfo::RemovePod(std::string_view uid) {
     requested_.Sub(p.requests);
     non_zero_requested_.Sub(p.non_zero_requests);
     for (const HostPort& hp : p.host_ports) used_ports_.Remove(hp);
+    if (!p.allocated_from.empty()) {
+      if (ReservedSlot* slot = MutableReservation(p.allocated_from)) {
+        Resource before = slot->Held();
+        slot->allocated.Sub(MaskTo(p.requests, slot->info->allocatable));
+        --slot->owners;
+        Recharge(before, *slot);
+      }
+    }
     pods_[i] = std::move(pods_.back());
     pods_.pop_back();
     Touch();
     return true;
   }
   return false;
+}
+
+const ReservedSlot* NodeInfo::FindReservation(std::string_view uid) const {
+  for (const ReservedSlot& s : reservations_) {
+    if (s.info->uid == uid) return &s;
+  }
+  return nullptr;
+}
+
+ReservedSlot* NodeInfo::MutableReservation(std::string_view uid) {
+  return const_cast<ReservedSlot*>(FindReservation(uid));
+}
+
+void NodeInfo::Recharge(const Resource& before, const ReservedSlot& slot) {
+  Resource after = slot.Held();
+  requested_.Sub(before);
+  requested_.Add(after);
+  non_zero_requested_.Sub(before);
+  non_zero_requested_.Add(after);
+  Touch();
+}
+
+void NodeInfo::AddReservation(std::shared_ptr<const ReservationInfo> info) {
+  RemoveReservation(info->uid);
+  ReservedSlot slot;
+  slot.info = std::move(info);
+  for (const PodInfoPtr& p : pods_) {
+    if (p->allocated_from != slot.info->uid) continue;
+    slot.allocated.Add(MaskTo(p->requests, slot.info->allocatable));
+    ++slot.owners;
+  }
+  for (const HostPort& p : slot.info->host_ports) used_ports_.Add(p);
+  Resource held = slot.Held();
+  requested_.Add(held);
+  non_zero_requested_.Add(held);
+  reservations_.push_back(std::move(slot));
+  Touch();
+}
+
+bool NodeInfo::RemoveReservation(std::string_view uid) {
+  for (size_t i = 0; i < reservations_.size(); ++i) {
+    const ReservedSlot& s = reservations_[i];
+    if (s.info->uid != uid) continue;
+    Resource held = s.Held();
+    requested_.Sub(held);
+    non_zero_requested_.Sub(held);
+    if (!s.released) {
+      for (const HostPort& p : s.info->host_ports) used_ports_.Remove(p);
+    }
+    reservations_.erase(reservations_.begin() + static_cast<std::ptrdiff_t>(i));
+    Touch();
+    return true;
+  }
+  return false;
+}
+
+void NodeInfo::ReleaseReservation(std::string_view uid) {
+  ReservedSlot* slot = MutableReservation(uid);
+  if (!slot || slot->released) return;
+  Resource before = slot->Held();
+  slot->released = true;
+  for (const HostPort& p : slot->info->host_ports) used_ports_.Remove(p);
+  Recharge(before, *slot);
 }
 
 void DefaultNormalizeScore(int64_t max_priority, bool reverse, std::span<NodeScore> scores) {

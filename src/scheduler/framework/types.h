@@ -76,6 +76,8 @@ class HostPortInfo {
   std::vector<HostPort> ports_;  // a multiset
 };
 
+struct ReservationInfo;  // scheduler/framework/reservation_info.h
+
 // A pod plus what the scheduler derives from it once.
 struct PodInfo {
   std::shared_ptr<const api::Pod> pod;
@@ -83,8 +85,16 @@ struct PodInfo {
   Resource non_zero_requests;  // with defaults for missing cpu / memory (scoring)
   std::vector<HostPort> host_ports;
   int32_t priority = 0;
+  // Set only for a reserve pod: the reservation it places (scheduler/framework/reservation_info.h).
+  std::shared_ptr<const ReservationInfo> reservation;
+  // The uid of the reservation this pod draws from: its reservation-allocated annotation, or,
+  // for a pod the scheduler has assumed, the reservation it chose. Empty: none.
+  std::string allocated_from;
 
   static std::shared_ptr<const PodInfo> Make(std::shared_ptr<const api::Pod> pod);
+  // A copy that draws from `reservation_uid` ("" for none).
+  std::shared_ptr<const PodInfo> WithAllocatedFrom(std::string reservation_uid) const;
+  bool IsReservePod() const { return reservation != nullptr; }
   const std::string& uid() const { return pod->metadata.uid; }
   const std::string& name() const { return pod->metadata.name; }
   const std::string& namespace_() const { return pod->metadata.namespace_; }
@@ -94,6 +104,21 @@ using PodInfoPtr = std::shared_ptr<const PodInfo>;
 // The generation counter shared by NodeInfos: every change takes a new, larger number, so a
 // snapshot can tell which NodeInfos changed since it was last updated.
 int64_t NextGeneration();
+
+// An Available reservation on its node. Its owners are pods on the node like any other;
+// what it still holds for them, Remaining(), counts as used on the node, so the pods that are
+// not its owners cannot take it.
+struct ReservedSlot {
+  std::shared_ptr<const ReservationInfo> info;
+  Resource allocated;  // the owners' requests, for the resources the reservation holds
+  int32_t owners = 0;  // owner pods counted on the node (bound or assumed)
+  bool released = false;  // NodeInfo::ReleaseReservation: holds nothing in this view
+  // allocatable - allocated, each resource at least 0: an Aligned owner larger than its
+  // reservation takes the rest from the node's free capacity.
+  Resource Remaining() const;
+  // What it charges the node: Remaining(), or nothing once released.
+  Resource Held() const { return released ? Resource{} : Remaining(); }
+};
 
 class NodeInfo {
  public:
@@ -108,6 +133,9 @@ class NodeInfo {
   const Resource& requested() const { return requested_; }
   const Resource& non_zero_requested() const { return non_zero_requested_; }
   const HostPortInfo& used_ports() const { return used_ports_; }
+  // The Available reservations on the node; requested() includes their Remaining().
+  const std::vector<ReservedSlot>& reservations() const { return reservations_; }
+  const ReservedSlot* FindReservation(std::string_view uid) const;
   int64_t generation() const { return generation_; }
   // Copies of the node's hot fields, so filters that run for every node need not touch the
   // (large, usually cold) Node object: spec.unschedulable and spec.taints.
@@ -119,6 +147,13 @@ class NodeInfo {
   void AddPod(PodInfoPtr pod);
   // Removes the pod with this uid; false when it is not on this node.
   bool RemovePod(std::string_view uid);
+  // Adds (or replaces) an Available reservation; the pods already here that draw from it
+  // (PodInfo::allocated_from) count as its owners.
+  void AddReservation(std::shared_ptr<const ReservationInfo> info);
+  bool RemoveReservation(std::string_view uid);
+  // For a view of the node that one pod's cycle sees (the Reservation plugin): the reservation
+  // stays listed but holds nothing any more, as if its owner were looking.
+  void ReleaseReservation(std::string_view uid);
   // Takes a new generation (for changes made outside the methods above).
   void Touch() { generation_ = NextGeneration(); }
 
@@ -130,9 +165,14 @@ class NodeInfo {
   Resource requested_;
   Resource non_zero_requested_;
   HostPortInfo used_ports_;
+  std::vector<ReservedSlot> reservations_;
   int64_t generation_;
   bool unschedulable_ = false;
   std::vector<api::Taint> taints_;
+
+  ReservedSlot* MutableReservation(std::string_view uid);
+  // Moves `slot`'s charge on requested_ from what it held before a change to what it holds now.
+  void Recharge(const Resource& before, const ReservedSlot& slot);
 };
 
 // One node's score from one plugin, and the total.

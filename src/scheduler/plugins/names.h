@@ -18,6 +18,7 @@ inline constexpr std::string_view kNodeResourcesBalancedAllocation =
     "NodeResourcesBalancedAllocation";
 inline constexpr std::string_view kDefaultBinder = "DefaultBinder";
 inline constexpr std::string_view kDynamicResources = "DynamicResources";
+inline constexpr std::string_view kReservation = "Reservation";
 }  // namespace names
 
 }  // namespace allot::scheduler

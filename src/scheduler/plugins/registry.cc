@@ -8,6 +8,7 @@
 #include "scheduler/plugins/noderesources/node_resources.h"
 #include "scheduler/plugins/nodeunschedulable/node_unschedulable.h"
 #include "scheduler/plugins/prioritysort/priority_sort.h"
+#include "scheduler/plugins/reservation/reservation.h"
 #include "scheduler/plugins/schedulinggates/scheduling_gates.h"
 #include "scheduler/plugins/tainttoleration/taint_toleration.h"
 
@@ -58,6 +59,10 @@ Registry InTreeRegistry(const dra::Features& features) {
                [features](std::string_view args, Handle& h) -> Result<std::unique_ptr<Plugin>> {
                  ALLOT_ASSIGN_OR_RETURN(DynamicResourcesArgs a, ParseDynamicResourcesArgs(args));
                  return std::unique_ptr<Plugin>(std::make_unique<DynamicResources>(h, features, a));
+               });
+  MustRegister(r, names::kReservation,
+               [](std::string_view, Handle& h) -> Result<std::unique_ptr<Plugin>> {
+                 return std::unique_ptr<Plugin>(std::make_unique<Reservation>(h));
                });
   return r;
 }

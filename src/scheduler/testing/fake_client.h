@@ -69,7 +69,7 @@ class FakeClient final : public client::Client {
     done(allot::InternalError("fake client: Delete not supported"));
   }
   void BindAsync(std::string ns, std::string pod, std::string uid, std::string node,
-                 client::Callback<bool> done) override {
+                 client::Annotations, client::Callback<bool> done) override {
     Binding b{ns, pod, uid, node};
     std::unique_lock<std::mutex> lock(mu_);
     if (defer_binds) {

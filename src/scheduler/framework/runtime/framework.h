@@ -48,6 +48,7 @@ struct FrameworkOptions {
   const Snapshot* snapshot = nullptr;            // required; the scheduler's, updated per cycle
   SchedulerMetrics* metrics = nullptr;           // optional
   client::EventRecorder* events = nullptr;       // optional
+  ReservationLedger* reservation_ledger = nullptr;  // optional (the scheduler's cache)
   // Handle::Activate: the scheduler's queue (optional; unset, Activate answers false).
   std::function<bool(const std::string& pod_uid)> activate;
 };
@@ -68,6 +69,7 @@ class Framework final : public Handle {
   WaitingPods& waiting_pods() override { return waiting_pods_; }
   client::EventRecorder* events() const override { return options_.events; }
   SchedulerMetrics* metrics() const override { return options_.metrics; }
+  ReservationLedger* reservation_ledger() const override { return options_.reservation_ledger; }
   bool Activate(const std::string& pod_uid) override {
     return options_.activate && options_.activate(pod_uid);
   }

@@ -1,0 +1,79 @@
+// The scheduler's view of a Koordinator Reservation (docs/reservations.md): what it reserves,
+// where, and for whom. Two forms:
+//
+//  - A reservation that is not placed yet is scheduled like a pod: MakeReservePod builds the
+//    "reserve pod" that goes through the queue and the framework (every filter: fit, affinity,
+//    taints, ports). Its PodInfo carries the ReservationInfo, which is how plugins and the
+//    scheduler tell it from a real pod.
+//  - A placed (Available) reservation is a ReservedSlot on its node's NodeInfo: its remaining
+//    capacity counts as used for every pod but its owners (scheduler/framework/types.h).
+//
+// Thread safety: immutable once made; shared by pointer.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "api/koordinator/reservation.h"
+#include "common/status.h"
+#include "scheduler/framework/types.h"
+
+namespace allot::scheduler {
+
+enum class AllocatePolicy : uint8_t {
+  kDefault,     // "" (deprecated): as Aligned, but cannot share a node with the other two
+  kAligned,     // the reservation first, then the node's free capacity
+  kRestricted,  // what the reservation holds comes only from it
+};
+
+struct ReservationInfo {
+  std::shared_ptr<const api::Reservation> object;
+  std::string uid;
+  std::string name;
+  std::string node;          // status.nodeName once placed; "" before
+  std::string pinned_node;   // template.spec.nodeName: the only node it may be placed on
+  Resource allocatable;      // status.allocatable once placed, else the template's requests
+  std::vector<HostPort> host_ports;
+  AllocatePolicy policy = AllocatePolicy::kDefault;
+  bool allocate_once = true;
+  bool unschedulable = false;  // spec.unschedulable: no new owners
+  // The reservation-order label: lower is preferred; 0 (or no label) falls back to the score.
+  int64_t order = 0;
+
+  static std::shared_ptr<const ReservationInfo> Make(
+      std::shared_ptr<const api::Reservation> object);
+  // Available with a node: its capacity is held on that node.
+  bool IsAvailable() const;
+  // Not placed, not terminal: to be scheduled.
+  bool NeedsScheduling() const;
+};
+using ReservationInfoPtr = std::shared_ptr<const ReservationInfo>;
+
+// The reserve pod (Koordinator's "reserve pod"): the template as a pod, with the reservation's
+// uid and name, namespace = the template's or "default", labels and annotations of the
+// reservation over the template's, spec.nodeName cleared (pinning is ReservationInfo's
+// pinned_node), priority = the template's, else the label koordinator.sh/priority, else the
+// highest. template.spec.resourceClaims are dropped for now (devices in reservations are not
+// built yet; docs/reservations.md).
+std::shared_ptr<const api::Pod> MakeReservePod(const api::Reservation& r);
+
+// The PodInfo of a reservation's reserve pod (PodInfo::reservation set).
+PodInfoPtr MakeReservePodInfo(ReservationInfoPtr info);
+
+// Where the Reservation plugin records which reservation an assumed pod draws from, so that
+// its node's accounting moves the pod's requests into that reservation at once, before the
+// binding (and its reservation-allocated annotation) comes back through the informer. The
+// scheduler's Cache implements it.
+class ReservationLedger {
+ public:
+  virtual ~ReservationLedger() = default;
+  // NotFound when the pod is not in the cache or the reservation is not on the pod's node.
+  virtual allot::Status AssignToReservation(const std::string& pod_uid,
+                                            const std::string& reservation_uid) = 0;
+  // Undoes AssignToReservation; a no-op when the pod draws from none.
+  virtual void UnassignFromReservation(const std::string& pod_uid) = 0;
+};
+
+}  // namespace allot::scheduler

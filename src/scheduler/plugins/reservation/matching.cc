@@ -1,0 +1,228 @@
+#include "scheduler/plugins/reservation/matching.h"
+
+#include <algorithm>
+
+#include "api/core/taints.h"
+
+namespace allot::scheduler::reservation {
+
+namespace {
+
+constexpr std::string_view kTaintUnschedulable = "node.kubernetes.io/unschedulable";
+
+bool ObjectMatches(const api::ObjectReference& o, const api::Pod& pod) {
+  if (!o.uid.empty() && o.uid != pod.metadata.uid) return false;
+  if (!o.name.empty() && o.name != pod.metadata.name) return false;
+  if (!o.namespace_.empty() && o.namespace_ != pod.metadata.namespace_) return false;
+  if (!o.apiVersion.empty() && o.apiVersion != "v1") return false;
+  return true;
+}
+
+bool ControllerMatches(const api::ReservationControllerReference& c, const api::Pod& pod) {
+  if (!c.namespace_.empty() && c.namespace_ != pod.metadata.namespace_) return false;
+  for (const api::OwnerReference& ref : pod.metadata.ownerReferences) {
+    if (ref.uid == c.uid && (c.name.empty() || ref.name == c.name)) return true;
+  }
+  return false;
+}
+
+// Requests against free capacity on every resource the pod asks for.
+void CheckFree(const Resource& want, const Resource& free, std::vector<std::string>* reasons,
+               bool& ok, std::string_view prefix = {}) {
+  auto check = [&](std::string_view name, int64_t w, int64_t f) {
+    if (w <= 0 || w <= f) return;
+    ok = false;
+    if (reasons) reasons->push_back(std::string(prefix) + "Insufficient " + std::string(name));
+  };
+  check(kResourceCpu, want.milli_cpu, free.milli_cpu);
+  check(kResourceMemory, want.memory, free.memory);
+  check(kResourceEphemeralStorage, want.ephemeral_storage, free.ephemeral_storage);
+  for (const auto& [name, v] : want.scalars) check(name, v, free.Scalar(name));
+}
+
+Resource FreeOf(const NodeInfo& node, const Resource& extra_held) {
+  Resource free = node.allocatable();
+  free.Sub(node.requested());
+  free.Sub(extra_held);
+  return free;
+}
+
+}  // namespace
+
+// --- owners -------------------------------------------------------------------------------------
+
+OwnerMatcher OwnerMatcher::Make(const api::Reservation& r) {
+  OwnerMatcher m;
+  for (const api::ReservationOwner& o : r.spec.owners) {
+    Entry e;
+    e.object = o.object;
+    e.controller = o.controller;
+    if (o.labelSelector) {
+      auto sel = api::LabelSelectorExpr::FromLabelSelector(*o.labelSelector);
+      e.selector = sel.ok() ? *sel : api::LabelSelectorExpr::Nothing();
+    }
+    m.entries_.push_back(std::move(e));
+  }
+  return m;
+}
+
+bool OwnerMatcher::Matches(const api::Pod& pod) const {
+  for (const Entry& e : entries_) {
+    if (!e.object && !e.controller && !e.selector) continue;  // an empty entry matches nobody
+    if (e.object && !ObjectMatches(*e.object, pod)) continue;
+    if (e.controller && !ControllerMatches(*e.controller, pod)) continue;
+    if (e.selector && !e.selector->Matches(pod.metadata.labels)) continue;
+    return true;
+  }
+  return false;
+}
+
+// --- the pod's preferences ----------------------------------------------------------------------
+
+Result<PodReservationPrefs> PodReservationPrefs::Parse(const api::Pod& pod) {
+  PodReservationPrefs p;
+  auto ignored = pod.metadata.labels.find(std::string(api::kLabelReservationIgnored));
+  p.ignored = ignored != pod.metadata.labels.end() && ignored->second == "true";
+  const api::StringMap& ann = pod.metadata.annotations;
+  if (auto it = ann.find(std::string(api::kAnnotationReservationAffinity)); it != ann.end()) {
+    ALLOT_ASSIGN_OR_RETURN(api::ReservationAffinity a, api::ParseReservationAffinity(it->second));
+    p.affinity = std::move(a);
+  }
+  if (auto it = ann.find(std::string(api::kAnnotationExactMatchReservation)); it != ann.end()) {
+    ALLOT_ASSIGN_OR_RETURN(api::ExactMatchReservationSpec e,
+                           api::ParseExactMatchReservation(it->second));
+    p.exact_match = std::move(e.resourceNames);
+  }
+  return p;
+}
+
+bool PodReservationPrefs::Admits(const ReservationInfo& r, const api::StringMap* node_labels,
+                                 const Resource& requests, std::string* reason) const {
+  auto no = [&](const char* why) {
+    if (reason) *reason = why;
+    return false;
+  };
+  const std::vector<api::Toleration> none;
+  const std::vector<api::Toleration>& tolerations = affinity ? affinity->tolerations : none;
+  if (affinity && !affinity->name.empty()) {
+    if (affinity->name != r.name) return no("reservation affinity names another reservation");
+  } else {
+    if (r.unschedulable) {
+      api::Taint t{.key = std::string(kTaintUnschedulable), .effect = "NoSchedule"};
+      if (!api::TolerationsTolerateTaint(tolerations, t)) return no("reservation is unschedulable");
+    }
+    for (const api::Taint& t : r.object->spec.taints) {
+      if (t.effect != "NoSchedule" && t.effect != "NoExecute") continue;
+      if (!api::TolerationsTolerateTaint(tolerations, t)) {
+        return no("reservation has a taint the pod does not tolerate");
+      }
+    }
+    if (affinity) {
+      api::StringMap labels = node_labels ? *node_labels : api::StringMap{};
+      for (const auto& [k, v] : r.object->metadata.labels) labels[k] = v;
+      for (const auto& [k, v] : affinity->reservationSelector) {
+        auto it = labels.find(k);
+        if (it == labels.end() || it->second != v) return no("reservation affinity does not match");
+      }
+      if (affinity->requiredDuringSchedulingIgnoredDuringExecution) {
+        api::NodeSelector sel;
+        sel.nodeSelectorTerms =
+            affinity->requiredDuringSchedulingIgnoredDuringExecution->reservationSelectorTerms;
+        if (!sel.nodeSelectorTerms.empty() && !api::MatchesNodeSelector(sel, labels, r.name)) {
+          return no("reservation affinity does not match");
+        }
+      }
+    }
+  }
+  if (exact_match && !ExactMatches(*exact_match, requests, r.allocatable)) {
+    return no("reservation does not exactly match the pod's requests");
+  }
+  return true;
+}
+
+bool ExactMatches(const std::vector<std::string>& names, const Resource& requests,
+                  const Resource& allocatable) {
+  for (const std::string& n : names) {
+    if (requests.Get(n) != allocatable.Get(n)) return false;
+  }
+  return true;
+}
+
+std::vector<std::string> RestrictedResources(const ReservationInfo& r) {
+  std::vector<std::string> held;
+  const Resource& a = r.allocatable;
+  if (a.milli_cpu) held.emplace_back(kResourceCpu);
+  if (a.memory) held.emplace_back(kResourceMemory);
+  if (a.ephemeral_storage) held.emplace_back(kResourceEphemeralStorage);
+  for (const auto& [name, v] : a.scalars) {
+    if (v) held.push_back(name);
+  }
+  const api::StringMap& ann = r.object->metadata.annotations;
+  auto it = ann.find(std::string(api::kAnnotationReservationRestrictedOptions));
+  if (it == ann.end()) return held;
+  auto opts = api::ParseReservationRestrictedOptions(it->second);
+  if (!opts.ok() || opts->resources.empty()) return held;
+  std::vector<std::string> out;
+  for (const std::string& n : held) {
+    if (std::find(opts->resources.begin(), opts->resources.end(), n) != opts->resources.end()) {
+      out.push_back(n);
+    }
+  }
+  return out;
+}
+
+// --- fit ----------------------------------------------------------------------------------------
+
+bool FitsReservation(const Resource& requests, const NodeInfo& node, const ReservedSlot& slot,
+                     const Resource& others_held, std::vector<std::string>* reasons) {
+  bool ok = true;
+  CheckFree(requests, FreeOf(node, others_held), reasons, ok);
+  if (slot.info->policy == AllocatePolicy::kRestricted) {
+    Resource remaining = slot.Remaining();
+    for (const std::string& name : RestrictedResources(*slot.info)) {
+      int64_t want = requests.Get(name);
+      if (want > remaining.Get(name)) {
+        ok = false;
+        if (reasons) reasons->push_back("Reservation(s) Insufficient " + name);
+      }
+    }
+  }
+  return ok;
+}
+
+bool FitsNodeAlone(const Resource& requests, const NodeInfo& node, const Resource& held,
+                   std::vector<std::string>* reasons) {
+  bool ok = true;
+  CheckFree(requests, FreeOf(node, held), reasons, ok);
+  return ok;
+}
+
+int64_t MostAllocatedScore(const Resource& requests, const ReservedSlot& slot) {
+  const Resource& a = slot.info->allocatable;
+  int64_t sum = 0;
+  int64_t n = 0;
+  auto one = [&](int64_t alloc, int64_t want, int64_t used) {
+    if (alloc <= 0) return;
+    ++n;
+    int64_t total = want + used;
+    if (total <= alloc) sum += total * kMaxNodeScore / alloc;
+  };
+  one(a.milli_cpu, requests.milli_cpu, slot.allocated.milli_cpu);
+  one(a.memory, requests.memory, slot.allocated.memory);
+  one(a.ephemeral_storage, requests.ephemeral_storage, slot.allocated.ephemeral_storage);
+  for (const auto& [name, v] : a.scalars) one(v, requests.Scalar(name), slot.allocated.Scalar(name));
+  return n ? sum / n : 0;
+}
+
+bool SharesResource(const Resource& requests, const Resource& allocatable) {
+  if ((requests.milli_cpu && allocatable.milli_cpu) || (requests.memory && allocatable.memory) ||
+      (requests.ephemeral_storage && allocatable.ephemeral_storage)) {
+    return true;
+  }
+  for (const auto& [name, v] : requests.scalars) {
+    if (v && allocatable.Scalar(name)) return true;
+  }
+  return false;
+}
+
+}  // namespace allot::scheduler::reservation

@@ -1,0 +1,101 @@
+// The scheduler's side of reservations (docs/reservations.md): the reservation informer's
+// events become reserve pods in the queue (a reservation to place) or ReservedSlots in the
+// cache (an Available reservation), and a reserve pod's failures are reported on its
+// Reservation. The Reservation plugin (scheduler/plugins/reservation/) does the rest.
+#include "api/koordinator/reservation.h"
+#include "api/machinery/resources.h"
+#include "scheduler/framework/reservation_info.h"
+#include "scheduler/plugins/names.h"
+#include "scheduler/scheduler.h"
+
+namespace allot::scheduler {
+
+namespace {
+
+std::shared_ptr<const api::Reservation> AsReservation(const api::ObjectPtr& obj) {
+  if (!obj || !api::As<api::Reservation>(*obj)) return nullptr;
+  return std::static_pointer_cast<const api::Reservation>(obj);
+}
+
+}  // namespace
+
+void Scheduler::AddReservationHandlers() {
+  bool wanted = false;
+  for (const auto& [name, fw] : frameworks_) wanted |= fw->FindPlugin(names::kReservation) != nullptr;
+  if (!wanted) return;
+  informers_->For(api::ResourceFor<api::Reservation>())
+      .AddHandler({.on_add = [this](const api::ObjectPtr& o) { OnReservationChange(nullptr, o); },
+                   .on_update = [this](const api::ObjectPtr& o,
+                                       const api::ObjectPtr& n) { OnReservationChange(o, n); },
+                   .on_delete = [this](const api::ObjectPtr& o) { OnReservationChange(o, nullptr); }});
+}
+
+void Scheduler::OnReservationChange(const api::ObjectPtr& old_obj, const api::ObjectPtr& new_obj) {
+  auto old_r = AsReservation(old_obj);
+  auto r = AsReservation(new_obj);
+  if (!r && !old_r) return;
+  ReservationInfoPtr info = r ? ReservationInfo::Make(r) : nullptr;
+  ReservationInfoPtr old_info = old_r ? ReservationInfo::Make(old_r) : nullptr;
+  const bool was_available = old_info && old_info->IsAvailable();
+  const bool available = info && info->IsAvailable();
+  const bool pending = info && info->NeedsScheduling();
+  const ClusterEvent event{EventResource::kReservation,
+                           !old_r ? kAdd : (!r ? kDelete : kUpdateOther)};
+  if (old_info && old_info->NeedsScheduling() && !pending) {
+    queue_->Delete(*MakeReservePod(*old_r));  // placed, finished or gone: no longer queued
+  }
+  if (available) {
+    cache_->AddReservation(info);
+  } else if (was_available || (old_info && cache_->IsAssumed(old_info->uid))) {
+    // Failed, Succeeded, deleted, or un-placed: its capacity goes back (owners stay counted as
+    // plain pods); an assumed reserve pod whose reservation went meanwhile is forgotten.
+    cache_->RemoveReservation(old_info->uid);
+  }
+  if (pending) {
+    PodInfoPtr reserve = MakeReservePodInfo(info);
+    if (Responsible(*reserve->pod)) {
+      if (old_info && old_info->NeedsScheduling()) {
+        queue_->Update(MakeReservePod(*old_r), std::move(reserve));
+      } else {
+        queue_->Add(std::move(reserve));
+      }
+    }
+  }
+  queue_->OnEvent(event, old_obj, new_obj);
+}
+
+void Scheduler::ReportReservationFailure(const PodInfo& reserve_pod, const std::string& reason,
+                                         const std::string& message) {
+  const api::Reservation& current = *reserve_pod.reservation->object;
+  events_->Record(current, client::kEventTypeWarning, "FailedScheduling", "Scheduling",
+                  message.size() > 1024 ? message.substr(0, 1024) : message);
+  for (const api::ReservationCondition& c : current.status.conditions) {
+    if (c.type == api::kReservationConditionScheduled && c.status == "False" &&
+        c.reason == reason && c.message == message) {
+      return;  // nothing new to say
+    }
+  }
+  auto r = std::make_unique<api::Reservation>(current);
+  Time now = clock_->Now();
+  if (r->status.phase.empty()) r->status.phase = std::string(api::kReservationPending);
+  api::ReservationCondition cond{.type = std::string(api::kReservationConditionScheduled),
+                                 .status = "False",
+                                 .reason = reason,
+                                 .message = message,
+                                 .lastProbeTime = now,
+                                 .lastTransitionTime = now};
+  bool replaced = false;
+  for (api::ReservationCondition& c : r->status.conditions) {
+    if (c.type != cond.type) continue;
+    if (c.status == "False" && c.lastTransitionTime) cond.lastTransitionTime = c.lastTransitionTime;
+    c = cond;
+    replaced = true;
+  }
+  if (!replaced) r->status.conditions.push_back(std::move(cond));
+  // With the resourceVersion the scheduler saw: a reservation that changed meanwhile is not
+  // overwritten (its next attempt reports again).
+  client_.UpdateStatusAsync(api::ResourceFor<api::Reservation>(), std::move(r),
+                            [](Result<api::ObjectPtr>) {});
+}
+
+}  // namespace allot::scheduler
