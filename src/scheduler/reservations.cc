@@ -21,13 +21,15 @@ std::shared_ptr<const api::Reservation> AsReservation(const api::ObjectPtr& obj)
 
 void Scheduler::AddReservationHandlers() {
   bool wanted = false;
-  for (const auto& [name, fw] : frameworks_) wanted |= fw->FindPlugin(names::kReservation) != nullptr;
+  for (const auto& [name, fw] : frameworks_)
+    wanted |= fw->FindPlugin(names::kReservation) != nullptr;
   if (!wanted) return;
   informers_->For(api::ResourceFor<api::Reservation>())
-      .AddHandler({.on_add = [this](const api::ObjectPtr& o) { OnReservationChange(nullptr, o); },
-                   .on_update = [this](const api::ObjectPtr& o,
-                                       const api::ObjectPtr& n) { OnReservationChange(o, n); },
-                   .on_delete = [this](const api::ObjectPtr& o) { OnReservationChange(o, nullptr); }});
+      .AddHandler(
+          {.on_add = [this](const api::ObjectPtr& o) { OnReservationChange(nullptr, o); },
+           .on_update = [this](const api::ObjectPtr& o,
+                               const api::ObjectPtr& n) { OnReservationChange(o, n); },
+           .on_delete = [this](const api::ObjectPtr& o) { OnReservationChange(o, nullptr); }});
 }
 
 void Scheduler::OnReservationChange(const api::ObjectPtr& old_obj, const api::ObjectPtr& new_obj) {
@@ -46,10 +48,13 @@ void Scheduler::OnReservationChange(const api::ObjectPtr& old_obj, const api::Ob
   }
   if (available) {
     cache_->AddReservation(info);
-  } else if (was_available || (old_info && cache_->IsAssumed(old_info->uid))) {
-    // Failed, Succeeded, deleted, or un-placed: its capacity goes back (owners stay counted as
-    // plain pods); an assumed reserve pod whose reservation went meanwhile is forgotten.
+  } else if (was_available) {
+    // Failed, Succeeded, deleted, or un-placed: what it still held goes back (owners stay
+    // counted as plain pods). For the pods waiting for room that is an assigned pod leaving.
     cache_->RemoveReservation(old_info->uid);
+    auto gone = std::make_shared<api::Pod>(*MakeReservePod(*old_r));
+    gone->spec.nodeName = old_info->node;
+    queue_->OnEvent(kEventAssignedPodDelete, gone, nullptr);
   }
   if (pending) {
     PodInfoPtr reserve = MakeReservePodInfo(info);

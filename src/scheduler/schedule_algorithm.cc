@@ -190,7 +190,8 @@ Status ScheduleAlgorithm::FindNodesThatPassFilters(Framework& fwk, const CycleSt
   const size_t offset = next_start_node_index_ % nodes.size();
   feasible_.assign(static_cast<size_t>(to_find), nullptr);
   if (!fwk.HasFilterPlugins()) {
-    for (int i = 0; i < to_find; ++i) feasible_[i] = state.NodeView(nodes[(offset + i) % nodes.size()]);
+    for (int i = 0; i < to_find; ++i)
+      feasible_[i] = state.NodeView(nodes[(offset + i) % nodes.size()]);
     next_start_node_index_ = (offset + to_find) % nodes.size();
     return Status::Success();
   }

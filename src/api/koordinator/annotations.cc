@@ -48,7 +48,7 @@ Result<ExactMatchReservationSpec> ParseExactMatchReservation(std::string_view va
 
 Result<ReservationRestrictedOptions> ParseReservationRestrictedOptions(std::string_view value) {
   return ParseAnnotation<ReservationRestrictedOptions>(kAnnotationReservationRestrictedOptions,
-                                                        value);
+                                                       value);
 }
 
 std::string FormatReservationAllocated(const ReservationAllocated& r) {

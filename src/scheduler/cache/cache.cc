@@ -139,7 +139,8 @@ void Cache::AddReservation(ReservationInfoPtr reservation) {
     if (it->second.assumed) --assumed_count_;
     pods_.erase(it);
   }
-  if (auto it = reservations_.find(uid); it != reservations_.end() && it->second != reservation->node) {
+  if (auto it = reservations_.find(uid);
+      it != reservations_.end() && it->second != reservation->node) {
     RemoveReservationLocked(uid);
   }
   const std::string node = reservation->node;

@@ -56,10 +56,10 @@ std::shared_ptr<const api::Pod> MakeReservePod(const api::Reservation& r) {
     auto label = pod->metadata.labels.find(std::string(api::kLabelKoordinatorPriority));
     std::optional<int64_t> p;
     if (label != pod->metadata.labels.end()) p = ParseInt(label->second);
-    pod->spec.priority = p && *p >= std::numeric_limits<int32_t>::min() &&
-                                 *p <= std::numeric_limits<int32_t>::max()
-                             ? static_cast<int32_t>(*p)
-                             : std::numeric_limits<int32_t>::max();
+    pod->spec.priority =
+        p && *p >= std::numeric_limits<int32_t>::min() && *p <= std::numeric_limits<int32_t>::max()
+            ? static_cast<int32_t>(*p)
+            : std::numeric_limits<int32_t>::max();
   }
   pod->status.phase = "Pending";
   return pod;

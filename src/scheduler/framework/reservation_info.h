@@ -32,9 +32,9 @@ struct ReservationInfo {
   std::shared_ptr<const api::Reservation> object;
   std::string uid;
   std::string name;
-  std::string node;          // status.nodeName once placed; "" before
-  std::string pinned_node;   // template.spec.nodeName: the only node it may be placed on
-  Resource allocatable;      // status.allocatable once placed, else the template's requests
+  std::string node;         // status.nodeName once placed; "" before
+  std::string pinned_node;  // template.spec.nodeName: the only node it may be placed on
+  Resource allocatable;     // status.allocatable once placed, else the template's requests
   std::vector<HostPort> host_ports;
   AllocatePolicy policy = AllocatePolicy::kDefault;
   bool allocate_once = true;

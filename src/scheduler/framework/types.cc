@@ -1,10 +1,10 @@
 #include "scheduler/framework/types.h"
 
-#include "api/koordinator/annotations.h"
-#include "scheduler/framework/reservation_info.h"
-
 #include <algorithm>
 #include <atomic>
+
+#include "api/koordinator/annotations.h"
+#include "scheduler/framework/reservation_info.h"
 
 namespace allot::scheduler {
 

@@ -110,8 +110,8 @@ int64_t NextGeneration();
 // not its owners cannot take it.
 struct ReservedSlot {
   std::shared_ptr<const ReservationInfo> info;
-  Resource allocated;  // the owners' requests, for the resources the reservation holds
-  int32_t owners = 0;  // owner pods counted on the node (bound or assumed)
+  Resource allocated;     // the owners' requests, for the resources the reservation holds
+  int32_t owners = 0;     // owner pods counted on the node (bound or assumed)
   bool released = false;  // NodeInfo::ReleaseReservation: holds nothing in this view
   // allocatable - allocated, each resource at least 0: an Aligned owner larger than its
   // reservation takes the rest from the node's free capacity.

@@ -141,6 +141,10 @@ class PodBuilder {
     pod_.metadata.labels[k] = v;
     return *this;
   }
+  PodBuilder& Annotation(const std::string& k, const std::string& v) {
+    pod_.metadata.annotations[k] = v;
+    return *this;
+  }
   std::shared_ptr<api::Pod> Build() const { return std::make_shared<api::Pod>(pod_); }
   PodInfoPtr Info() const { return PodInfo::Make(Build()); }
 

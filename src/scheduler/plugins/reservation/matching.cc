@@ -210,7 +210,8 @@ int64_t MostAllocatedScore(const Resource& requests, const ReservedSlot& slot) {
   one(a.milli_cpu, requests.milli_cpu, slot.allocated.milli_cpu);
   one(a.memory, requests.memory, slot.allocated.memory);
   one(a.ephemeral_storage, requests.ephemeral_storage, slot.allocated.ephemeral_storage);
-  for (const auto& [name, v] : a.scalars) one(v, requests.Scalar(name), slot.allocated.Scalar(name));
+  for (const auto& [name, v] : a.scalars)
+    one(v, requests.Scalar(name), slot.allocated.Scalar(name));
   return n ? sum / n : 0;
 }
 

@@ -41,11 +41,21 @@ OwnerIndex::Key OwnerIndex::KeyOf(const OwnerMatcher::Entry& e) {
 
 void OwnerIndex::File(const Key& k, const IndexedReservationPtr& r) {
   switch (k.kind) {
-    case Kind::kObjectUid: object_uid_[k.key].push_back(r); break;
-    case Kind::kObjectName: object_name_[k.key].push_back(r); break;
-    case Kind::kControllerUid: controller_uid_[k.key].push_back(r); break;
-    case Kind::kLabel: label_[k.key][k.value].push_back(r); break;
-    case Kind::kScan: scan_.push_back(r); break;
+    case Kind::kObjectUid:
+      object_uid_[k.key].push_back(r);
+      break;
+    case Kind::kObjectName:
+      object_name_[k.key].push_back(r);
+      break;
+    case Kind::kControllerUid:
+      controller_uid_[k.key].push_back(r);
+      break;
+    case Kind::kLabel:
+      label_[k.key][k.value].push_back(r);
+      break;
+    case Kind::kScan:
+      scan_.push_back(r);
+      break;
   }
 }
 
@@ -62,9 +72,15 @@ void OwnerIndex::Unfile(const Key& k, std::string_view uid) {
     if (it->second.empty()) m.erase(it);
   };
   switch (k.kind) {
-    case Kind::kObjectUid: drop_in(object_uid_, k.key); break;
-    case Kind::kObjectName: drop_in(object_name_, k.key); break;
-    case Kind::kControllerUid: drop_in(controller_uid_, k.key); break;
+    case Kind::kObjectUid:
+      drop_in(object_uid_, k.key);
+      break;
+    case Kind::kObjectName:
+      drop_in(object_name_, k.key);
+      break;
+    case Kind::kControllerUid:
+      drop_in(controller_uid_, k.key);
+      break;
     case Kind::kLabel: {
       auto it = label_.find(k.key);
       if (it == label_.end()) break;
@@ -72,7 +88,9 @@ void OwnerIndex::Unfile(const Key& k, std::string_view uid) {
       if (it->second.empty()) label_.erase(it);
       break;
     }
-    case Kind::kScan: drop(scan_); break;
+    case Kind::kScan:
+      drop(scan_);
+      break;
   }
 }
 

@@ -22,7 +22,7 @@ using reservation::PodReservationPrefs;
 
 // A matched reservation on one node, as the snapshot had it when the cycle began.
 struct Candidate {
-  ReservedSlot slot;  // a copy: Remaining() and allocated as counted
+  ReservedSlot slot;    // a copy: Remaining() and allocated as counted
   bool shares = false;  // the pod requests something it holds
 };
 
@@ -93,7 +93,8 @@ std::shared_ptr<const api::Reservation> AsReservation(const api::ObjectPtr& obj)
 void SetCondition(std::vector<api::ReservationCondition>& conds, api::ReservationCondition c) {
   for (api::ReservationCondition& old : conds) {
     if (old.type != c.type) continue;
-    if (old.status == c.status && old.lastTransitionTime) c.lastTransitionTime = old.lastTransitionTime;
+    if (old.status == c.status && old.lastTransitionTime)
+      c.lastTransitionTime = old.lastTransitionTime;
     old = std::move(c);
     return;
   }
@@ -165,9 +166,9 @@ Status Reservation::PreFilter(CycleState& state, const PodInfo& pod, PreFilterRe
     if (!prefs->Admits(*slot->info, labels, pod.requests)) continue;
     NodeMatches* m = d.For(node->name());
     if (!m) {
-      auto it = std::lower_bound(
-          d.nodes.begin(), d.nodes.end(), node->name(),
-          [](const NodeMatches& x, const std::string& n) { return x.node < n; });
+      auto it =
+          std::lower_bound(d.nodes.begin(), d.nodes.end(), node->name(),
+                           [](const NodeMatches& x, const std::string& n) { return x.node < n; });
       m = &*d.nodes.insert(it, NodeMatches{.node = node->name()});
     }
     Candidate c{*slot, reservation::SharesResource(pod.requests, slot->info->allocatable)};
@@ -356,18 +357,16 @@ void Reservation::Bind(CycleState&, const PodInfo& pod, const std::string& node,
   r->status.allocatable = api::PodRequests(templ, false);
   r->status.allocated.clear();
   r->status.currentOwners.clear();
-  SetCondition(r->status.conditions,
-               {.type = std::string(api::kReservationConditionScheduled),
-                .status = "True",
-                .reason = std::string(api::kReasonReservationScheduled),
-                .lastProbeTime = now,
-                .lastTransitionTime = now});
-  SetCondition(r->status.conditions,
-               {.type = std::string(api::kReservationConditionReady),
-                .status = "True",
-                .reason = std::string(api::kReasonReservationAvailable),
-                .lastProbeTime = now,
-                .lastTransitionTime = now});
+  SetCondition(r->status.conditions, {.type = std::string(api::kReservationConditionScheduled),
+                                      .status = "True",
+                                      .reason = std::string(api::kReasonReservationScheduled),
+                                      .lastProbeTime = now,
+                                      .lastTransitionTime = now});
+  SetCondition(r->status.conditions, {.type = std::string(api::kReservationConditionReady),
+                                      .status = "True",
+                                      .reason = std::string(api::kReasonReservationAvailable),
+                                      .lastProbeTime = now,
+                                      .lastTransitionTime = now});
   c->UpdateStatusAsync(api::ResourceFor<api::Reservation>(), std::move(r),
                        [done = std::move(done)](Result<api::ObjectPtr> res) {
                          done(res.ok() ? Status::Success() : Status::FromError(res.status()));
