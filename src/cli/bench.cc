@@ -28,6 +28,13 @@
 //       has (with matchAttribute on the model), created before the measured pods; they stay
 //       pending and must not slow the others down.
 //
+//   ReservationScheduling/<R>reservations_<P>pods_<N>nodes[_nonowners]
+//       R Koordinator Reservations (100m CPU, 500 MiB each, spread by the scheduler) are created
+//       and placed first; then P pods are measured. Pod i owns reservation i (labelSelector
+//       bench-reservation=r-<i>; allocateOnce, so the controller marks each Succeeded once
+//       used); with _nonowners the pods own none (bench-reservation=none), which measures what
+//       R reservations cost everyone else. Compare with SchedulingBasic/<N>Nodes_<P>Pods.
+//
 //   --rate R: the measured pods are created at R pods/s (an open loop, as an offered load)
 //   instead of all at once; the latency percentiles then say how long a pod waits at that load.
 //   The throughput is bounded by R.
@@ -55,6 +62,7 @@
 #include <vector>
 
 #include "api/core/types.h"
+#include "api/koordinator/reservation.h"
 #include "api/machinery/resources.h"
 #include "api/resource/types.h"
 #include "cli/bench_support.h"
@@ -94,6 +102,8 @@ struct Workload {
   int64_t pods_per_claim = 1;
   int64_t steady_window = 0;  // > 0: measured pods are deleted once bound, this many alive
   int64_t infeasible = 0;
+  int64_t reservations = 0;
+  bool owners = true;  // measured pods own the reservations
 };
 
 Result<Workload> ParseWorkload(const std::string& name) {
@@ -101,6 +111,8 @@ Result<Workload> ParseWorkload(const std::string& name) {
   static const std::regex kBasic(R"(SchedulingBasic/(\d+)Nodes_(\d+)Pods)");
   static const std::regex kDra(
       R"((SchedulingWithResourceClaimTemplate|SchedulingWithResourceClaim|SchedulingInfeasibleClaim|SchedulingWithControlPlaneController|SchedulingWithMixedClaims)/(\d+)pods_(\d+)nodes)");
+  static const std::regex kReservation(
+      R"(ReservationScheduling/(\d+)reservations_(\d+)pods_(\d+)nodes(_nonowners)?)");
   static const std::regex kSteady(
       R"(SteadyStateClusterResourceClaimTemplate/(empty|half|full)_(\d+)nodes)");
   Workload w;
@@ -127,6 +139,11 @@ Result<Workload> ParseWorkload(const std::string& name) {
     } else if (m[1] == "SchedulingWithMixedClaims") {
       w.claims = ClaimKind::kMixed;
     }
+  } else if (std::regex_match(name, m, kReservation)) {
+    w.reservations = std::stoll(m[1]);
+    w.pods = std::stoll(m[2]);
+    w.nodes = std::stoll(m[3]);
+    w.owners = !m[4].matched;
   } else if (std::regex_match(name, m, kSteady)) {
     w.nodes = std::stoll(m[2]);
     w.devices_per_node = 10;
@@ -142,7 +159,8 @@ Result<Workload> ParseWorkload(const std::string& name) {
         "<P>pods_<N>nodes, SchedulingWithResourceClaim/<P>pods_<N>nodes, "
         "SchedulingWithControlPlaneController/<P>pods_<N>nodes, "
         "SchedulingWithMixedClaims/<P>pods_<N>nodes, "
-        "SteadyStateClusterResourceClaimTemplate/{empty,half,full}_<N>nodes or "
+        "SteadyStateClusterResourceClaimTemplate/{empty,half,full}_<N>nodes, "
+        "ReservationScheduling/<R>reservations_<P>pods_<N>nodes[_nonowners] or "
         "SchedulingInfeasibleClaim/<P>pods_<N>nodes");
   }
   if (w.nodes <= 0 || w.pods <= 0) return BadRequestError("nodes and pods must be positive");
@@ -165,6 +183,10 @@ std::unique_ptr<api::ResourceClaim> BenchSharedClaim(int64_t i) {
 std::unique_ptr<api::Pod> BenchPod(const Workload& w, const std::string& name, int64_t claim_index,
                                    const std::string& tmpl) {
   auto p = workloads::MakePod(name, "default");
+  if (w.reservations > 0) {
+    p->metadata.labels["bench-reservation"] =
+        w.owners ? "r-" + std::to_string(claim_index) : "none";
+  }
   if (w.claims == ClaimKind::kController || w.claims == ClaimKind::kMixed) {
     workloads::AddTemplateClaim(*p, "acc", "bench-controller-claim");
   }
@@ -194,6 +216,39 @@ std::unique_ptr<api::ResourceClaimTemplate> ControllerTemplate() {
   api::ResourceClaimSpec spec = workloads::ClaimSpec(kControllerDriver, 1);
   spec.controllerName = kControllerDriver;
   return workloads::MakeClaimTemplate("bench-controller-claim", "default", std::move(spec));
+}
+
+// Reservation `i`: what a bench pod asks for, for the pods labelled bench-reservation=r-<i>.
+std::unique_ptr<api::Object> BenchReservation(int64_t i) {
+  auto r = std::make_unique<api::Reservation>();
+  r->metadata.name = "bench-reservation-" + std::to_string(i);
+  api::ReservationPodTemplate t;
+  auto pod = workloads::MakePod("template", "default");
+  t.spec = pod->spec;
+  r->spec.template_ = std::move(t);
+  api::ReservationOwner o;
+  o.labelSelector = api::LabelSelector{};
+  o.labelSelector->matchLabels["bench-reservation"] = "r-" + std::to_string(i);
+  r->spec.owners.push_back(std::move(o));
+  return r;
+}
+
+// Waits until `count` reservations are Available.
+Status WaitReservationsAvailable(client::Client& client, int64_t count) {
+  const auto& reservations = api::ResourceFor<api::Reservation>();
+  for (int i = 0; i < 6000; ++i) {
+    auto list = client.List(reservations, {});
+    if (list.ok()) {
+      int64_t n = 0;
+      for (const api::ObjectPtr& o : list->items) {
+        const auto* r = api::As<api::Reservation>(*o);
+        n += r && r->status.phase == api::kReservationAvailable;
+      }
+      if (n >= count) return Status::Ok();
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  return Status(StatusCode::kTimeout, "reservations were not all placed within 10 minutes");
 }
 
 bool HasController(const Workload& w) {
@@ -245,6 +300,15 @@ Result<Measurement> Drive(client::Client& client, const Workload& w, double rate
   }
   drain();
   ALLOT_RETURN_IF_ERROR(first_error);
+  if (w.reservations > 0) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(500));  // nodes first
+    for (int64_t i = 0; i < w.reservations; ++i) {
+      submit(api::ResourceFor<api::Reservation>(), BenchReservation(i));
+    }
+    drain();
+    ALLOT_RETURN_IF_ERROR(first_error);
+    ALLOT_RETURN_IF_ERROR(WaitReservationsAvailable(client, w.reservations));
+  }
   // Give the scheduler's informers a moment to see every node before pods arrive.
   for (int i = 0; i < 600; ++i) {
     auto list = client.List(nodes, {});
