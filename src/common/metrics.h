@@ -96,6 +96,13 @@ class Family {
     return *slot;
   }
 
+  // Drops every child whose label `label` (an index into label_names()) has `value`: the
+  // series of something that is gone (a deleted reservation).
+  void RemoveWhere(size_t label, std::string_view value) {
+    std::lock_guard<std::mutex> lock(mu_);
+    std::erase_if(children_, [&](const auto& c) { return c.first[label] == value; });
+  }
+
   const std::vector<std::string>& label_names() const { return label_names_; }
   // Calls fn(label values, metric) for every child, in label-value order.
   void ForEach(const std::function<void(const std::vector<std::string>&, const M&)>& fn) const {

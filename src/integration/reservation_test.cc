@@ -160,6 +160,16 @@ TEST_F(ReservationTest, PlacedHeldFromOthersAndHandedToItsOwner) {
   EXPECT_EQ(Condition(*r, "Scheduled")->status, "True");
   EXPECT_EQ(Condition(*r, "Ready")->reason, "Available");
   EXPECT_TRUE(HasEvent("r", "Scheduled", "Successfully assigned r to node-0"));
+  std::string metrics = sched_->metrics_registry().Expose();
+  EXPECT_NE(metrics.find(R"(scheduler_reservation_status_phase{name="r",phase="Available"} 1)"),
+            std::string::npos)
+      << metrics;
+  EXPECT_NE(metrics.find(R"(scheduler_reservation_status_phase{name="r",phase="Pending"} 0)"),
+            std::string::npos);
+  EXPECT_NE(
+      metrics.find(
+          R"(scheduler_reservation_resource{type="allocatable",name="r",resource="cpu",unit="core"} 2)"),
+      std::string::npos);
 
   // 4 cpus, 2 reserved: a stranger asking for 3 does not fit; one asking for 2 does.
   CpuPod("stranger", "3", "web");

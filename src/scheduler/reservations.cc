@@ -67,6 +67,43 @@ void Scheduler::OnReservationChange(const api::ObjectPtr& old_obj, const api::Ob
     }
   }
   queue_->OnEvent(event, old_obj, new_obj);
+  RecordReservationMetrics(old_r ? old_r->metadata.name : r->metadata.name, r.get());
+}
+
+void Scheduler::RecordReservationMetrics(const std::string& name, const api::Reservation* r) {
+  metrics::GaugeFamily& phases = metrics_->reservation_status_phase;
+  metrics::GaugeFamily& resources = metrics_->reservation_resource;
+  resources.RemoveWhere(1, name);  // resources it no longer lists go with it
+  if (!r) {
+    phases.RemoveWhere(0, name);
+    return;
+  }
+  const std::string phase = r->status.phase.empty() ? std::string(api::kReservationPending)
+                                                    : r->status.phase;
+  for (std::string_view p : {api::kReservationPending, api::kReservationAvailable,
+                             api::kReservationWaiting, api::kReservationSucceeded,
+                             api::kReservationFailed}) {
+    phases.With({name, p}).Set(p == phase ? 1 : 0);
+  }
+  // cpu in cores, memory and storage in Gi, the rest as counted.
+  auto value = [](const std::string& resource, const api::Quantity& q) -> std::pair<double, const char*> {
+    if (resource == "cpu") return {static_cast<double>(q.MilliValue()) / 1000.0, "core"};
+    if (resource == "memory" || resource == "ephemeral-storage" ||
+        resource.starts_with("hugepages-")) {
+      return {static_cast<double>(q.Value()) / (1024.0 * 1024.0 * 1024.0), "Gi"};
+    }
+    return {static_cast<double>(q.Value()), "raw"};
+  };
+  for (const auto& [res, q] : r->status.allocatable) {
+    auto [alloc, unit] = value(res, q);
+    resources.With({"allocatable", name, res, unit}).Set(alloc);
+    double used = 0;
+    if (auto it = r->status.allocated.find(res); it != r->status.allocated.end()) {
+      used = value(res, it->second).first;
+    }
+    resources.With({"allocated", name, res, unit}).Set(used);
+    resources.With({"utilization", name, res, "ratio"}).Set(alloc > 0 ? used / alloc : 0);
+  }
 }
 
 void Scheduler::ReportReservationFailure(const PodInfo& reserve_pod, const std::string& reason,

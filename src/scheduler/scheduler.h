@@ -51,6 +51,10 @@
 #include "scheduler/schedule_algorithm.h"
 #include "common/task_pool.h"
 
+namespace allot::api {
+struct Reservation;
+}  // namespace allot::api
+
 namespace allot::scheduler {
 
 struct SchedulerOptions {
@@ -133,6 +137,8 @@ class Scheduler {
   // scheduler/reservations.cc
   void AddReservationHandlers();
   void OnReservationChange(const api::ObjectPtr& old_obj, const api::ObjectPtr& new_obj);
+  // scheduler_reservation_status_phase / _resource for `name` (r null: it is gone).
+  void RecordReservationMetrics(const std::string& name, const api::Reservation* r);
   // A reserve pod's attempt failed: Scheduled=False with the reason on its Reservation (phase
   // stays Pending), and a FailedScheduling event there.
   void ReportReservationFailure(const PodInfo& reserve_pod, const std::string& reason,

@@ -84,7 +84,17 @@ SchedulerMetrics::SchedulerMetrics(metrics::Registry& r)
           "scheduler_dra_controller_answer_timeouts_total",
           "Times a control-plane DRA driver did not answer a pod's PodSchedulingContext (or "
           "allocate for its selectedNode) within its deadline.",
-          metrics::Stability::kAlpha, {"profile", "driver"})) {}
+          metrics::Stability::kAlpha, {"profile", "driver"})),
+      reservation_status_phase(r.AddGauge(
+          "scheduler_reservation_status_phase",
+          "1 for the phase a reservation is in (Pending, Available, Waiting, Succeeded, Failed), 0 "
+          "for the others.",
+          metrics::Stability::kAlpha, {"name", "phase"})),
+      reservation_resource(r.AddGauge(
+          "scheduler_reservation_resource",
+          "A reservation's resources: type allocatable, allocated or utilization (allocated / "
+          "allocatable), in cores, Gi, raw units or a ratio.",
+          metrics::Stability::kAlpha, {"type", "name", "resource", "unit"})) {}
 
 void ExtensionPointMetrics::Observe(ExtensionPoint point, Code code, double seconds) {
   if (!metrics_) return;

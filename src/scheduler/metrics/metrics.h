@@ -78,6 +78,10 @@ class SchedulerMetrics {
   metrics::HistogramFamily& dra_controller_allocation_duration;
   metrics::CounterFamily& dra_controller_deallocations;
   metrics::CounterFamily& dra_controller_answer_timeouts;
+  // Koordinator's reservation metrics: 1 for a reservation's current phase, 0 for the others;
+  // and its allocatable / allocated / utilization per resource (unit core, Gi, raw, ratio).
+  metrics::GaugeFamily& reservation_status_phase;
+  metrics::GaugeFamily& reservation_resource;
 };
 
 // Per-profile cache of extension point histograms, resolved on first use.
