@@ -1,0 +1,75 @@
+"""End to end with kubectl: the walkthrough of docs/reservations.md against `allot serve --demo`.
+Applies examples/reservations/ as a newcomer would: the reservation holds 24 CPUs of
+allot-node-0, another team's pod cannot take them, the nightly job's pods land in it, and
+`kubectl get` / `describe` say where it is and who uses it."""
+import json
+import os
+
+import harness
+
+EXAMPLES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "examples",
+                        "reservations")
+ALLOCATED = "scheduling.koordinator.sh/reservation-allocated"
+
+
+class ReservationsTest(harness.TestCase):
+    def pod(self, k, name):
+        return k.get("pod", name)
+
+    def scheduled_message(self, k, name):
+        for c in self.pod(k, name).get("status", {}).get("conditions", []):
+            if c["type"] == "PodScheduled":
+                return c.get("message", "")
+        return ""
+
+    def test_the_walkthrough(self):
+        with harness.Server(store="memory", extra=["--demo"]) as server:
+            k = harness.Kubectl(server)
+            try:
+                self.wait("the demo nodes", lambda: len(k.get("nodes")["items"]) == 3)
+                k.run("apply", "-f", os.path.join(EXAMPLES, "01-reservation.yaml"))
+                self.wait("the reservation Available", lambda: k.get(
+                    "reservation", "nightly-job").get("status", {}).get("phase") == "Available")
+                r = k.get("reservation", "nightly-job")
+                self.assertEqual(r["status"]["nodeName"], "allot-node-0")
+                self.assertEqual(r["status"]["allocatable"]["cpu"], "24")
+                out = k.run("get", "reservations").stdout
+                self.assertIn("nightly-job", out)
+                self.assertIn("Available", out)
+                self.assertIn("allot-node-0", out)
+
+                # Another team: 8 CPUs are free on allot-node-0, it asks for 16.
+                k.run("apply", "-f", os.path.join(EXAMPLES, "02-other-team.yaml"))
+                self.wait("team-b's reason", lambda: "Insufficient cpu" in
+                          self.scheduled_message(k, "team-b-build"), timeout=30)
+                self.assertFalse(self.pod(k, "team-b-build")["spec"].get("nodeName"))
+
+                # The job's pods land in the reservation.
+                k.run("apply", "-f", os.path.join(EXAMPLES, "03-nightly-job.yaml"))
+                for name in ("nightly-0", "nightly-1"):
+                    self.wait(name + " Running", lambda n=name: self.pod(k, n).get(
+                        "status", {}).get("phase") == "Running", timeout=60)
+                    p = self.pod(k, name)
+                    self.assertEqual(p["spec"]["nodeName"], "allot-node-0")
+                    self.assertEqual(json.loads(p["metadata"]["annotations"][ALLOCATED])["name"],
+                                     "nightly-job")
+                self.wait("both owners listed", lambda: len(k.get(
+                    "reservation", "nightly-job")["status"].get("currentOwners", [])) == 2)
+                described = k.run("describe", "reservation", "nightly-job").stdout
+                for part in ("Current Owners", "nightly-0", "nightly-1", "allot-node-0",
+                             "Scheduled", "Successfully assigned nightly-job to allot-node-0"):
+                    self.assertIn(part, described)
+                self.assertFalse(self.pod(k, "team-b-build")["spec"].get("nodeName"))
+
+                # The reservation goes: what it still held (nothing beyond its owners here) is
+                # released, and the owners keep running.
+                k.run("delete", "reservation", "nightly-job")
+                self.wait("the owners' annotations cleaned", lambda: all(
+                    ALLOCATED not in self.pod(k, n)["metadata"].get("annotations", {})
+                    for n in ("nightly-0", "nightly-1")))
+            finally:
+                k.cleanup()
+
+
+if __name__ == "__main__":
+    harness.main()
