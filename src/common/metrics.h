@@ -96,11 +96,13 @@ class Family {
     return *slot;
   }
 
-  // Drops every child whose label `label` (an index into label_names()) has `value`: the
-  // series of something that is gone (a deleted reservation).
-  void RemoveWhere(size_t label, std::string_view value) {
+  // Drops the child with these label values, if any: the series of something that is gone (a
+  // deleted reservation). References to it from With() must no longer be used.
+  void Remove(std::initializer_list<std::string_view> values) {
+    std::vector<std::string> key(values.begin(), values.end());
+    key.resize(label_names_.size());
     std::lock_guard<std::mutex> lock(mu_);
-    std::erase_if(children_, [&](const auto& c) { return c.first[label] == value; });
+    children_.erase(key);
   }
 
   const std::vector<std::string>& label_names() const { return label_names_; }

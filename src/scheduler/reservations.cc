@@ -67,26 +67,37 @@ void Scheduler::OnReservationChange(const api::ObjectPtr& old_obj, const api::Ob
     }
   }
   queue_->OnEvent(event, old_obj, new_obj);
-  RecordReservationMetrics(old_r ? old_r->metadata.name : r->metadata.name, r.get());
+  RecordReservationMetrics(old_r.get(), r.get());
 }
 
-void Scheduler::RecordReservationMetrics(const std::string& name, const api::Reservation* r) {
+void Scheduler::RecordReservationMetrics(const api::Reservation* old_r, const api::Reservation* r) {
   metrics::GaugeFamily& phases = metrics_->reservation_status_phase;
   metrics::GaugeFamily& resources = metrics_->reservation_resource;
-  resources.RemoveWhere(1, name);  // resources it no longer lists go with it
+  static constexpr std::string_view kPhases[] = {
+      api::kReservationPending, api::kReservationAvailable, api::kReservationWaiting,
+      api::kReservationSucceeded, api::kReservationFailed};
+  const std::string& name = r ? r->metadata.name : old_r->metadata.name;
+  // The series of resources it no longer lists (all of them once it is gone) go.
+  if (old_r) {
+    for (const auto& [res, q] : old_r->status.allocatable) {
+      if (r && r->status.allocatable.count(res)) continue;
+      for (std::string_view type : {"allocatable", "allocated"}) {
+        for (std::string_view unit : {"core", "Gi", "raw"})
+          resources.Remove({type, name, res, unit});
+      }
+      resources.Remove({"utilization", name, res, "ratio"});
+    }
+  }
   if (!r) {
-    phases.RemoveWhere(0, name);
+    for (std::string_view p : kPhases) phases.Remove({name, p});
     return;
   }
-  const std::string phase = r->status.phase.empty() ? std::string(api::kReservationPending)
-                                                    : r->status.phase;
-  for (std::string_view p : {api::kReservationPending, api::kReservationAvailable,
-                             api::kReservationWaiting, api::kReservationSucceeded,
-                             api::kReservationFailed}) {
-    phases.With({name, p}).Set(p == phase ? 1 : 0);
-  }
+  const std::string phase =
+      r->status.phase.empty() ? std::string(api::kReservationPending) : r->status.phase;
+  for (std::string_view p : kPhases) phases.With({name, p}).Set(p == phase ? 1 : 0);
   // cpu in cores, memory and storage in Gi, the rest as counted.
-  auto value = [](const std::string& resource, const api::Quantity& q) -> std::pair<double, const char*> {
+  auto value = [](const std::string& resource,
+                  const api::Quantity& q) -> std::pair<double, const char*> {
     if (resource == "cpu") return {static_cast<double>(q.MilliValue()) / 1000.0, "core"};
     if (resource == "memory" || resource == "ephemeral-storage" ||
         resource.starts_with("hugepages-")) {

@@ -137,8 +137,9 @@ class Scheduler {
   // scheduler/reservations.cc
   void AddReservationHandlers();
   void OnReservationChange(const api::ObjectPtr& old_obj, const api::ObjectPtr& new_obj);
-  // scheduler_reservation_status_phase / _resource for `name` (r null: it is gone).
-  void RecordReservationMetrics(const std::string& name, const api::Reservation* r);
+  // scheduler_reservation_status_phase / _resource after the change old_r -> r (r null: it is
+  // gone; old_r null: it is new).
+  void RecordReservationMetrics(const api::Reservation* old_r, const api::Reservation* r);
   // A reserve pod's attempt failed: Scheduled=False with the reason on its Reservation (phase
   // stays Pending), and a FailedScheduling event there.
   void ReportReservationFailure(const PodInfo& reserve_pod, const std::string& reason,
