@@ -124,6 +124,14 @@ class Kubectl:
         shutil.rmtree(self.home, ignore_errors=True)
 
 
+def scheduled_message(pod):
+    """The message of a pod's PodScheduled condition ("" when it has none)."""
+    for c in (pod or {}).get("status", {}).get("conditions", []):
+        if c["type"] == "PodScheduled":
+            return c.get("message", "")
+    return ""
+
+
 class TestCase(unittest.TestCase):
     """unittest.TestCase with a polling wait for conditions the server reaches asynchronously."""
 

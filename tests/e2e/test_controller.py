@@ -21,10 +21,7 @@ class ControllerTest(harness.TestCase):
         return self.pods(k).get(name, {}).get("status", {}).get("phase")
 
     def scheduled_message(self, k, name):
-        for c in self.pods(k).get(name, {}).get("status", {}).get("conditions", []):
-            if c["type"] == "PodScheduled":
-                return c.get("message", "")
-        return ""
+        return harness.scheduled_message(self.pods(k).get(name))
 
     def test_the_walkthrough(self):
         with harness.Server(store="memory", extra=["--demo"]) as server:

@@ -17,10 +17,7 @@ class ReservationsTest(harness.TestCase):
         return k.get("pod", name)
 
     def scheduled_message(self, k, name):
-        for c in self.pod(k, name).get("status", {}).get("conditions", []):
-            if c["type"] == "PodScheduled":
-                return c.get("message", "")
-        return ""
+        return harness.scheduled_message(self.pod(k, name))
 
     def test_the_walkthrough(self):
         with harness.Server(store="memory", extra=["--demo"]) as server:
