@@ -24,6 +24,7 @@ struct ReservationSpec {
   std::string node;   // template.spec.nodeName
   std::string order;  // the reservation-order label
   std::string ttl;
+  bool pre_allocation = false;
 };
 
 class ReservationTest : public DraFixture {
@@ -57,6 +58,7 @@ class ReservationTest : public DraFixture {
     if (!s.policy.empty()) spec += R"(,"allocatePolicy":")" + s.policy + R"(")";
     if (!s.allocate_once) spec += R"(,"allocateOnce":false)";
     if (!s.ttl.empty()) spec += R"(,"ttl":")" + s.ttl + R"(")";
+    if (s.pre_allocation) spec += R"(,"preAllocation":true)";
     spec += "}";
     auto r = client_->Create(
         Reservations(),
@@ -347,6 +349,49 @@ TEST_F(ReservationTest, FinishedOrDeletedReservationGivesItsCapacityBack) {
   ASSERT_TRUE(WaitBound("waiting")) << PodMessage("waiting");
   ASSERT_TRUE(WaitBound("waiting-too")) << PodMessage("waiting-too");
   ExpectNoOverCommit();
+}
+
+// preAllocation, as seed 002 defines it: placed without the free-capacity check, Waiting (and
+// holding the node) until what it reserves is free, then Available; no owner uses it before.
+TEST_F(ReservationTest, PreAllocationWaitsForTheNodeToFreeUp) {
+  Nodes(1);
+  Start();
+  CpuPod("busy", "3", "batch");
+  ASSERT_TRUE(WaitBound("busy"));
+  Reserve("later", {.cpu = "2", .allocate_once = false, .node = "node-0", .pre_allocation = true});
+  ASSERT_TRUE(WaitPhase("later", api::kReservationWaiting)) << Phase("later");
+  auto r = GetReservation("later");
+  EXPECT_EQ(r->status.nodeName, "node-0");
+  ASSERT_NE(Condition(*r, "Ready"), nullptr);
+  EXPECT_EQ(Condition(*r, "Ready")->status, "False");
+  EXPECT_EQ(Condition(*r, "Ready")->reason, "Waiting");
+  // Nothing else gets the node meanwhile, and the owner cannot use the reservation yet.
+  CpuPod("stranger", "1", "web");
+  CpuPod("owner", "1", "job",
+         {{std::string(api::kAnnotationReservationAffinity), R"({"name":"later"})"}});
+  EXPECT_EQ(WaitUnschedulable("stranger"),
+            "Unschedulable: 0/1 nodes are available: 1 Insufficient cpu.");
+  EXPECT_EQ(WaitUnschedulable("owner"),
+            "Unschedulable: 0/1 nodes are available: node(s) no reservations match reservation "
+            "affinity.");
+  // The busy pod goes: the reservation becomes Available and its owner lands in it; the
+  // stranger gets what is left.
+  ASSERT_TRUE(client_->Delete(api::ResourceFor<api::Pod>(), "default", "busy").ok());
+  ASSERT_TRUE(WaitPhase("later", api::kReservationAvailable)) << Phase("later");
+  EXPECT_TRUE(HasEvent("later", "Available"));
+  ASSERT_TRUE(WaitBound("owner")) << PodMessage("owner");
+  EXPECT_EQ(AllocatedFrom("owner"), "later");
+  ASSERT_TRUE(WaitBound("stranger")) << PodMessage("stranger");
+  ExpectNoOverCommit();
+  // A preAllocation reservation larger than the node is still unschedulable.
+  Reserve("too-big", {.cpu = "8", .pre_allocation = true});
+  ASSERT_TRUE(WaitFor(
+      [&] {
+        auto big = GetReservation("too-big");
+        return big && Condition(*big, "Scheduled");
+      },
+      seconds(10)));
+  EXPECT_EQ(Phase("too-big"), "Pending");
 }
 
 TEST_F(ReservationTest, RestartedSchedulerRebuildsReservationsFromObjects) {

@@ -38,13 +38,21 @@ void Scheduler::OnReservationChange(const api::ObjectPtr& old_obj, const api::Ob
   if (!r && !old_r) return;
   ReservationInfoPtr info = r ? ReservationInfo::Make(r) : nullptr;
   ReservationInfoPtr old_info = old_r ? ReservationInfo::Make(old_r) : nullptr;
-  const bool was_available = old_info && old_info->IsAvailable();
-  const bool available = info && info->IsAvailable();
+  const bool was_available = old_info && old_info->IsPlaced();
+  const bool available = info && info->IsPlaced();
   const bool pending = info && info->NeedsScheduling();
   const ClusterEvent event{EventResource::kReservation,
                            !old_r ? kAdd : (!r ? kDelete : kUpdateOther)};
   if (old_info && old_info->NeedsScheduling() && !pending) {
     queue_->Delete(*MakeReservePod(*old_r));  // placed, finished or gone: no longer queued
+  }
+  {
+    std::lock_guard<std::mutex> lock(waiting_mu_);
+    if (info && info->IsWaiting()) {
+      waiting_[info->uid] = info;
+    } else if (old_info) {
+      waiting_.erase(old_info->uid);
+    }
   }
   if (available) {
     cache_->AddReservation(info);
@@ -114,6 +122,57 @@ void Scheduler::RecordReservationMetrics(const api::Reservation* old_r, const ap
     }
     resources.With({"allocated", name, res, unit}).Set(used);
     resources.With({"utilization", name, res, "ratio"}).Set(alloc > 0 ? used / alloc : 0);
+  }
+}
+
+void Scheduler::CheckWaitingReservations() {
+  std::vector<ReservationInfoPtr> ready;
+  {
+    std::lock_guard<std::mutex> lock(waiting_mu_);
+    for (auto it = waiting_.begin(); it != waiting_.end();) {
+      const ReservationInfo& r = *it->second;
+      std::optional<NodeInfo> n = cache_->GetNodeInfo(r.node);
+      // The reservation is counted on its node already: it fits once the node is not
+      // over-committed on anything it reserves.
+      bool covered = n && n->node();
+      if (covered) {
+        const Resource& used = n->requested();
+        const Resource& alloc = n->allocatable();
+        auto ok = [](int64_t want, int64_t u, int64_t a) { return want == 0 || u <= a; };
+        covered =
+            ok(r.allocatable.milli_cpu, used.milli_cpu, alloc.milli_cpu) &&
+            ok(r.allocatable.memory, used.memory, alloc.memory) &&
+            ok(r.allocatable.ephemeral_storage, used.ephemeral_storage, alloc.ephemeral_storage);
+        for (const auto& [name, v] : r.allocatable.scalars) {
+          covered = covered && ok(v, used.Scalar(name), alloc.Scalar(name));
+        }
+      }
+      if (!covered) {
+        ++it;
+        continue;
+      }
+      ready.push_back(it->second);
+      it = waiting_.erase(it);  // the informer's next update says whether it still waits
+    }
+  }
+  for (const ReservationInfoPtr& info : ready) {
+    auto r = std::make_unique<api::Reservation>(*info->object);
+    Time now = clock_->Now();
+    r->status.phase = std::string(api::kReservationAvailable);
+    for (api::ReservationCondition& c : r->status.conditions) {
+      if (c.type != api::kReservationConditionReady) continue;
+      c.status = "True";
+      c.reason = std::string(api::kReasonReservationAvailable);
+      c.message.clear();
+      c.lastProbeTime = now;
+      c.lastTransitionTime = now;
+    }
+    events_->Record(*info->object, client::kEventTypeNormal, "Available", "Reserving",
+                    "node " + info->node + " now has room for what the reservation holds");
+    // With the resourceVersion seen: if the reservation changed meanwhile the write fails, and
+    // the informer's newer object (still Waiting, or not) decides what happens next.
+    client_.UpdateStatusAsync(api::ResourceFor<api::Reservation>(), std::move(r),
+                              [](Result<api::ObjectPtr>) {});
   }
 }
 

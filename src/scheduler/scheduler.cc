@@ -203,7 +203,8 @@ void Scheduler::ForwardClusterEvents() {
       {EventResource::kResourceClaim, "resource.k8s.io", "v1", "resourceclaims"},
       {EventResource::kResourceSlice, "resource.k8s.io", "v1", "resourceslices"},
       {EventResource::kDeviceClass, "resource.k8s.io", "v1", "deviceclasses"},
-      {EventResource::kPodSchedulingContext, "resource.k8s.io", "v1alpha3", "podschedulingcontexts"},
+      {EventResource::kPodSchedulingContext, "resource.k8s.io", "v1alpha3",
+       "podschedulingcontexts"},
   };
   const api::ResourceRegistry& reg = api::ResourceRegistry::Default();
   for (const Source& src : kSources) {
@@ -238,6 +239,7 @@ void Scheduler::HousekeepingThread() {
     std::this_thread::sleep_for(options_.tick);
     queue_->FlushBackoffQCompleted();
     for (auto& [name, fw] : frameworks_) fw->CheckDeadlines();
+    CheckWaitingReservations();
     auto now = clock_->Steady();
     if (now - last_leftover_flush_ >= kLeftoverFlushPeriod) {
       last_leftover_flush_ = now;
@@ -255,6 +257,7 @@ void Scheduler::Housekeeping() {
   queue_->FlushUnschedulablePodsLeftover();
   cache_->CleanupExpiredAssumedPods();
   for (auto& [name, fw] : frameworks_) fw->CheckDeadlines();
+  CheckWaitingReservations();
 }
 
 bool Scheduler::WaitForBindings(std::chrono::milliseconds timeout) {

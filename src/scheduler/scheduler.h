@@ -41,6 +41,7 @@
 #include "client/informer.h"
 #include "client/informer_factory.h"
 #include "common/metrics.h"
+#include "common/task_pool.h"
 #include "common/time.h"
 #include "dra/features.h"
 #include "scheduler/cache/cache.h"
@@ -49,7 +50,6 @@
 #include "scheduler/metrics/metrics.h"
 #include "scheduler/queue/scheduling_queue.h"
 #include "scheduler/schedule_algorithm.h"
-#include "common/task_pool.h"
 
 namespace allot::api {
 struct Reservation;
@@ -59,14 +59,14 @@ namespace allot::scheduler {
 
 struct SchedulerOptions {
   Configuration config = DefaultConfiguration();
-  Clock* clock = nullptr;                       // default: RealClock
-  metrics::Registry* metrics = nullptr;         // default: a registry owned by the scheduler
-  client::EventRecorder* events = nullptr;      // default: a ClientEventRecorder
-  Registry out_of_tree;                         // plugins added to the in-tree registry
+  Clock* clock = nullptr;                   // default: RealClock
+  metrics::Registry* metrics = nullptr;     // default: a registry owned by the scheduler
+  client::EventRecorder* events = nullptr;  // default: a ClientEventRecorder
+  Registry out_of_tree;                     // plugins added to the in-tree registry
   // Shared informers for everything but pods and nodes (DRA claims, slices, classes,
   // namespaces). Default: a factory owned by the scheduler. Start() starts them either way.
   client::InformerFactory* informers = nullptr;
-  dra::Features dra_features;  // --feature-gates for the DynamicResources plugin
+  dra::Features dra_features;                   // --feature-gates for the DynamicResources plugin
   std::optional<uint64_t> seed;                 // tie-breaking randomness (default: random)
   int binding_workers = 4;                      // threads for PreBind
   std::string component = "default-scheduler";  // Event source
@@ -137,6 +137,8 @@ class Scheduler {
   // scheduler/reservations.cc
   void AddReservationHandlers();
   void OnReservationChange(const api::ObjectPtr& old_obj, const api::ObjectPtr& new_obj);
+  // Waiting (preAllocation) reservations whose node can now hold them become Available.
+  void CheckWaitingReservations();
   // scheduler_reservation_status_phase / _resource after the change old_r -> r (r null: it is
   // gone; old_r null: it is new).
   void RecordReservationMetrics(const api::Reservation* old_r, const api::Reservation* r);
@@ -192,6 +194,9 @@ class Scheduler {
   std::thread housekeeping_thread_;
   std::chrono::steady_clock::time_point last_leftover_flush_;
   std::chrono::steady_clock::time_point last_assumed_cleanup_;
+
+  std::mutex waiting_mu_;
+  std::map<std::string, std::shared_ptr<const ReservationInfo>> waiting_;  // by uid
 
   std::atomic<size_t> bindings_in_flight_{0};
   std::mutex idle_mu_;

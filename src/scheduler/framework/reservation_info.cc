@@ -92,6 +92,7 @@ std::shared_ptr<const ReservationInfo> ReservationInfo::Make(
   info->policy = PolicyOf(r.spec.allocatePolicy);
   info->allocate_once = api::ReservationAllocateOnce(r.spec);
   info->unschedulable = r.spec.unschedulable;
+  info->pre_allocation = r.spec.preAllocation;
   auto order = r.metadata.labels.find(std::string(api::kLabelReservationOrder));
   if (order != r.metadata.labels.end()) info->order = ParseInt(order->second).value_or(0);
   info->object = std::move(object);
@@ -100,6 +101,11 @@ std::shared_ptr<const ReservationInfo> ReservationInfo::Make(
 
 bool ReservationInfo::IsAvailable() const {
   return !node.empty() && object->status.phase == api::kReservationAvailable &&
+         !object->metadata.deletionTimestamp;
+}
+
+bool ReservationInfo::IsWaiting() const {
+  return !node.empty() && object->status.phase == api::kReservationWaiting &&
          !object->metadata.deletionTimestamp;
 }
 

@@ -39,13 +39,20 @@ struct ReservationInfo {
   AllocatePolicy policy = AllocatePolicy::kDefault;
   bool allocate_once = true;
   bool unschedulable = false;  // spec.unschedulable: no new owners
+  // spec.preAllocation: placed without the free-capacity check; Waiting until the node's free
+  // capacity covers it, then Available.
+  bool pre_allocation = false;
   // The reservation-order label: lower is preferred; 0 (or no label) falls back to the score.
   int64_t order = 0;
 
   static std::shared_ptr<const ReservationInfo> Make(
       std::shared_ptr<const api::Reservation> object);
-  // Available with a node: its capacity is held on that node.
+  // Available with a node: owners may use it.
   bool IsAvailable() const;
+  // Waiting with a node (preAllocation): placed, capacity not yet free, no owner uses it.
+  bool IsWaiting() const;
+  // Available or Waiting, not being deleted: it holds capacity on its node.
+  bool IsPlaced() const { return IsAvailable() || IsWaiting(); }
   // Not placed, not terminal: to be scheduled.
   bool NeedsScheduling() const;
 };

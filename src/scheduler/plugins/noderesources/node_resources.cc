@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "scheduler/framework/reservation_info.h"
+
 namespace allot::scheduler {
 
 namespace {
@@ -360,6 +362,16 @@ std::vector<std::string> NodeResourcesFit::InsufficientResources(const PodInfo& 
 }
 
 Status NodeResourcesFit::Filter(const CycleState&, const PodInfo& pod, const NodeInfo& node) const {
+  if (pod.reservation && pod.reservation->pre_allocation) {
+    // A preAllocation reservation skips the free-capacity check (it waits on the node until
+    // the capacity frees up, docs/reservations.md); it must still fit the node at all.
+    NodeInfo empty;
+    if (node.node()) empty.SetNode(node.node_ptr());
+    bool unresolvable = false;
+    std::vector<std::string> reasons = InsufficientResources(pod, empty, &unresolvable);
+    if (reasons.empty()) return Status::Success();
+    return Status(Code::kUnschedulableAndUnresolvable, std::move(reasons));
+  }
   bool unresolvable = false;
   std::vector<std::string> reasons = InsufficientResources(pod, node, &unresolvable);
   if (reasons.empty()) return Status::Success();

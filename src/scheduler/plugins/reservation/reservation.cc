@@ -36,6 +36,7 @@ struct NodeMatches {
 
 struct CycleData {
   bool reserve_pod = false;
+  bool waiting = false;  // a preAllocation reserve pod whose node cannot hold it yet
   bool has_affinity = false;
   std::vector<NodeMatches> nodes;  // sorted by node name
   std::string chosen;              // Reserve: the reservation uid the pod draws from
@@ -161,6 +162,7 @@ Status Reservation::PreFilter(CycleState& state, const PodInfo& pod, PreFilterRe
     const NodeInfo* node = snap.Get(r->info->node);
     const ReservedSlot* slot = node ? node->FindReservation(r->info->uid) : nullptr;
     if (!slot) continue;  // not counted in this cycle's snapshot (yet, or any more)
+    if (!slot->info->IsAvailable()) continue;                     // Waiting: no owner uses it yet
     if (slot->info->allocate_once && slot->owners > 0) continue;  // used once already
     const api::StringMap* labels = node->node() ? &node->node()->metadata.labels : nullptr;
     if (!prefs->Admits(*slot->info, labels, pod.requests)) continue;
@@ -284,7 +286,15 @@ Status Reservation::NormalizeScore(const CycleState&, const PodInfo&,
 
 Status Reservation::Reserve(CycleState& state, const PodInfo& pod, const std::string& node) {
   CycleData* d = state.Mutable(kStateKey);
-  if (!d || d->reserve_pod) return Status::Success();
+  if (!d) return Status::Success();
+  if (d->reserve_pod) {
+    // preAllocation: Available only if the node's free capacity covers it now (the snapshot is
+    // from before this reserve pod was assumed), else Waiting.
+    const NodeInfo* n = handle_.snapshot().Get(node);
+    d->waiting =
+        pod.reservation->pre_allocation && (!n || !FitsNodeAlone(pod.requests, *n, Resource{}));
+    return Status::Success();
+  }
   NodeMatches* m = d->For(node);
   if (m && m->nominated < 0) {
     // PreScore did not run (one feasible node): nominate now, on the pod's view of the node.
@@ -329,7 +339,7 @@ void Reservation::Unreserve(CycleState& state, const PodInfo& pod, const std::st
 
 // --- Bind (reserve pods) ------------------------------------------------------------------------
 
-void Reservation::Bind(CycleState&, const PodInfo& pod, const std::string& node,
+void Reservation::Bind(CycleState& state, const PodInfo& pod, const std::string& node,
                        BindCallback done) {
   if (!pod.IsReservePod()) {
     done(Status::Skip());
@@ -352,7 +362,9 @@ void Reservation::Bind(CycleState&, const PodInfo& pod, const std::string& node,
   Time now = handle_.clock().Now();
   api::Pod templ;
   if (r->spec.template_) templ.spec = r->spec.template_->spec;
-  r->status.phase = std::string(api::kReservationAvailable);
+  const CycleData* d = state.Read(kStateKey);
+  const bool waiting = d && d->waiting;
+  r->status.phase = std::string(waiting ? api::kReservationWaiting : api::kReservationAvailable);
   r->status.nodeName = node;
   r->status.allocatable = api::PodRequests(templ, false);
   r->status.allocated.clear();
@@ -362,11 +374,14 @@ void Reservation::Bind(CycleState&, const PodInfo& pod, const std::string& node,
                                       .reason = std::string(api::kReasonReservationScheduled),
                                       .lastProbeTime = now,
                                       .lastTransitionTime = now});
-  SetCondition(r->status.conditions, {.type = std::string(api::kReservationConditionReady),
-                                      .status = "True",
-                                      .reason = std::string(api::kReasonReservationAvailable),
-                                      .lastProbeTime = now,
-                                      .lastTransitionTime = now});
+  SetCondition(
+      r->status.conditions,
+      {.type = std::string(api::kReservationConditionReady),
+       .status = waiting ? "False" : "True",
+       .reason = std::string(waiting ? api::kReservationWaiting : api::kReasonReservationAvailable),
+       .message = waiting ? "waiting for node " + node + " to free what it reserves" : "",
+       .lastProbeTime = now,
+       .lastTransitionTime = now});
   c->UpdateStatusAsync(api::ResourceFor<api::Reservation>(), std::move(r),
                        [done = std::move(done)](Result<api::ObjectPtr> res) {
                          done(res.ok() ? Status::Success() : Status::FromError(res.status()));
