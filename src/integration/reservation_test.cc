@@ -394,6 +394,25 @@ TEST_F(ReservationTest, PreAllocationWaitsForTheNodeToFreeUp) {
   EXPECT_EQ(Phase("too-big"), "Pending");
 }
 
+TEST_F(ReservationTest, RestartedSchedulerKeepsWaitingReservationsWaiting) {
+  Nodes(1);
+  Start();
+  CpuPod("busy", "3", "batch");
+  ASSERT_TRUE(WaitBound("busy"));
+  Reserve("later", {.cpu = "2", .node = "node-0", .pre_allocation = true});
+  ASSERT_TRUE(WaitPhase("later", api::kReservationWaiting)) << Phase("later");
+  StopScheduler();
+  StartScheduler();
+  // The new scheduler counts the Waiting reservation on its node and finishes its wait.
+  CpuPod("stranger", "1", "web");
+  EXPECT_EQ(WaitUnschedulable("stranger"),
+            "Unschedulable: 0/1 nodes are available: 1 Insufficient cpu.");
+  ASSERT_TRUE(client_->Delete(api::ResourceFor<api::Pod>(), "default", "busy").ok());
+  ASSERT_TRUE(WaitPhase("later", api::kReservationAvailable)) << Phase("later");
+  ASSERT_TRUE(WaitBound("stranger"));
+  ExpectNoOverCommit();
+}
+
 TEST_F(ReservationTest, RestartedSchedulerRebuildsReservationsFromObjects) {
   Nodes(1);
   Start();
