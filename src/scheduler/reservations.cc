@@ -10,15 +10,6 @@
 
 namespace allot::scheduler {
 
-namespace {
-
-std::shared_ptr<const api::Reservation> AsReservation(const api::ObjectPtr& obj) {
-  if (!obj || !api::As<api::Reservation>(*obj)) return nullptr;
-  return std::static_pointer_cast<const api::Reservation>(obj);
-}
-
-}  // namespace
-
 void Scheduler::AddReservationHandlers() {
   bool wanted = false;
   for (const auto& [name, fw] : frameworks_)
@@ -33,8 +24,8 @@ void Scheduler::AddReservationHandlers() {
 }
 
 void Scheduler::OnReservationChange(const api::ObjectPtr& old_obj, const api::ObjectPtr& new_obj) {
-  auto old_r = AsReservation(old_obj);
-  auto r = AsReservation(new_obj);
+  auto old_r = api::AsShared<api::Reservation>(old_obj);
+  auto r = api::AsShared<api::Reservation>(new_obj);
   if (!r && !old_r) return;
   ReservationInfoPtr info = r ? ReservationInfo::Make(r) : nullptr;
   ReservationInfoPtr old_info = old_r ? ReservationInfo::Make(old_r) : nullptr;
@@ -159,14 +150,8 @@ void Scheduler::CheckWaitingReservations() {
     auto r = std::make_unique<api::Reservation>(*info->object);
     Time now = clock_->Now();
     r->status.phase = std::string(api::kReservationAvailable);
-    for (api::ReservationCondition& c : r->status.conditions) {
-      if (c.type != api::kReservationConditionReady) continue;
-      c.status = "True";
-      c.reason = std::string(api::kReasonReservationAvailable);
-      c.message.clear();
-      c.lastProbeTime = now;
-      c.lastTransitionTime = now;
-    }
+    api::SetReservationCondition(r->status, api::kReservationConditionReady, "True",
+                                 api::kReasonReservationAvailable, "", now);
     events_->Record(*info->object, client::kEventTypeNormal, "Available", "Reserving",
                     "node " + info->node + " now has room for what the reservation holds");
     // With the resourceVersion seen: if the reservation changed meanwhile the write fails, and
@@ -181,29 +166,15 @@ void Scheduler::ReportReservationFailure(const PodInfo& reserve_pod, const std::
   const api::Reservation& current = *reserve_pod.reservation->object;
   events_->Record(current, client::kEventTypeWarning, "FailedScheduling", "Scheduling",
                   message.size() > 1024 ? message.substr(0, 1024) : message);
-  for (const api::ReservationCondition& c : current.status.conditions) {
-    if (c.type == api::kReservationConditionScheduled && c.status == "False" &&
-        c.reason == reason && c.message == message) {
-      return;  // nothing new to say
-    }
+  const api::ReservationCondition* cur =
+      api::FindReservationCondition(current.status, api::kReservationConditionScheduled);
+  if (cur && cur->status == "False" && cur->reason == reason && cur->message == message) {
+    return;  // nothing new to say
   }
   auto r = std::make_unique<api::Reservation>(current);
-  Time now = clock_->Now();
   if (r->status.phase.empty()) r->status.phase = std::string(api::kReservationPending);
-  api::ReservationCondition cond{.type = std::string(api::kReservationConditionScheduled),
-                                 .status = "False",
-                                 .reason = reason,
-                                 .message = message,
-                                 .lastProbeTime = now,
-                                 .lastTransitionTime = now};
-  bool replaced = false;
-  for (api::ReservationCondition& c : r->status.conditions) {
-    if (c.type != cond.type) continue;
-    if (c.status == "False" && c.lastTransitionTime) cond.lastTransitionTime = c.lastTransitionTime;
-    c = cond;
-    replaced = true;
-  }
-  if (!replaced) r->status.conditions.push_back(std::move(cond));
+  api::SetReservationCondition(r->status, api::kReservationConditionScheduled, "False", reason,
+                               message, clock_->Now());
   // With the resourceVersion the scheduler saw: a reservation that changed meanwhile is not
   // overwritten (its next attempt reports again).
   client_.UpdateStatusAsync(api::ResourceFor<api::Reservation>(), std::move(r),

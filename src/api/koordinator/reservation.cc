@@ -18,6 +18,29 @@ void SetReservationDefaults(Reservation& obj) {
   if (!spec.allocateOnce) spec.allocateOnce = true;
 }
 
+const ReservationCondition* FindReservationCondition(const ReservationStatus& s,
+                                                     std::string_view type) {
+  for (const ReservationCondition& c : s.conditions) {
+    if (c.type == type) return &c;
+  }
+  return nullptr;
+}
+
+void SetReservationCondition(ReservationStatus& s, std::string_view type, std::string_view status,
+                             std::string_view reason, std::string message, Time now) {
+  auto it = std::find_if(s.conditions.begin(), s.conditions.end(),
+                         [&](const ReservationCondition& c) { return c.type == type; });
+  if (it == s.conditions.end()) {
+    s.conditions.push_back({.type = std::string(type)});
+    it = s.conditions.end() - 1;
+  }
+  if (it->status != status || !it->lastTransitionTime) it->lastTransitionTime = now;
+  it->status = std::string(status);
+  it->reason = std::string(reason);
+  it->message = std::move(message);
+  it->lastProbeTime = now;
+}
+
 bool ReservationAllocateOnce(const ReservationSpec& spec) {
   return spec.allocateOnce.value_or(true);
 }

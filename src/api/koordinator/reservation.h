@@ -173,6 +173,14 @@ struct Reservation : TypedObject<Reservation> {
   }
 };
 
+// The condition of this type; nullptr when absent.
+const ReservationCondition* FindReservationCondition(const ReservationStatus& s,
+                                                     std::string_view type);
+// Sets the condition of `type` (adding it when absent); its lastTransitionTime moves only when
+// its status changes, its lastProbeTime is `now`.
+void SetReservationCondition(ReservationStatus& s, std::string_view type, std::string_view status,
+                             std::string_view reason, std::string message, Time now);
+
 // ttl = 24h when neither ttl nor expires is set; allocateOnce = true when unset.
 void SetReservationDefaults(Reservation& obj);
 // allocateOnce with its default applied.

@@ -119,5 +119,11 @@ template <class T>
 T* As(Object& obj) {
   return &obj.type() == &T::Type() ? static_cast<T*>(&obj) : nullptr;
 }
+// The same for a shared object (an informer's): null when `obj` is null or of another kind.
+template <class T>
+std::shared_ptr<const T> AsShared(const ObjectPtr& obj) {
+  if (!obj || !As<T>(*obj)) return nullptr;
+  return std::static_pointer_cast<const T>(obj);
+}
 
 }  // namespace allot::api

@@ -6,35 +6,15 @@ namespace allot::controllers {
 
 namespace {
 
-const api::ReservationCondition* FindCondition(const api::ReservationStatus& s,
-                                               std::string_view type) {
-  for (const auto& c : s.conditions) {
-    if (c.type == type) return &c;
-  }
-  return nullptr;
-}
-
-// Sets the condition; its lastTransitionTime moves only when its status changes.
-void SetCondition(api::ReservationStatus& s, std::string_view type, std::string_view status,
-                  std::string_view reason, std::string message, Time now) {
-  auto it = std::find_if(s.conditions.begin(), s.conditions.end(),
-                         [&](const auto& c) { return c.type == type; });
-  if (it == s.conditions.end()) {
-    s.conditions.push_back({std::string(type), "", "", "", std::nullopt, std::nullopt});
-    it = s.conditions.end() - 1;
-  }
-  if (it->status != status || !it->lastTransitionTime) it->lastTransitionTime = now;
-  it->status = std::string(status);
-  it->reason = std::string(reason);
-  it->message = std::move(message);
-  it->lastProbeTime = now;
-}
+using api::FindReservationCondition;
+using api::SetReservationCondition;
 
 api::ReservationStatus Failed(const api::Reservation& r, std::string_view reason,
                               std::string message, Time now) {
   api::ReservationStatus s = r.status;
   s.phase = std::string(api::kReservationFailed);
-  SetCondition(s, api::kReservationConditionReady, "False", reason, std::move(message), now);
+  SetReservationCondition(s, api::kReservationConditionReady, "False", reason, std::move(message),
+                          now);
   return s;
 }
 
@@ -56,8 +36,8 @@ std::optional<api::ReservationStatus> NextReservationStatus(const api::Reservati
                                                             const ReservationFacts& f) {
   if (IsTerminalReservation(r)) return std::nullopt;
   if (std::optional<Time> at = ReservationExpiry(r); at && *at <= f.now) {
-    return Failed(r, api::kReasonReservationExpired, "the reservation expired at " + at->ToRfc3339(),
-                  f.now);
+    return Failed(r, api::kReasonReservationExpired,
+                  "the reservation expired at " + at->ToRfc3339(), f.now);
   }
   if (!r.status.nodeName.empty() && !f.node_exists) {
     // Koordinator's reason, so tools that look for expired reservations find it too.
@@ -88,8 +68,9 @@ std::optional<api::ReservationStatus> NextReservationStatus(const api::Reservati
   if (api::ReservationAllocateOnce(r.spec) && !s.currentOwners.empty()) {
     s.phase = std::string(api::kReservationSucceeded);
     const api::ObjectReference& first = s.currentOwners.front();
-    SetCondition(s, api::kReservationConditionReady, "False", api::kReasonReservationSucceeded,
-                 "allocated once, to " + first.namespace_ + "/" + first.name, f.now);
+    SetReservationCondition(s, api::kReservationConditionReady, "False",
+                            api::kReasonReservationSucceeded,
+                            "allocated once, to " + first.namespace_ + "/" + first.name, f.now);
   }
   if (s == r.status) return std::nullopt;
   return s;
@@ -98,11 +79,12 @@ std::optional<api::ReservationStatus> NextReservationStatus(const api::Reservati
 std::optional<Time> ReservationCollectionTime(const api::Reservation& r,
                                               std::chrono::seconds retention) {
   if (!IsTerminalReservation(r)) return std::nullopt;
-  const api::ReservationCondition* ready = FindCondition(r.status, api::kReservationConditionReady);
+  const api::ReservationCondition* ready =
+      FindReservationCondition(r.status, api::kReservationConditionReady);
   Time since = ready && ready->lastTransitionTime ? *ready->lastTransitionTime
                                                   : r.metadata.creationTimestamp.value_or(Time{});
-  return Time{since.unix_micros + std::chrono::duration_cast<std::chrono::microseconds>(retention)
-                                      .count()};
+  return Time{since.unix_micros +
+              std::chrono::duration_cast<std::chrono::microseconds>(retention).count()};
 }
 
 }  // namespace allot::controllers

@@ -15,46 +15,41 @@ constexpr int64_t kMaxWorkers = 64;
 class Decoder : public ConfigDecoder {
  public:
   void Config(const rapidjson::Value& doc, AcceleratorPoolConfig& c) {
-    if (!doc.IsObject()) {
-      errs_.Invalid(Path(), JsonText(doc), "must be a map of fields (driver, racks, ...)");
-      return;
-    }
-    for (const auto& m : doc.GetObject()) {
-      const std::string key = m.name.GetString();
-      const Path p = Path().Child(key);
-      const rapidjson::Value& v = m.value;
-      if (key == "driver") {
-        String(v, p, c.driver);
-      } else if (key == "nodeSelector") {
-        StringMap(v, p, c.node_selector);
-      } else if (key == "rackLabel") {
-        String(v, p, c.rack_label);
-      } else if (key == "nodeRacks") {
-        StringMap(v, p, c.node_racks);
-      } else if (key == "racks") {
-        if (!v.IsObject()) {
-          Invalid(v, p, "must be a map of rack names to accelerator counts");
-          continue;
-        }
-        for (const auto& r : v.GetObject()) {
-          Int(r.value, p.Key(r.name.GetString()), c.racks[r.name.GetString()]);
-        }
-      } else if (key == "perNodeLimit") {
-        Int(v, p, c.per_node_limit);
-      } else if (key == "answerLatency") {
-        Duration(v, p, c.answer_latency);
-      } else if (key == "allocateLatency") {
-        Duration(v, p, c.allocate_latency);
-      } else if (key == "failureRate") {
-        Number(v, p, c.failure_rate);
-      } else if (key == "seed") {
-        Uint(v, p, c.seed);
-      } else if (key == "workers") {
-        Int(v, p, c.workers);
-      } else {
-        Unknown(p);
-      }
-    }
+    Fields(doc, Path(), "driver, racks, ...",
+           [&](const std::string& key, const Path& p, const rapidjson::Value& v) {
+             if (key == "driver") {
+               String(v, p, c.driver);
+             } else if (key == "nodeSelector") {
+               StringMap(v, p, c.node_selector);
+             } else if (key == "rackLabel") {
+               String(v, p, c.rack_label);
+             } else if (key == "nodeRacks") {
+               StringMap(v, p, c.node_racks);
+             } else if (key == "racks") {
+               if (!v.IsObject()) {
+                 Invalid(v, p, "must be a map of rack names to accelerator counts");
+                 return true;
+               }
+               for (const auto& r : v.GetObject()) {
+                 Int(r.value, p.Key(r.name.GetString()), c.racks[r.name.GetString()]);
+               }
+             } else if (key == "perNodeLimit") {
+               Int(v, p, c.per_node_limit);
+             } else if (key == "answerLatency") {
+               Duration(v, p, c.answer_latency);
+             } else if (key == "allocateLatency") {
+               Duration(v, p, c.allocate_latency);
+             } else if (key == "failureRate") {
+               Number(v, p, c.failure_rate);
+             } else if (key == "seed") {
+               Uint(v, p, c.seed);
+             } else if (key == "workers") {
+               Int(v, p, c.workers);
+             } else {
+               return false;
+             }
+             return true;
+           });
   }
 };
 

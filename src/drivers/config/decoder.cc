@@ -80,6 +80,19 @@ void ConfigDecoder::Unknown(const api::Path& p) {
   unknown_.push_back("unknown field " + api::Quote(p.str()));
 }
 
+void ConfigDecoder::Fields(const rapidjson::Value& v, const api::Path& p, std::string_view names,
+                           const FieldFn& field) {
+  if (!v.IsObject()) {
+    Invalid(v, p, "must be a map of fields (" + std::string(names) + ")");
+    return;
+  }
+  for (const auto& m : v.GetObject()) {
+    std::string key(m.name.GetString(), m.name.GetStringLength());
+    api::Path fp = p.Child(key);
+    if (!field(key, fp, m.value)) Unknown(fp);
+  }
+}
+
 void ConfigDecoder::Invalid(const rapidjson::Value& v, const api::Path& p,
                             std::string_view detail) {
   if (v.IsString()) {

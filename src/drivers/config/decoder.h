@@ -5,10 +5,11 @@
 //   class Decoder : public ConfigDecoder {
 //    public:
 //     void Config(const rapidjson::Value& doc, MyConfig& c) {
-//       for (const auto& m : doc.GetObject()) {
-//         const api::Path p = api::Path().Child(m.name.GetString());
-//         if (p.str() == "name") String(m.value, p, c.name); else Unknown(p);
-//       }
+//       Fields(doc, api::Path(), "name, ...", [&](const std::string& key, const api::Path& p,
+//                                                const rapidjson::Value& v) {
+//         if (key == "name") return String(v, p, c.name), true;
+//         return false;  // unknown
+//       });
 //     }
 //   };
 //   ALLOT_ASSIGN_OR_RETURN(rapidjson::Document doc, ParseConfigDocument(yaml, "pool config"));
@@ -20,6 +21,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <string>
 #include <string_view>
@@ -58,6 +60,13 @@ class ConfigDecoder {
   std::vector<std::string> Problems() const;
 
  protected:
+  // A map of fields: calls `field(key, path, value)` for each, which answers false for a key
+  // it does not know (reported as an unknown field). Not a map: "must be a map of fields
+  // (<names>)".
+  using FieldFn =
+      std::function<bool(const std::string& key, const api::Path& p, const rapidjson::Value& v)>;
+  void Fields(const rapidjson::Value& v, const api::Path& p, std::string_view names,
+              const FieldFn& field);
   void Unknown(const api::Path& p);
   void Invalid(const rapidjson::Value& v, const api::Path& p, std::string_view detail);
   bool String(const rapidjson::Value& v, const api::Path& p, std::string& out);

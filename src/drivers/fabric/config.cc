@@ -21,50 +21,45 @@ using std::chrono::microseconds;
 class Decoder : public ConfigDecoder {
  public:
   void Config(const rapidjson::Value& doc, FabricConfig& c) {
-    if (!doc.IsObject()) {
-      errs_.Invalid(Path(), JsonText(doc), "must be a map of fields (driver, pools, ...)");
-      return;
-    }
-    for (const auto& m : doc.GetObject()) {
-      const std::string key = m.name.GetString();
-      const Path p = Path().Child(key);
-      const rapidjson::Value& v = m.value;
-      if (key == "driver") {
-        String(v, p, c.driver);
-      } else if (key == "nodeSelector") {
-        StringMap(v, p, c.node_selector);
-      } else if (key == "pools") {
-        Pools(v, p, c.pools);
-      } else if (key == "attachLatency") {
-        Duration(v, p, c.attach_latency);
-      } else if (key == "detachLatency") {
-        Duration(v, p, c.detach_latency);
-      } else if (key == "failureRate") {
-        Number(v, p, c.failure_rate);
-      } else if (key == "failureCooldown") {
-        Duration(v, p, c.failure_cooldown);
-      } else if (key == "refreshInterval") {
-        Duration(v, p, c.refresh_interval);
-      } else if (key == "seed") {
-        Uint(v, p, c.seed);
-      } else if (key == "bindingConditions") {
-        StringList(v, p, c.binding_conditions);
-      } else if (key == "bindingFailureConditions") {
-        StringList(v, p, c.binding_failure_conditions);
-      } else if (key == "onFailure") {
-        std::string policy;
-        if (!String(v, p, policy)) continue;
-        if (policy == "Taint") {
-          c.on_failure = FabricFailurePolicy::kTaint;
-        } else if (policy == "Remove") {
-          c.on_failure = FabricFailurePolicy::kRemove;
-        } else {
-          errs_.NotSupported(p, policy, {"Remove", "Taint"});
-        }
-      } else {
-        Unknown(p);
-      }
-    }
+    Fields(doc, Path(), "driver, pools, ...",
+           [&](const std::string& key, const Path& p, const rapidjson::Value& v) {
+             if (key == "driver") {
+               String(v, p, c.driver);
+             } else if (key == "nodeSelector") {
+               StringMap(v, p, c.node_selector);
+             } else if (key == "pools") {
+               Pools(v, p, c.pools);
+             } else if (key == "attachLatency") {
+               Duration(v, p, c.attach_latency);
+             } else if (key == "detachLatency") {
+               Duration(v, p, c.detach_latency);
+             } else if (key == "failureRate") {
+               Number(v, p, c.failure_rate);
+             } else if (key == "failureCooldown") {
+               Duration(v, p, c.failure_cooldown);
+             } else if (key == "refreshInterval") {
+               Duration(v, p, c.refresh_interval);
+             } else if (key == "seed") {
+               Uint(v, p, c.seed);
+             } else if (key == "bindingConditions") {
+               StringList(v, p, c.binding_conditions);
+             } else if (key == "bindingFailureConditions") {
+               StringList(v, p, c.binding_failure_conditions);
+             } else if (key == "onFailure") {
+               std::string policy;
+               if (!String(v, p, policy)) return true;
+               if (policy == "Taint") {
+                 c.on_failure = FabricFailurePolicy::kTaint;
+               } else if (policy == "Remove") {
+                 c.on_failure = FabricFailurePolicy::kRemove;
+               } else {
+                 errs_.NotSupported(p, policy, {"Remove", "Taint"});
+               }
+             } else {
+               return false;
+             }
+             return true;
+           });
   }
 
   void Pools(const rapidjson::Value& v, const Path& p, std::vector<FabricPoolConfig>& out) {
@@ -73,35 +68,35 @@ class Decoder : public ConfigDecoder {
     for (rapidjson::SizeType i = 0; i < v.Size(); ++i) Pool(v[i], p.Index(i), out.emplace_back());
   }
 
-  void Pool(const rapidjson::Value& v, const Path& p, FabricPoolConfig& pool) {
-    if (!v.IsObject()) return Invalid(v, p, "must be a map of fields (model, count, ...)");
-    for (const auto& m : v.GetObject()) {
-      const std::string key = m.name.GetString();
-      const Path fp = p.Child(key);
-      if (key == "model") {
-        String(m.value, fp, pool.model);
-      } else if (key == "count") {
-        Int(m.value, fp, pool.count);
-      } else if (key == "attributes") {
-        if (!m.value.IsObject()) {
-          Invalid(m.value, fp, "must be a map of attribute values");
-          continue;
-        }
-        for (const auto& a : m.value.GetObject()) {
-          Attribute(a.value, fp.Key(a.name.GetString()), pool.attributes[a.name.GetString()]);
-        }
-      } else if (key == "capacity") {
-        if (!m.value.IsObject()) {
-          Invalid(m.value, fp, "must be a map of quantities");
-          continue;
-        }
-        for (const auto& c : m.value.GetObject()) {
-          Quantity(c.value, fp.Key(c.name.GetString()), pool.capacity[c.name.GetString()]);
-        }
-      } else {
-        Unknown(fp);
-      }
-    }
+  void Pool(const rapidjson::Value& fields, const Path& p, FabricPoolConfig& pool) {
+    Fields(fields, p, "model, count, ...",
+           [&](const std::string& key, const Path& fp, const rapidjson::Value& v) {
+             if (key == "model") {
+               String(v, fp, pool.model);
+             } else if (key == "count") {
+               Int(v, fp, pool.count);
+             } else if (key == "attributes") {
+               if (!v.IsObject()) {
+                 Invalid(v, fp, "must be a map of attribute values");
+                 return true;
+               }
+               for (const auto& a : v.GetObject()) {
+                 Attribute(a.value, fp.Key(a.name.GetString()),
+                           pool.attributes[a.name.GetString()]);
+               }
+             } else if (key == "capacity") {
+               if (!v.IsObject()) {
+                 Invalid(v, fp, "must be a map of quantities");
+                 return true;
+               }
+               for (const auto& c : v.GetObject()) {
+                 Quantity(c.value, fp.Key(c.name.GetString()), pool.capacity[c.name.GetString()]);
+               }
+             } else {
+               return false;
+             }
+             return true;
+           });
   }
 
   // A plain scalar, or {string|int|bool|version: value} as in a ResourceSlice.

@@ -1,5 +1,6 @@
 #include "scheduler/framework/reservation_info.h"
 
+#include <algorithm>
 #include <charconv>
 #include <limits>
 
@@ -26,6 +27,26 @@ AllocatePolicy PolicyOf(std::string_view s) {
 
 bool Terminal(const api::Reservation& r) {
   return r.status.phase == api::kReservationSucceeded || r.status.phase == api::kReservationFailed;
+}
+
+// The resources `held` names (non-zero), narrowed by the reservation-restricted-options
+// annotation when it parses and lists any (names it does not hold are ignored).
+std::vector<std::string> RestrictedResourcesOf(const api::Reservation& r, const Resource& held) {
+  std::vector<std::string> names;
+  if (held.milli_cpu) names.emplace_back(kResourceCpu);
+  if (held.memory) names.emplace_back(kResourceMemory);
+  if (held.ephemeral_storage) names.emplace_back(kResourceEphemeralStorage);
+  for (const auto& [name, v] : held.scalars) {
+    if (v) names.push_back(name);
+  }
+  auto it = r.metadata.annotations.find(std::string(api::kAnnotationReservationRestrictedOptions));
+  if (it == r.metadata.annotations.end()) return names;
+  auto opts = api::ParseReservationRestrictedOptions(it->second);
+  if (!opts.ok() || opts->resources.empty()) return names;
+  std::erase_if(names, [&](const std::string& n) {
+    return std::find(opts->resources.begin(), opts->resources.end(), n) == opts->resources.end();
+  });
+  return names;
 }
 
 }  // namespace
@@ -90,6 +111,9 @@ std::shared_ptr<const ReservationInfo> ReservationInfo::Make(
     }
   }
   info->policy = PolicyOf(r.spec.allocatePolicy);
+  if (info->policy == AllocatePolicy::kRestricted) {
+    info->restricted_resources = RestrictedResourcesOf(r, info->allocatable);
+  }
   info->allocate_once = api::ReservationAllocateOnce(r.spec);
   info->unschedulable = r.spec.unschedulable;
   info->pre_allocation = r.spec.preAllocation;

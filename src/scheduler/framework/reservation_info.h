@@ -37,6 +37,9 @@ struct ReservationInfo {
   Resource allocatable;     // status.allocatable once placed, else the template's requests
   std::vector<HostPort> host_ports;
   AllocatePolicy policy = AllocatePolicy::kDefault;
+  // Restricted: the resources owners may take only from it — those it holds, narrowed by its
+  // reservation-restricted-options annotation (parsed here once, not per Filter call).
+  std::vector<std::string> restricted_resources;
   bool allocate_once = true;
   bool unschedulable = false;  // spec.unschedulable: no new owners
   // spec.preAllocation: placed without the free-capacity check; Waiting until the node's free

@@ -136,7 +136,8 @@ std::shared_ptr<const PodInfo> PodInfo::Make(std::shared_ptr<const api::Pod> pod
     if (api::IsRestartableInitContainer(c)) AddHostPorts(c, info->host_ports);
   }
   info->priority = pod->spec.priority.value_or(0);
-  auto ann = pod->metadata.annotations.find(std::string(api::kAnnotationReservationAllocated));
+  static const std::string kAllocated(api::kAnnotationReservationAllocated);  // once, not per pod
+  auto ann = pod->metadata.annotations.find(kAllocated);
   if (ann != pod->metadata.annotations.end()) {
     if (auto r = api::ParseReservationAllocated(ann->second)) info->allocated_from = r->uid;
   }

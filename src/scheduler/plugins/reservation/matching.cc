@@ -80,15 +80,19 @@ bool OwnerMatcher::Matches(const api::Pod& pod) const {
 // --- the pod's preferences ----------------------------------------------------------------------
 
 Result<PodReservationPrefs> PodReservationPrefs::Parse(const api::Pod& pod) {
+  // Keys made once: the maps take std::string, and this runs for every pod.
+  static const std::string kIgnored(api::kLabelReservationIgnored);
+  static const std::string kAffinity(api::kAnnotationReservationAffinity);
+  static const std::string kExactMatch(api::kAnnotationExactMatchReservation);
   PodReservationPrefs p;
-  auto ignored = pod.metadata.labels.find(std::string(api::kLabelReservationIgnored));
+  auto ignored = pod.metadata.labels.find(kIgnored);
   p.ignored = ignored != pod.metadata.labels.end() && ignored->second == "true";
   const api::StringMap& ann = pod.metadata.annotations;
-  if (auto it = ann.find(std::string(api::kAnnotationReservationAffinity)); it != ann.end()) {
+  if (auto it = ann.find(kAffinity); it != ann.end()) {
     ALLOT_ASSIGN_OR_RETURN(api::ReservationAffinity a, api::ParseReservationAffinity(it->second));
     p.affinity = std::move(a);
   }
-  if (auto it = ann.find(std::string(api::kAnnotationExactMatchReservation)); it != ann.end()) {
+  if (auto it = ann.find(kExactMatch); it != ann.end()) {
     ALLOT_ASSIGN_OR_RETURN(api::ExactMatchReservationSpec e,
                            api::ParseExactMatchReservation(it->second));
     p.exact_match = std::move(e.resourceNames);
@@ -148,29 +152,6 @@ bool ExactMatches(const std::vector<std::string>& names, const Resource& request
   return true;
 }
 
-std::vector<std::string> RestrictedResources(const ReservationInfo& r) {
-  std::vector<std::string> held;
-  const Resource& a = r.allocatable;
-  if (a.milli_cpu) held.emplace_back(kResourceCpu);
-  if (a.memory) held.emplace_back(kResourceMemory);
-  if (a.ephemeral_storage) held.emplace_back(kResourceEphemeralStorage);
-  for (const auto& [name, v] : a.scalars) {
-    if (v) held.push_back(name);
-  }
-  const api::StringMap& ann = r.object->metadata.annotations;
-  auto it = ann.find(std::string(api::kAnnotationReservationRestrictedOptions));
-  if (it == ann.end()) return held;
-  auto opts = api::ParseReservationRestrictedOptions(it->second);
-  if (!opts.ok() || opts->resources.empty()) return held;
-  std::vector<std::string> out;
-  for (const std::string& n : held) {
-    if (std::find(opts->resources.begin(), opts->resources.end(), n) != opts->resources.end()) {
-      out.push_back(n);
-    }
-  }
-  return out;
-}
-
 // --- fit ----------------------------------------------------------------------------------------
 
 bool FitsReservation(const Resource& requests, const NodeInfo& node, const ReservedSlot& slot,
@@ -179,7 +160,7 @@ bool FitsReservation(const Resource& requests, const NodeInfo& node, const Reser
   CheckFree(requests, FreeOf(node, others_held), reasons, ok);
   if (slot.info->policy == AllocatePolicy::kRestricted) {
     Resource remaining = slot.Remaining();
-    for (const std::string& name : RestrictedResources(*slot.info)) {
+    for (const std::string& name : slot.info->restricted_resources) {
       int64_t want = requests.Get(name);
       if (want > remaining.Get(name)) {
         ok = false;

@@ -67,16 +67,12 @@ struct PodReservationPrefs {
 bool ExactMatches(const std::vector<std::string>& names, const Resource& requests,
                   const Resource& allocatable);
 
-// The resources a Restricted reservation restricts: those it holds, narrowed by its
-// reservation-restricted-options annotation (names it does not hold are ignored).
-std::vector<std::string> RestrictedResources(const ReservationInfo& r);
-
 // Whether the pod fits on `node` drawing from `slot`, where `node` is the pod's view of the
 // node (every matched reservation released) and `others_held` what the other matched
 // reservations on it still hold for their own owners: Aligned takes the reservation's
 // remainder first, then the node's free capacity; Restricted also needs each restricted
-// resource within the remainder. On failure `reasons` gets Kubernetes-style "Insufficient
-// cpu" entries.
+// resource (ReservationInfo::restricted_resources) within the remainder. On failure `reasons` gets
+// Kubernetes-style "Insufficient cpu" entries.
 bool FitsReservation(const Resource& requests, const NodeInfo& node, const ReservedSlot& slot,
                      const Resource& others_held, std::vector<std::string>* reasons = nullptr);
 // Whether the pod fits the node's free capacity when everything in `held` stays held (the pod

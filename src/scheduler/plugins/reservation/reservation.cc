@@ -86,22 +86,6 @@ int Nominate(const NodeMatches& m, const PodInfo& pod, const NodeInfo& node, boo
   return best;
 }
 
-std::shared_ptr<const api::Reservation> AsReservation(const api::ObjectPtr& obj) {
-  if (!obj || !api::As<api::Reservation>(*obj)) return nullptr;
-  return std::static_pointer_cast<const api::Reservation>(obj);
-}
-
-void SetCondition(std::vector<api::ReservationCondition>& conds, api::ReservationCondition c) {
-  for (api::ReservationCondition& old : conds) {
-    if (old.type != c.type) continue;
-    if (old.status == c.status && old.lastTransitionTime)
-      c.lastTransitionTime = old.lastTransitionTime;
-    old = std::move(c);
-    return;
-  }
-  conds.push_back(std::move(c));
-}
-
 }  // namespace
 
 Reservation::Reservation(Handle& handle) : handle_(handle) {
@@ -117,7 +101,7 @@ Reservation::Reservation(Handle& handle) : handle_(handle) {
 }
 
 void Reservation::OnReservation(const api::ObjectPtr& obj) {
-  auto r = AsReservation(obj);
+  auto r = api::AsShared<api::Reservation>(obj);
   if (!r) return;
   ReservationInfoPtr info = ReservationInfo::Make(r);
   if (info->IsAvailable()) {
@@ -134,6 +118,7 @@ void Reservation::OnReservationDeleted(const api::ObjectPtr& obj) {
 // --- PreFilter / Filter -------------------------------------------------------------------------
 
 Status Reservation::PreFilter(CycleState& state, const PodInfo& pod, PreFilterResult& result) {
+  static const std::string kAffinityKey(api::kAnnotationReservationAffinity);
   if (pod.IsReservePod()) {
     CycleData d;
     d.reserve_pod = true;
@@ -143,8 +128,7 @@ Status Reservation::PreFilter(CycleState& state, const PodInfo& pod, PreFilterRe
     }
     return Status::Success();
   }
-  if (index_.size() == 0 &&
-      !pod.pod->metadata.annotations.count(std::string(api::kAnnotationReservationAffinity))) {
+  if (index_.size() == 0 && !pod.pod->metadata.annotations.count(kAffinityKey)) {
     return Status::Skip();
   }
   auto prefs = PodReservationPrefs::Parse(*pod.pod);
@@ -369,19 +353,12 @@ void Reservation::Bind(CycleState& state, const PodInfo& pod, const std::string&
   r->status.allocatable = api::PodRequests(templ, false);
   r->status.allocated.clear();
   r->status.currentOwners.clear();
-  SetCondition(r->status.conditions, {.type = std::string(api::kReservationConditionScheduled),
-                                      .status = "True",
-                                      .reason = std::string(api::kReasonReservationScheduled),
-                                      .lastProbeTime = now,
-                                      .lastTransitionTime = now});
-  SetCondition(
-      r->status.conditions,
-      {.type = std::string(api::kReservationConditionReady),
-       .status = waiting ? "False" : "True",
-       .reason = std::string(waiting ? api::kReservationWaiting : api::kReasonReservationAvailable),
-       .message = waiting ? "waiting for node " + node + " to free what it reserves" : "",
-       .lastProbeTime = now,
-       .lastTransitionTime = now});
+  api::SetReservationCondition(r->status, api::kReservationConditionScheduled, "True",
+                               api::kReasonReservationScheduled, "", now);
+  api::SetReservationCondition(
+      r->status, api::kReservationConditionReady, waiting ? "False" : "True",
+      waiting ? api::kReservationWaiting : api::kReasonReservationAvailable,
+      waiting ? "waiting for node " + node + " to free what it reserves" : "", now);
   c->UpdateStatusAsync(api::ResourceFor<api::Reservation>(), std::move(r),
                        [done = std::move(done)](Result<api::ObjectPtr> res) {
                          done(res.ok() ? Status::Success() : Status::FromError(res.status()));
