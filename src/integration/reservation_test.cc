@@ -161,10 +161,19 @@ TEST_F(ReservationTest, PlacedHeldFromOthersAndHandedToItsOwner) {
   ASSERT_NE(Condition(*r, "Scheduled"), nullptr);
   EXPECT_EQ(Condition(*r, "Scheduled")->status, "True");
   EXPECT_EQ(Condition(*r, "Ready")->reason, "Available");
-  EXPECT_TRUE(HasEvent("r", "Scheduled", "Successfully assigned r to node-0"));
-  std::string metrics = sched_->metrics_registry().Expose();
-  EXPECT_NE(metrics.find(R"(scheduler_reservation_status_phase{name="r",phase="Available"} 1)"),
-            std::string::npos)
+  // Events are written asynchronously.
+  EXPECT_TRUE(WaitFor(
+      [&] { return HasEvent("r", "Scheduled", "Successfully assigned r to node-0"); }, seconds(5)));
+  // The metrics follow the scheduler's informer, which may trail the store.
+  std::string metrics;
+  EXPECT_TRUE(WaitFor(
+      [&] {
+        metrics = sched_->metrics_registry().Expose();
+        return metrics.find(
+                   R"(scheduler_reservation_status_phase{name="r",phase="Available"} 1)") !=
+               std::string::npos;
+      },
+      seconds(5)))
       << metrics;
   EXPECT_NE(metrics.find(R"(scheduler_reservation_status_phase{name="r",phase="Pending"} 0)"),
             std::string::npos);
@@ -207,7 +216,9 @@ TEST_F(ReservationTest, UnschedulableReservationStaysPendingAndSaysWhy) {
   EXPECT_EQ(c->status, "False");
   EXPECT_EQ(c->reason, "Unschedulable");
   EXPECT_EQ(c->message, "0/2 nodes are available: 2 Insufficient cpu.");
-  EXPECT_TRUE(HasEvent("huge", "FailedScheduling", "2 Insufficient cpu"));
+  // Events are written asynchronously.
+  EXPECT_TRUE(WaitFor([&] { return HasEvent("huge", "FailedScheduling", "2 Insufficient cpu"); },
+                      seconds(5)));
 }
 
 TEST_F(ReservationTest, TemplateNodeNamePinsTheNode) {
@@ -378,7 +389,8 @@ TEST_F(ReservationTest, PreAllocationWaitsForTheNodeToFreeUp) {
   // stranger gets what is left.
   ASSERT_TRUE(client_->Delete(api::ResourceFor<api::Pod>(), "default", "busy").ok());
   ASSERT_TRUE(WaitPhase("later", api::kReservationAvailable)) << Phase("later");
-  EXPECT_TRUE(HasEvent("later", "Available"));
+  // Events are written asynchronously.
+  EXPECT_TRUE(WaitFor([&] { return HasEvent("later", "Available"); }, seconds(5)));
   ASSERT_TRUE(WaitBound("owner")) << PodMessage("owner");
   EXPECT_EQ(AllocatedFrom("owner"), "later");
   ASSERT_TRUE(WaitBound("stranger")) << PodMessage("stranger");
