@@ -328,7 +328,7 @@ TEST_F(ControlPlaneTest, DeallocatesAClaimAllocatedWhereThePodCannotRun) {
   PodWithClaims("p", {{"gpu", "one-gpu", ""}, {"acc", "", "acc"}});
   ASSERT_TRUE(WaitBound("p")) << PodMessage("p");
   EXPECT_EQ(NodeOf("p"), "node-0");
-  EXPECT_TRUE(HasEvent("p", "DeallocatingResourceClaim", "default/acc"));
+  EXPECT_TRUE(WaitEvent("p", "DeallocatingResourceClaim", "default/acc"));
   EXPECT_GE(driver.deallocations(), 1);
   EXPECT_EQ(Counter("scheduler_dra_controller_deallocations_total", {"profile", "kind"},
                     {"default-scheduler", "controller"}),
@@ -604,7 +604,7 @@ TEST_F(ControlPlaneTest, AnAllocationForANodeThatDoesNotExistIsGivenBack) {
   Start();
   Pod("p", "acc");
   ASSERT_TRUE(WaitBound("p")) << PodMessage("p");
-  EXPECT_TRUE(HasEvent("p", "DeallocatingResourceClaim")) << PodMessage("p");
+  EXPECT_TRUE(WaitEvent("p", "DeallocatingResourceClaim")) << PodMessage("p");
   EXPECT_GE(real.deallocations(), 1);
   ExpectClaimsOf("p", {"gpu"});
   ExpectInvariants();

@@ -183,7 +183,6 @@ class DraFixture : public ::testing::Test {
         kDriver, 1, "device.capacity['gpu.example.com'].memory.compareTo(quantity('4Gi')) >= 0");
   }
 
-
   void Template(const std::string& name) {
     Create(api::ResourceFor<api::ResourceClaimTemplate>(),
            workloads::MakeClaimTemplate(name, "default", OneGpu()));
@@ -218,7 +217,6 @@ class DraFixture : public ::testing::Test {
     }
     Create(api::ResourceFor<api::Pod>(), std::move(p));
   }
-
 
   std::vector<std::shared_ptr<const api::Pod>> Pods() {
     return ListAll<api::Pod>(*store_, api::ResourceFor<api::Pod>());
@@ -289,6 +287,10 @@ class DraFixture : public ::testing::Test {
     }
     return false;
   }
+  // Events are written asynchronously by the recorders: wait for one to appear.
+  bool WaitEvent(const std::string& pod, const std::string& reason, const std::string& part = "") {
+    return WaitFor([&] { return HasEvent(pod, reason, part); }, std::chrono::seconds(5));
+  }
   void ExpectInvariants() {
     auto claims = Claims();
     auto nodes = ListAll<api::Node>(*store_, api::ResourceFor<api::Node>());
@@ -297,8 +299,8 @@ class DraFixture : public ::testing::Test {
     // Wait until the auditor has seen every write made so far.
     const uint64_t written = store_->CurrentResourceVersion();
     std::unique_lock<std::mutex> lock(audit_mu_);
-    EXPECT_TRUE(audit_cv_.wait_for(lock, std::chrono::seconds(10),
-                                   [&] { return audited_rv_ >= written; }));
+    EXPECT_TRUE(
+        audit_cv_.wait_for(lock, std::chrono::seconds(10), [&] { return audited_rv_ >= written; }));
     EXPECT_TRUE(audit_.violations().empty()) << audit_.violations().front();
   }
 
@@ -316,7 +318,7 @@ class DraFixture : public ::testing::Test {
   std::thread audit_thread_;
   std::atomic<bool> stop_{false};
   std::mutex audit_mu_;
-  AllocationAuditor audit_;                // guarded by audit_mu_
+  AllocationAuditor audit_;  // guarded by audit_mu_
   std::condition_variable audit_cv_;
   uint64_t audited_rv_ = 0;  // guarded by audit_mu_: every claim event up to it was audited
 };

@@ -161,9 +161,7 @@ TEST_F(ReservationTest, PlacedHeldFromOthersAndHandedToItsOwner) {
   ASSERT_NE(Condition(*r, "Scheduled"), nullptr);
   EXPECT_EQ(Condition(*r, "Scheduled")->status, "True");
   EXPECT_EQ(Condition(*r, "Ready")->reason, "Available");
-  // Events are written asynchronously.
-  EXPECT_TRUE(WaitFor(
-      [&] { return HasEvent("r", "Scheduled", "Successfully assigned r to node-0"); }, seconds(5)));
+  EXPECT_TRUE(WaitEvent("r", "Scheduled", "Successfully assigned r to node-0"));
   // The metrics follow the scheduler's informer, which may trail the store.
   std::string metrics;
   EXPECT_TRUE(WaitFor(
@@ -216,9 +214,7 @@ TEST_F(ReservationTest, UnschedulableReservationStaysPendingAndSaysWhy) {
   EXPECT_EQ(c->status, "False");
   EXPECT_EQ(c->reason, "Unschedulable");
   EXPECT_EQ(c->message, "0/2 nodes are available: 2 Insufficient cpu.");
-  // Events are written asynchronously.
-  EXPECT_TRUE(WaitFor([&] { return HasEvent("huge", "FailedScheduling", "2 Insufficient cpu"); },
-                      seconds(5)));
+  EXPECT_TRUE(WaitEvent("huge", "FailedScheduling", "2 Insufficient cpu"));
 }
 
 TEST_F(ReservationTest, TemplateNodeNamePinsTheNode) {
@@ -389,8 +385,7 @@ TEST_F(ReservationTest, PreAllocationWaitsForTheNodeToFreeUp) {
   // stranger gets what is left.
   ASSERT_TRUE(client_->Delete(api::ResourceFor<api::Pod>(), "default", "busy").ok());
   ASSERT_TRUE(WaitPhase("later", api::kReservationAvailable)) << Phase("later");
-  // Events are written asynchronously.
-  EXPECT_TRUE(WaitFor([&] { return HasEvent("later", "Available"); }, seconds(5)));
+  EXPECT_TRUE(WaitEvent("later", "Available"));
   ASSERT_TRUE(WaitBound("owner")) << PodMessage("owner");
   EXPECT_EQ(AllocatedFrom("owner"), "later");
   ASSERT_TRUE(WaitBound("stranger")) << PodMessage("stranger");
