@@ -74,6 +74,18 @@ struct AllocatorOptions {
   uint64_t max_steps = 1'000'000;
 };
 
+// Devices a Reservation holds for the pod being allocated for (docs/reservations.md,
+// "Devices"): `in_use` counts each of them once, for the reservation's own claim, and no other
+// consumer uses them, so this pod may take them all the same.
+//   Aligned (restricted false): an alternative tries held devices before any other.
+//   Restricted: an alternative whose candidates include a held device usable from the node
+//   takes held devices only ("what the reservation holds comes only from it"); alternatives
+//   the held devices cannot serve are not affected.
+struct HeldDevices {
+  std::vector<DeviceIndex> devices;  // sorted, unique; indices into the allocator's inventory
+  bool restricted = false;
+};
+
 class Allocator {
  public:
   // Errors: problems that keep the pod unschedulable until an object changes come back with
@@ -112,19 +124,22 @@ class Allocator {
     // conditions, 1 for another device without binding conditions (nodeSelector / allNodes),
     // 2 for a node-local device with binding conditions and 3 for another one with them (fabric
     // still to attach). So earlier alternatives always win; then node-local > already usable
-    // fabric > fabric still to attach (docs/architecture.md §3 step 5). 0 when only node-local devices
-    // without binding conditions and no later alternatives are used. Within one node the
+    // fabric > fabric still to attach (docs/architecture.md §3 step 5). 0 when only node-local
+    // devices without binding conditions and no later alternatives are used. Within one node the
     // search prefers devices in the same tier order (see inventory.h).
     static constexpr int64_t kAlternativeWeight = 1 << 16;
     int64_t score = 0;
     uint64_t steps = 0;  // work done, for tests and logs
   };
 
-  // Thread-safe (const); called concurrently for different nodes.
-  Outcome Allocate(const api::Node& node, const AllocatedState& in_use) const;
+  // Thread-safe (const); called concurrently for different nodes. `held`: devices a
+  // reservation holds for this pod (may be null).
+  Outcome Allocate(const api::Node& node, const AllocatedState& in_use,
+                   const HeldDevices* held = nullptr) const;
   // The same search without building the results (allocations stays empty): what Filter needs
   // for every node; Allocate with the same `in_use` then gives the chosen node's results.
-  Outcome Check(const api::Node& node, const AllocatedState& in_use) const;
+  Outcome Check(const api::Node& node, const AllocatedState& in_use,
+                const HeldDevices* held = nullptr) const;
 
   struct Impl;
 

@@ -167,22 +167,24 @@ std::vector<api::AllocationResult> BuildResults(const Allocator::Impl& impl,
   return out;
 }
 
-Allocator::Outcome Allocator::Allocate(const api::Node& node, const AllocatedState& in_use) const {
+Allocator::Outcome Allocator::Allocate(const api::Node& node, const AllocatedState& in_use,
+                                       const HeldDevices* held) const {
   if (in_use.inventory() != impl_->inventory.get() && !in_use.empty()) {
     AllocatedState rebased = in_use;
     rebased.Rebase(impl_->inventory);
-    return Search(*impl_, node, rebased).Run();
+    return Search(*impl_, node, rebased, held).Run();
   }
-  return Search(*impl_, node, in_use).Run();
+  return Search(*impl_, node, in_use, held).Run();
 }
 
-Allocator::Outcome Allocator::Check(const api::Node& node, const AllocatedState& in_use) const {
+Allocator::Outcome Allocator::Check(const api::Node& node, const AllocatedState& in_use,
+                                    const HeldDevices* held) const {
   if (in_use.inventory() != impl_->inventory.get() && !in_use.empty()) {
     AllocatedState rebased = in_use;
     rebased.Rebase(impl_->inventory);
-    return Search(*impl_, node, rebased, false).Run();
+    return Search(*impl_, node, rebased, held, false).Run();
   }
-  return Search(*impl_, node, in_use, false).Run();
+  return Search(*impl_, node, in_use, held, false).Run();
 }
 
 }  // namespace allot::dra

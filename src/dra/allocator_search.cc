@@ -10,12 +10,13 @@ namespace allot::dra {
 constexpr char kCannotAllocate[] = "cannot allocate all claims";
 
 Search::Search(const Allocator::Impl& impl, const api::Node& node, const AllocatedState& in_use,
-               bool build_results)
+               const HeldDevices* held, bool build_results)
     : build_results_(build_results),
       impl_(impl),
       inv_(*impl.inventory),
       node_(node),
-      in_use_(in_use) {}
+      in_use_(in_use),
+      held_(held && !held->devices.empty() ? held : nullptr) {}
 
 Allocator::Outcome Search::Run() {
   if (!Prepare() || !Feasible(0) || !ChooseAlternatives(0)) return Failure();
@@ -38,6 +39,8 @@ bool Search::Prepare() {
     l.shared = f.consumable_capacity && d.allowMultipleAllocations.value_or(false);
     l.counters = f.partitionable_devices && !inv_.info(l.global).counters.empty();
     l.prior_share = l.shared && in_use_.ShareCount(l.global) > 0;
+    l.held = held_ && !l.shared &&
+             std::binary_search(held_->devices.begin(), held_->devices.end(), l.global);
   }
   claim_picks_.assign(reachable_.size() * impl_.claims.size(), 0);
   for (const Alternative& a : impl_.alternatives) has_all_ = has_all_ || a.all;
@@ -77,8 +80,9 @@ void Search::BuildAltStates() {
     for (uint32_t p = 0; p < reachable_.size(); ++p) {
       Local& l = locals_[p];
       if (!set.Has(l.global)) continue;
-      const bool usable = alt.admin || (l.shared ? !in_use_.IsExclusivelyAllocated(l.global)
-                                                 : !in_use_.IsInUse(l.global));
+      const bool usable =
+          alt.admin || l.held ||
+          (l.shared ? !in_use_.IsExclusivelyAllocated(l.global) : !in_use_.IsInUse(l.global));
       if (!usable) {
         st.blocked = true;  // only matters for All
         continue;
@@ -98,9 +102,30 @@ void Search::BuildAltStates() {
         }
       }
     }
+    if (held_ && !alt.admin) ApplyHeld(st);
     if (!alt.admin && alt.all) continue;
     st.blocked = false;  // in-use devices only block "All" without adminAccess
   }
+}
+
+void Search::ApplyHeld(AltState& st) {
+  std::vector<uint32_t> held, other;
+  std::vector<const std::vector<api::Quantity>*> held_amounts, other_amounts;
+  for (size_t k = 0; k < st.list.size(); ++k) {
+    const bool h = locals_[st.list[k]].held;
+    (h ? held : other).push_back(st.list[k]);
+    (h ? held_amounts : other_amounts).push_back(st.amounts[k]);
+  }
+  if (held.empty()) return;  // the held devices cannot serve this alternative
+  if (held_->restricted) {
+    if (!other.empty()) st.blocked = true;  // "All" cannot have the devices it may not take
+    other.clear();
+    other_amounts.clear();
+  }
+  held.insert(held.end(), other.begin(), other.end());
+  held_amounts.insert(held_amounts.end(), other_amounts.begin(), other_amounts.end());
+  st.list = std::move(held);
+  st.amounts = std::move(held_amounts);
 }
 
 int64_t Search::Need(uint32_t alt) const {
@@ -362,7 +387,7 @@ api::Quantity& Search::CounterLeft(CounterIndex c) {
 bool Search::CanPick(uint32_t alt, uint32_t list_pos) {
   if (!RelaxedUsable(alt, list_pos)) return false;
   const Local& d = locals_[alts_[alt].list[list_pos]];
-  if (!d.counters || impl_.alternatives[alt].admin) return true;
+  if (!d.counters || impl_.alternatives[alt].admin || d.held) return true;
   if (d.shared && (d.prior_share || d.shares > 0)) return true;  // counters consumed already
   for (const Inventory::CounterUse& cu : inv_.info(d.global).counters) {
     if (CounterLeft(cu.counter) < cu.amount) return false;
@@ -387,7 +412,7 @@ void Search::DoPick(uint32_t alt, uint32_t list_pos) {
   } else {
     ++d.picks;
     ++claim_picks_[l * impl_.claims.size() + claim];
-    counted = d.counters && !a.admin;
+    counted = d.counters && !a.admin && !d.held;
   }
   if (counted) {
     for (const Inventory::CounterUse& cu : inv_.info(d.global).counters) {

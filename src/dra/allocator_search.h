@@ -56,8 +56,9 @@ struct PairHash {
 class Search {
  public:
   // `build_results` false: the outcome carries result, score and steps only (Filter).
+  // `held`: devices a reservation holds for the pod (HeldDevices in allocator.h), or null.
   Search(const Allocator::Impl& impl, const api::Node& node, const AllocatedState& in_use,
-         bool build_results = true);
+         const HeldDevices* held, bool build_results = true);
   Allocator::Outcome Run();
 
  private:
@@ -70,6 +71,7 @@ class Search {
     bool shared = false;       // allowMultipleAllocations with DRAConsumableCapacity
     bool counters = false;     // consumes shared counters (DRAPartitionableDevices)
     bool prior_share = false;  // `in_use` already has shares of it
+    bool held = false;         // held for the pod: usable, its counters consumed already
     uint32_t picks = 0;        // picks of a non-shared device in this call
     uint32_t shares = 0;       // shares of a shared device picked in this call
     uint32_t share_slot = kNone;
@@ -101,6 +103,8 @@ class Search {
   // Setup.
   bool Prepare();
   void BuildAltStates();
+  // Held devices first in `st`'s list; Restricted: only them, when it has any.
+  void ApplyHeld(AltState& st);
   void BuildOrder();
   bool CheckResultLimits();
   // Search.
@@ -138,6 +142,7 @@ class Search {
   const Inventory& inv_;
   const api::Node& node_;
   const AllocatedState& in_use_;
+  const HeldDevices* held_;
 
   std::vector<DeviceIndex> reachable_;
   std::vector<Local> locals_;
