@@ -413,45 +413,6 @@ std::set<std::string> ValidateVolumes(const std::vector<Volume>& volumes, const 
 
 // validatePodResourceClaims. Kubernetes prints the claim as a Go struct for the one-of errors;
 // we print its name.
-void ValidatePodResourceClaims(const Pod& pod, const Path& p, FieldErrors& errs) {
-  std::set<std::string> names;
-  for (size_t i = 0; i < pod.spec.resourceClaims.size(); ++i) {
-    const PodResourceClaim& c = pod.spec.resourceClaims[i];
-    Path ip = p.Index(i);
-    if (c.name.empty()) {
-      errs.Required(ip.Child("name"));
-    } else if (names.count(c.name)) {
-      errs.Duplicate(ip.Child("name"), c.name);
-    } else {
-      size_t before = errs.size();
-      ValidateDnsLabel(c.name, ip.Child("name"), errs);
-      if (errs.size() == before && !pod.metadata.name.empty()) {
-        std::string claim_name = pod.metadata.name + "-" + c.name;
-        for (const std::string& m : DnsSubdomainErrors(claim_name)) {
-          errs.Invalid(ip.Child("name"), claim_name, "final ResourceClaim name: " + m);
-        }
-      }
-      names.insert(c.name);
-    }
-    if (c.resourceClaimName && c.resourceClaimTemplateName) {
-      errs.Invalid(ip, c.name,
-                   "at most one of `resourceClaimName` or `resourceClaimTemplateName` may be "
-                   "specified");
-    }
-    if (!c.resourceClaimName && !c.resourceClaimTemplateName) {
-      errs.Invalid(ip, c.name,
-                   "must specify one of: `resourceClaimName`, `resourceClaimTemplateName`");
-    }
-    if (c.resourceClaimName) {
-      ValidateDnsSubdomain(*c.resourceClaimName, ip.Child("resourceClaimName"), errs);
-    }
-    if (c.resourceClaimTemplateName) {
-      ValidateDnsSubdomain(*c.resourceClaimTemplateName, ip.Child("resourceClaimTemplateName"),
-                           errs);
-    }
-  }
-}
-
 // --- affinity and spreading -------------------------------------------------------------------
 
 void ValidateLabelKeys(const std::vector<std::string>& keys,
@@ -687,7 +648,8 @@ void ValidatePodSpec(const Pod& pod, const Path& p, FieldErrors& errs) {
   PodContext ctx{spec, {}, {}};
   ctx.volumes = ValidateVolumes(spec.volumes, p.Child("volumes"), errs);
   for (const PodResourceClaim& c : spec.resourceClaims) ctx.pod_claims.insert(c.name);
-  ValidatePodResourceClaims(pod, p.Child("resourceClaims"), errs);
+  ValidatePodResourceClaims(pod.spec.resourceClaims, pod.metadata.name, p.Child("resourceClaims"),
+                            errs);
   ValidateContainers(ctx, p.Child("containers"), errs);
   ValidateInitContainers(ctx, p.Child("initContainers"), errs);
   ValidateHostNetworkPorts(spec, p, errs);
@@ -702,6 +664,46 @@ void ValidatePodSpec(const Pod& pod, const Path& p, FieldErrors& errs) {
 }
 
 }  // namespace
+
+void ValidatePodResourceClaims(const std::vector<PodResourceClaim>& claims,
+                               std::string_view owner_name, const Path& p, FieldErrors& errs) {
+  std::set<std::string> names;
+  for (size_t i = 0; i < claims.size(); ++i) {
+    const PodResourceClaim& c = claims[i];
+    Path ip = p.Index(i);
+    if (c.name.empty()) {
+      errs.Required(ip.Child("name"));
+    } else if (names.count(c.name)) {
+      errs.Duplicate(ip.Child("name"), c.name);
+    } else {
+      size_t before = errs.size();
+      ValidateDnsLabel(c.name, ip.Child("name"), errs);
+      if (errs.size() == before && !owner_name.empty()) {
+        std::string claim_name = std::string(owner_name) + "-" + c.name;
+        for (const std::string& m : DnsSubdomainErrors(claim_name)) {
+          errs.Invalid(ip.Child("name"), claim_name, "final ResourceClaim name: " + m);
+        }
+      }
+      names.insert(c.name);
+    }
+    if (c.resourceClaimName && c.resourceClaimTemplateName) {
+      errs.Invalid(ip, c.name,
+                   "at most one of `resourceClaimName` or `resourceClaimTemplateName` may be "
+                   "specified");
+    }
+    if (!c.resourceClaimName && !c.resourceClaimTemplateName) {
+      errs.Invalid(ip, c.name,
+                   "must specify one of: `resourceClaimName`, `resourceClaimTemplateName`");
+    }
+    if (c.resourceClaimName) {
+      ValidateDnsSubdomain(*c.resourceClaimName, ip.Child("resourceClaimName"), errs);
+    }
+    if (c.resourceClaimTemplateName) {
+      ValidateDnsSubdomain(*c.resourceClaimTemplateName, ip.Child("resourceClaimTemplateName"),
+                           errs);
+    }
+  }
+}
 
 bool IsExtendedResourceName(std::string_view name) {
   if (IsNativeResource(name) || name.rfind("requests.", 0) == 0) return false;

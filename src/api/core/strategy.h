@@ -24,7 +24,8 @@
 
 namespace allot::api {
 
-// --- Pod defaulting (api/core/pod_defaults.cc) ----------------------------------------------------
+// --- Pod defaulting (api/core/pod_defaults.cc)
+// ----------------------------------------------------
 
 inline constexpr std::string_view kDefaultSchedulerName = "default-scheduler";
 inline constexpr int64_t kDefaultTerminationGracePeriodSeconds = 30;
@@ -56,7 +57,8 @@ std::string ComputePodQOS(const Pod& pod);
 // neither tag nor digest, else "IfNotPresent".
 std::string DefaultImagePullPolicy(std::string_view image);
 
-// --- Pod validation (api/core/pod_validation.cc) --------------------------------------------------
+// --- Pod validation (api/core/pod_validation.cc)
+// --------------------------------------------------
 
 // ValidatePodCreate: metadata (namespaced, DNS-subdomain name), the spec (volumes,
 // resourceClaims, containers, init containers, restart/DNS policies, nodeSelector, affinity,
@@ -65,6 +67,11 @@ std::string DefaultImagePullPolicy(std::string_view image);
 // Differences from Kubernetes: "Not found" errors (volumeMounts[].name, resources.claims[])
 // are reported as Invalid with the same detail, since FieldErrors has no NotFound.
 void ValidatePod(const Pod& pod, FieldErrors& errs);
+// spec.resourceClaims of a pod named `owner_name` ("" before generateName: the final claim
+// name is not checked): names unique DNS labels, exactly one of resourceClaimName /
+// resourceClaimTemplateName. Also used for Reservation templates.
+void ValidatePodResourceClaims(const std::vector<PodResourceClaim>& claims,
+                               std::string_view owner_name, const Path& p, FieldErrors& errs);
 // ValidatePodUpdate: metadata update rules; only container/init container images,
 // activeDeadlineSeconds (lowering), tolerations (additions) and schedulingGates (removals) may
 // change — anything else is `spec: Forbidden: pod updates may not change fields other than ...`
@@ -81,10 +88,11 @@ void ValidateBinding(const Binding& binding, FieldErrors& errs);
 bool IsExtendedResourceName(std::string_view name);
 // ValidateResourceQuantityValue: not negative ("must be greater than or equal to 0") and whole
 // for extended resources ("must be an integer"; Kubernetes prints the value unquoted there).
-void ValidateResourceQuantityValue(const std::string& name, const Quantity& value,
-                                   const Path& path, FieldErrors& errs);
+void ValidateResourceQuantityValue(const std::string& name, const Quantity& value, const Path& path,
+                                   FieldErrors& errs);
 
-// --- Node, Event, Lease, Namespace (api/core/validation.cc) ---------------------------------------
+// --- Node, Event, Lease, Namespace (api/core/validation.cc)
+// ---------------------------------------
 
 // Node defaulting: status.allocatable defaults to capacity; podCIDR and podCIDRs[0] kept in
 // sync (the v1 conversion does this).
@@ -103,7 +111,8 @@ void DefaultNamespace(Namespace& ns);
 void ValidateNamespace(const Namespace& ns, FieldErrors& errs);
 void ValidateNamespaceUpdate(const Namespace& ns, const Namespace& old, FieldErrors& errs);
 
-// --- tables and field selectors (api/core/tables.cc) ----------------------------------------------
+// --- tables and field selectors (api/core/tables.cc)
+// ----------------------------------------------
 
 // kubectl's STATUS column for a pod: the phase or status.reason, refined by init and container
 // states ("Init:0/2", "CrashLoopBackOff", "Completed", "SchedulingGated", ...), "Terminating"

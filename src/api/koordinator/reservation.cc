@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <set>
 
+#include "api/core/strategy.h"
 #include "api/machinery/meta_validation.h"
 #include "api/machinery/names.h"
 #include "api/machinery/reflect.h"
@@ -80,9 +81,13 @@ void ValidateReservation(const Reservation& obj, FieldErrors& errs) {
   const ReservationSpec& spec = obj.spec;
   if (!spec.template_) {
     errs.Required(p.Child("template"));
-  } else if (!spec.template_->spec.nodeName.empty()) {
-    validation_util::ValidateNodeName(spec.template_->spec.nodeName,
-                                      p.Child("template").Child("spec").Child("nodeName"), errs);
+  } else {
+    const Path tp = p.Child("template").Child("spec");
+    if (!spec.template_->spec.nodeName.empty()) {
+      validation_util::ValidateNodeName(spec.template_->spec.nodeName, tp.Child("nodeName"), errs);
+    }
+    ValidatePodResourceClaims(spec.template_->spec.resourceClaims, obj.metadata.name,
+                              tp.Child("resourceClaims"), errs);
   }
   ValidateOwners(spec.owners, p.Child("owners"), errs);
   if (spec.ttl && spec.ttl->nanos < 0) {

@@ -138,6 +138,25 @@ struct ReservationCondition {
   bool operator==(const ReservationCondition&) const = default;
 };
 
+// Allot: a device a reservation holds, from the allocation of one of its claims (written when
+// the reservation is placed), so `kubectl get reservation -o wide` and `describe` show it.
+struct ReservationDevice {
+  std::string resourceClaimName;  // in the template's namespace
+  std::string request;
+  std::string driver;
+  std::string pool;
+  std::string device;
+  template <class V>
+  void Visit(V& v) {
+    v("resourceClaimName", resourceClaimName);
+    v("request", request);
+    v("driver", driver);
+    v("pool", pool);
+    v("device", device);
+  }
+  bool operator==(const ReservationDevice&) const = default;
+};
+
 struct ReservationStatus {
   std::string phase;  // Pending | Available | Waiting | Succeeded | Failed
   std::vector<ReservationCondition> conditions;
@@ -145,6 +164,12 @@ struct ReservationStatus {
   std::string nodeName;
   ResourceList allocatable;  // reserved for owners
   ResourceList allocated;    // taken by current owners
+  // Allot (devices in reservations, docs/reservations.md): the claims generated for
+  // template.spec.resourceClaims entries with a resourceClaimTemplateName, as a pod's
+  // status.resourceClaimStatuses (written by the resourceclaim controller), and the devices
+  // the reservation's claims hold.
+  std::vector<PodResourceClaimStatus> resourceClaimStatuses;
+  std::vector<ReservationDevice> allocatedDevices;
   template <class V>
   void Visit(V& v) {
     v("phase", phase);
@@ -153,6 +178,8 @@ struct ReservationStatus {
     v("nodeName", nodeName);
     v("allocatable", allocatable);
     v("allocated", allocated);
+    v("resourceClaimStatuses", resourceClaimStatuses);
+    v("allocatedDevices", allocatedDevices);
   }
   bool operator==(const ReservationStatus&) const = default;
 };

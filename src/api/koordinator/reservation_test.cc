@@ -146,6 +146,18 @@ TEST(ReservationTest, Validation) {
       {"template node name",
        [](Reservation& r) { r.spec.template_->spec.nodeName = "Node_1"; },
        {"spec.template.spec.nodeName: Invalid value: \"Node_1\": " + kSubdomainMsg}},
+      {"template resource claims",
+       [](Reservation& r) {
+         api::PodResourceClaim both{.name = "gpus"};
+         both.resourceClaimName = "a";
+         both.resourceClaimTemplateName = "b";
+         r.spec.template_->spec.resourceClaims = {both, {.name = "gpus"}};
+       },
+       {"spec.template.spec.resourceClaims[0]: Invalid value: \"gpus\": at most one of "
+        "`resourceClaimName` or `resourceClaimTemplateName` may be specified",
+        "spec.template.spec.resourceClaims[1].name: Duplicate value: \"gpus\"",
+        "spec.template.spec.resourceClaims[1]: Invalid value: \"gpus\": must specify one of: "
+        "`resourceClaimName`, `resourceClaimTemplateName`"}},
   };
   for (const Case& c : cases) {
     SCOPED_TRACE(c.name);
@@ -185,18 +197,21 @@ TEST(ReservationTest, RegistrationAndTables) {
   Time now = Time::FromUnixSeconds(1700000000 + 90);
   std::vector<std::string> names;
   for (const TableColumn& c : rsv->columns) names.push_back(c.name);
-  EXPECT_EQ(names, (std::vector<std::string>{"Phase", "Age", "Node", "TTL", "Expires"}));
+  EXPECT_EQ(names, (std::vector<std::string>{"Phase", "Age", "Node", "TTL", "Expires", "Devices"}));
   Reservation r = ValidReservation();
   r.metadata.creationTimestamp = created;
   rsv->default_fn(r);
   EXPECT_EQ(rsv->row(r, now),
-            (std::vector<TableCell>{"<none>", "90s", "<none>", "24h0m0s", "<none>"}));
+            (std::vector<TableCell>{"<none>", "90s", "<none>", "24h0m0s", "<none>", "<none>"}));
   r.status.phase = "Available";
   r.status.nodeName = "node-1";
   r.spec.ttl.reset();
   r.spec.expires = Time::FromUnixSeconds(1735776000);
+  r.status.allocatedDevices = {{"r-gpus-x", "gpu", "gpu.example.com", "node-1", "gpu-0"},
+                               {"r-gpus-x", "gpu", "gpu.example.com", "node-1", "gpu-1"}};
   EXPECT_EQ(rsv->row(r, now), (std::vector<TableCell>{"Available", "90s", "node-1", "<none>",
-                                                      "2025-01-02T00:00:00Z"}));
+                                                      "2025-01-02T00:00:00Z",
+                                                      "node-1/gpu-0,node-1/gpu-1"}));
 }
 
 }  // namespace

@@ -14,15 +14,28 @@ const TableColumn kAgeColumn = {"Age", "string", "",
                                 "when this object was created.",
                                 0};
 
+// Allot's wide column: the devices it holds as pool/device, comma-separated.
+TableCell DevicesCell(const Reservation& rsv) {
+  if (rsv.status.allocatedDevices.empty()) return std::string("<none>");
+  std::string out;
+  for (const ReservationDevice& d : rsv.status.allocatedDevices) {
+    if (!out.empty()) out += ",";
+    out += d.pool + "/" + d.device;
+  }
+  return out;
+}
+
 // The CRD's printer columns read .status.nodeName, .spec.ttl and .spec.expires; a missing value
 // is a null cell, which kubectl prints as <none>.
 std::vector<TableCell> ReservationRow(const Object& obj, Time now) {
   const auto& rsv = static_cast<const Reservation&>(obj);
   const std::string none = "<none>";
-  return {rsv.status.phase.empty() ? none : rsv.status.phase, AgeCell(obj, now),
+  return {rsv.status.phase.empty() ? none : rsv.status.phase,
+          AgeCell(obj, now),
           rsv.status.nodeName.empty() ? none : rsv.status.nodeName,
           rsv.spec.ttl ? rsv.spec.ttl->ToString() : none,
-          rsv.spec.expires ? rsv.spec.expires->ToRfc3339() : none};
+          rsv.spec.expires ? rsv.spec.expires->ToRfc3339() : none,
+          DevicesCell(rsv)};
 }
 
 ResourceInfo Reservations() {
@@ -42,7 +55,8 @@ ResourceInfo Reservations() {
                {"Age", "date", "", "", 0},
                {"Node", "string", "", "", 0},
                {"TTL", "string", "", "", 0},
-               {"Expires", "string", "", "", 0}};
+               {"Expires", "string", "", "", 0},
+               {"Devices", "string", "", "The devices its resource claims hold (Allot)", 1}};
   r.row = ReservationRow;
   return r;
 }
