@@ -41,6 +41,9 @@ class AllocatedState {
   void Rebase(std::shared_ptr<const Inventory> inventory);
 
   const Inventory* inventory() const { return inventory_.get(); }
+  // How many claims have device i allocated exclusively (more than one only where a
+  // reservation's claim and its owner's claim share it).
+  uint32_t ExclusiveUses(DeviceIndex i) const { return i < exclusive_.size() ? exclusive_[i] : 0; }
   bool IsExclusivelyAllocated(DeviceIndex i) const {
     return i < exclusive_.size() && exclusive_[i] > 0;
   }

@@ -78,11 +78,14 @@ struct AllocatorOptions {
 // "Devices"): `in_use` counts each of them once, for the reservation's own claim, and no other
 // consumer uses them, so this pod may take them all the same.
 //   Aligned (restricted false): an alternative tries held devices before any other.
-//   Restricted: an alternative whose candidates include a held device usable from the node
-//   takes held devices only ("what the reservation holds comes only from it"); alternatives
-//   the held devices cannot serve are not affected.
+//   Restricted: an alternative whose candidates include a device the reservation holds
+//   (`reserved`, usable by this pod or already taken by another owner) takes held devices only
+//   ("what the reservation holds comes only from it"); alternatives the reservation cannot
+//   serve are not affected.
 struct HeldDevices {
-  std::vector<DeviceIndex> devices;  // sorted, unique; indices into the allocator's inventory
+  // Sorted, unique; indices into the allocator's inventory.
+  std::vector<DeviceIndex> devices;   // usable by this pod
+  std::vector<DeviceIndex> reserved;  // everything the reservation holds (Restricted only)
   bool restricted = false;
 };
 

@@ -28,6 +28,7 @@ struct HeldFixture {
     for (const char* d : {"gpu-2", "gpu-3"})
       held.devices.push_back(*h.inventory()->Find(kDriver, "n1", d));
     std::sort(held.devices.begin(), held.devices.end());
+    held.reserved = held.devices;
   }
   Allocator::Outcome Run(std::vector<std::shared_ptr<const api::ResourceClaim>> claims,
                          const HeldDevices* with) {
@@ -73,6 +74,18 @@ TEST(AllocatorHeld, RestrictedTakesOnlyHeldDevicesForWhatTheyCanServe) {
   out = f.Run({ClaimBuilder("c").Request("g", "gpu", 1).Request("n", "nic", 2).Build()}, &f.held);
   ASSERT_EQ(out.result, Result::kAllocated) << out.reason;
   EXPECT_THAT(DeviceNames(out.allocations[0]), ElementsAre("gpu-2", "nic-0", "nic-1"));
+}
+
+TEST(AllocatorHeld, RestrictedOwnerGetsNothingElseOnceTheHeldDevicesAreTaken) {
+  HeldFixture f;
+  f.held.restricted = true;
+  // Another owner has gpu-2 and gpu-3 already: nothing is usable, the reservation still serves
+  // GPUs, so the free gpu-0 and gpu-1 stay out of reach; NICs do not.
+  f.held.devices.clear();
+  auto out = f.Run({ClaimBuilder("c").Request("r", "gpu", 1).Build()}, &f.held);
+  EXPECT_EQ(out.result, Result::kUnschedulable);
+  out = f.Run({ClaimBuilder("c").Request("n", "nic", 1).Build()}, &f.held);
+  EXPECT_EQ(out.result, Result::kAllocated) << out.reason;
 }
 
 }  // namespace

@@ -16,7 +16,7 @@ Search::Search(const Allocator::Impl& impl, const api::Node& node, const Allocat
       inv_(*impl.inventory),
       node_(node),
       in_use_(in_use),
-      held_(held && !held->devices.empty() ? held : nullptr) {}
+      held_(held && (!held->devices.empty() || held->restricted) ? held : nullptr) {}
 
 Allocator::Outcome Search::Run() {
   if (!Prepare() || !Feasible(0) || !ChooseAlternatives(0)) return Failure();
@@ -41,6 +41,9 @@ bool Search::Prepare() {
     l.prior_share = l.shared && in_use_.ShareCount(l.global) > 0;
     l.held = held_ && !l.shared &&
              std::binary_search(held_->devices.begin(), held_->devices.end(), l.global);
+    l.reserved =
+        l.held || (held_ && held_->restricted &&
+                   std::binary_search(held_->reserved.begin(), held_->reserved.end(), l.global));
   }
   claim_picks_.assign(reachable_.size() * impl_.claims.size(), 0);
   for (const Alternative& a : impl_.alternatives) has_all_ = has_all_ || a.all;
@@ -77,9 +80,11 @@ void Search::BuildAltStates() {
     AltState& st = alts_[a];
     st.list.reserve(reachable_.size());
     st.amounts.reserve(reachable_.size());
+    bool serves = false;  // the pod's reservation holds a candidate of this alternative
     for (uint32_t p = 0; p < reachable_.size(); ++p) {
       Local& l = locals_[p];
       if (!set.Has(l.global)) continue;
+      serves = serves || l.reserved;
       const bool usable =
           alt.admin || l.held ||
           (l.shared ? !in_use_.IsExclusivelyAllocated(l.global) : !in_use_.IsInUse(l.global));
@@ -102,7 +107,7 @@ void Search::BuildAltStates() {
         }
       }
     }
-    if (held_ && !alt.admin) ApplyHeld(st);
+    if (held_ && !alt.admin && serves) ApplyHeld(st);
     if (!alt.admin && alt.all) continue;
     st.blocked = false;  // in-use devices only block "All" without adminAccess
   }
@@ -116,7 +121,6 @@ void Search::ApplyHeld(AltState& st) {
     (h ? held : other).push_back(st.list[k]);
     (h ? held_amounts : other_amounts).push_back(st.amounts[k]);
   }
-  if (held.empty()) return;  // the held devices cannot serve this alternative
   if (held_->restricted) {
     if (!other.empty()) st.blocked = true;  // "All" cannot have the devices it may not take
     other.clear();

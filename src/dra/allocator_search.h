@@ -72,6 +72,7 @@ class Search {
     bool counters = false;     // consumes shared counters (DRAPartitionableDevices)
     bool prior_share = false;  // `in_use` already has shares of it
     bool held = false;         // held for the pod: usable, its counters consumed already
+    bool reserved = false;     // held by the pod's reservation (Restricted), maybe not for it
     uint32_t picks = 0;        // picks of a non-shared device in this call
     uint32_t shares = 0;       // shares of a shared device picked in this call
     uint32_t share_slot = kNone;
@@ -103,7 +104,7 @@ class Search {
   // Setup.
   bool Prepare();
   void BuildAltStates();
-  // Held devices first in `st`'s list; Restricted: only them, when it has any.
+  // For an alternative the reservation serves: held devices first; Restricted: only them.
   void ApplyHeld(AltState& st);
   void BuildOrder();
   bool CheckResultLimits();

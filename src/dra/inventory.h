@@ -13,9 +13,9 @@
 // node-local devices with binding conditions, then the rest with binding conditions (fabric
 // still to attach); within a tier by driver, pool, slice name and position in the slice.
 //
-// Binding conditions, early-draft compatibility (docs/architecture.md §5.4): a device with the boolean
-// attribute kubernetes.io/needs-attaching = true and no bindingConditions of its own is treated
-// as having bindingConditions [kubernetes.io/is-attached], bindingFailureConditions
+// Binding conditions, early-draft compatibility (docs/architecture.md §5.4): a device with the
+// boolean attribute kubernetes.io/needs-attaching = true and no bindingConditions of its own is
+// treated as having bindingConditions [kubernetes.io/is-attached], bindingFailureConditions
 // [kubernetes.io/attach-failed] and bindsToNode true. DeviceInfo carries the effective values.
 //
 // Thread safety: immutable after Build, except the selector-result and attribute caches, which

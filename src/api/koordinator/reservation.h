@@ -17,6 +17,8 @@
 namespace allot::api {
 
 inline constexpr std::string_view kKoordinatorSchedulingGroup = "scheduling.koordinator.sh";
+// The resource name, as a ResourceClaim's status.reservedFor names a reservation holding it.
+inline constexpr std::string_view kReservationsResource = "reservations";
 
 inline constexpr std::string_view kReservationPending = "Pending";
 inline constexpr std::string_view kReservationAvailable = "Available";

@@ -70,8 +70,7 @@ std::shared_ptr<const api::Pod> MakeReservePod(const api::Reservation& r) {
     pod->metadata.annotations[std::string(api::kAnnotationReservationNode)] = pod->spec.nodeName;
     pod->spec.nodeName.clear();
   }
-  pod->spec.resourceClaims.clear();
-  for (api::Container& c : pod->spec.containers) c.resources.claims.clear();
+  pod->status.resourceClaimStatuses = r.status.resourceClaimStatuses;
   if (pod->spec.schedulerName.empty()) pod->spec.schedulerName = kDefaultScheduler;
   if (!pod->spec.priority) {
     auto label = pod->metadata.labels.find(std::string(api::kLabelKoordinatorPriority));
@@ -117,6 +116,7 @@ std::shared_ptr<const ReservationInfo> ReservationInfo::Make(
   info->allocate_once = api::ReservationAllocateOnce(r.spec);
   info->unschedulable = r.spec.unschedulable;
   info->pre_allocation = r.spec.preAllocation;
+  info->holds_devices = r.spec.template_ && !r.spec.template_->spec.resourceClaims.empty();
   auto order = r.metadata.labels.find(std::string(api::kLabelReservationOrder));
   if (order != r.metadata.labels.end()) info->order = ParseInt(order->second).value_or(0);
   info->object = std::move(object);
@@ -136,6 +136,12 @@ bool ReservationInfo::IsWaiting() const {
 bool ReservationInfo::NeedsScheduling() const {
   return node.empty() && !Terminal(*object) && !object->metadata.deletionTimestamp &&
          object->spec.template_.has_value() && !object->spec.owners.empty();
+}
+
+const OwnerReservations::OnNode* OwnerReservations::For(std::string_view node) const {
+  auto it = std::lower_bound(nodes.begin(), nodes.end(), node,
+                             [](const OnNode& n, std::string_view name) { return n.node < name; });
+  return it != nodes.end() && it->node == node ? &*it : nullptr;
 }
 
 PodInfoPtr MakeReservePodInfo(ReservationInfoPtr info) {

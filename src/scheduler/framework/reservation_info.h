@@ -18,6 +18,7 @@
 
 #include "api/koordinator/reservation.h"
 #include "common/status.h"
+#include "scheduler/framework/cycle_state.h"
 #include "scheduler/framework/types.h"
 
 namespace allot::scheduler {
@@ -47,6 +48,8 @@ struct ReservationInfo {
   bool pre_allocation = false;
   // The reservation-order label: lower is preferred; 0 (or no label) falls back to the score.
   int64_t order = 0;
+  // template.spec.resourceClaims is not empty: it holds devices for its owners once placed.
+  bool holds_devices = false;
 
   static std::shared_ptr<const ReservationInfo> Make(
       std::shared_ptr<const api::Reservation> object);
@@ -65,12 +68,34 @@ using ReservationInfoPtr = std::shared_ptr<const ReservationInfo>;
 // uid and name, namespace = the template's or "default", labels and annotations of the
 // reservation over the template's, spec.nodeName cleared (pinning is ReservationInfo's
 // pinned_node), priority = the template's, else the label koordinator.sh/priority, else the
-// highest. template.spec.resourceClaims are dropped for now (devices in reservations are not
-// built yet; docs/reservations.md).
+// highest. template.spec.resourceClaims stay, and status.resourceClaimStatuses is the
+// reservation's (the claims the resourceclaim controller generated for it), so the
+// DynamicResources plugin allocates the reservation's devices as it would a pod's.
 std::shared_ptr<const api::Pod> MakeReservePod(const api::Reservation& r);
 
 // The PodInfo of a reservation's reserve pod (PodInfo::reservation set).
 PodInfoPtr MakeReservePodInfo(ReservationInfoPtr info);
+
+// What the Reservation plugin's PreFilter found for an owner pod, for the other plugins: per
+// node, the reservations the pod may draw from. The DynamicResources plugin gives the pod the
+// devices they hold (restricted: any of them is Restricted).
+struct OwnerReservations {
+  struct OnNode {
+    std::string node;
+    std::vector<std::string> uids;
+    bool restricted = false;
+  };
+  std::vector<OnNode> nodes;  // sorted by node
+  const OnNode* For(std::string_view node) const;
+};
+inline const StateKey<OwnerReservations> kOwnerReservationsKey("PreFilterReservationOwners");
+
+// The devices a reserve pod's claims were given (DynamicResources, PreBind), for the status the
+// Reservation plugin's Bind writes.
+struct ReservedDevices {
+  std::vector<api::ReservationDevice> devices;
+};
+inline const StateKey<ReservedDevices> kReservedDevicesKey("ReservedDevices");
 
 // Where the Reservation plugin records which reservation an assumed pod draws from, so that
 // its node's accounting moves the pod's requests into that reservation at once, before the

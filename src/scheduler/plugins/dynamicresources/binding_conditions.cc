@@ -1,5 +1,5 @@
-// DynamicResources: waiting in PreBind for binding conditions (KEP-5007, docs/architecture.md §5.4).
-// The plugin's header describes the flow; BindingWaiter decides each wait.
+// DynamicResources: waiting in PreBind for binding conditions (KEP-5007, docs/architecture.md
+// §5.4). The plugin's header describes the flow; BindingWaiter decides each wait.
 #include <algorithm>
 #include <cstdlib>
 
@@ -74,7 +74,8 @@ void ReleaseFailedClaim(client::Client& c, const BindingWaiter::ClaimRef& ref,
   if (std::find(fin.begin(), fin.end(), api::kResourceClaimFinalizer) == fin.end()) return;
   auto unprotected = std::make_unique<api::ResourceClaim>(*written);
   std::erase(unprotected->metadata.finalizers, std::string(api::kResourceClaimFinalizer));
-  (void)c.Update(api::ResourceFor<api::ResourceClaim>(), std::move(unprotected));  // a conflict: leave it be
+  (void)c.Update(api::ResourceFor<api::ResourceClaim>(),
+                 std::move(unprotected));  // a conflict: leave it be
 }
 
 }  // namespace
@@ -174,8 +175,8 @@ void DynamicResources::ClearFailedAllocations(CycleState& state, const PodInfo& 
   if (!s || !c) return;
   for (const BindingWaiter::ClaimRef& ref : s->waiting) ReleaseFailedClaim(*c, ref, pod.uid());
   if (s->nominated) {
-    c->PatchAsync(api::ResourceFor<api::Pod>(), pod.namespace_(), pod.name(), client::PatchKind::kMerge,
-                  R"({"status":{"nominatedNodeName":null}})", true,
+    c->PatchAsync(api::ResourceFor<api::Pod>(), pod.namespace_(), pod.name(),
+                  client::PatchKind::kMerge, R"({"status":{"nominatedNodeName":null}})", true,
                   [](Result<api::ObjectPtr>) {});  // a deleted pod needs nothing
     s->nominated = false;
   }
@@ -185,8 +186,8 @@ void DynamicResources::SetNominatedNode(const PodInfo& pod, const std::string& n
   client::Client* c = handle_.client();
   if (!c) return;
   std::string body = R"({"status":{"nominatedNodeName":")" + node + R"("}})";
-  c->PatchAsync(api::ResourceFor<api::Pod>(), pod.namespace_(), pod.name(), client::PatchKind::kMerge,
-                std::move(body), true, [](Result<api::ObjectPtr>) {});
+  c->PatchAsync(api::ResourceFor<api::Pod>(), pod.namespace_(), pod.name(),
+                client::PatchKind::kMerge, std::move(body), true, [](Result<api::ObjectPtr>) {});
 }
 
 void DynamicResources::ObservePreBind(std::string_view status, bool requires_binding_conditions,

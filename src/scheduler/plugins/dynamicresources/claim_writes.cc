@@ -3,10 +3,12 @@
 // wait for binding conditions (binding_conditions.cc).
 #include <algorithm>
 
+#include "api/koordinator/reservation.h"
 #include "api/resource/types.h"
 #include "client/client.h"
 #include "client/retry.h"
 #include "common/time.h"
+#include "scheduler/framework/reservation_info.h"
 #include "scheduler/plugins/dynamicresources/dynamic_resources.h"
 #include "scheduler/plugins/dynamicresources/state.h"
 
@@ -79,7 +81,14 @@ allot::Status DynamicResources::WriteClaim(const PodInfo& pod, const api::Resour
               if (copy->status.reservedFor.size() >= kReservedForMaxSize) {
                 return conflict(kErrReasonClaimInUse);
               }
-              copy->status.reservedFor.push_back({"", "pods", pod.name(), pod.uid()});
+              if (pod.IsReservePod()) {
+                // A reservation holds the claim (docs/reservations.md, "Devices").
+                copy->status.reservedFor.push_back({std::string(api::kKoordinatorSchedulingGroup),
+                                                    std::string(api::kReservationsResource),
+                                                    pod.name(), pod.uid()});
+              } else {
+                copy->status.reservedFor.push_back({"", "pods", pod.name(), pod.uid()});
+              }
             } else if (!allocation) {
               return client::Desired();  // already reserved for the pod
             }
@@ -100,7 +109,7 @@ Status DynamicResources::PreBind(CycleState& state, const PodInfo& pod, const st
   DraState* s = state.Mutable(kDraStateKey);
   if (!s) return Status::Success();
   if (s->publish) return PublishContext(*s, pod);  // the drivers go first (negotiation.cc)
-  s->prebind_start = handle_.clock().Steady();  // the binding-conditions metrics' clock
+  s->prebind_start = handle_.clock().Steady();     // the binding-conditions metrics' clock
   ObserveNegotiation(pod);
   for (size_t i = 0; i < s->claims.size(); ++i) {
     const api::ResourceClaim& claim = *s->claims[i];
@@ -113,6 +122,24 @@ Status DynamicResources::PreBind(CycleState& state, const PodInfo& pod, const st
     }
     s->reserved[i] = true;
     if (alloc) tracker_->Written(claim.metadata.uid);
+  }
+  if (pod.IsReservePod()) {
+    // A reservation holds its devices for its owners and waits for no binding condition (its
+    // owners' claims do, when they are allocated the devices); its status lists the devices.
+    ReservedDevices held;
+    for (size_t i = 0; i < s->claims.size(); ++i) {
+      const api::AllocationResult* a =
+          s->chosen[i]
+              ? &*s->chosen[i]
+              : (s->claims[i]->status.allocation ? &*s->claims[i]->status.allocation : nullptr);
+      if (!a) continue;
+      for (const api::DeviceRequestAllocationResult& r : a->devices.results) {
+        held.devices.push_back(
+            {s->claims[i]->metadata.name, r.request, r.driver, r.pool, r.device});
+      }
+    }
+    state.Write(kReservedDevicesKey, std::move(held));
+    return Status::Success();
   }
   return StartBindingWait(state, pod, node);
 }

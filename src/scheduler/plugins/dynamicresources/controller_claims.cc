@@ -64,12 +64,11 @@ api::PodSchedulingContextSpec DecideContext(const std::string& host,
                        [&](const PendingControllerClaim& p) { return p.Unsuitable(node); });
   };
   api::PodSchedulingContextSpec out;
-  const bool keep =
-      current && !current->potentialNodes.empty() &&
-      std::find(current->potentialNodes.begin(), current->potentialNodes.end(), host) !=
-          current->potentialNodes.end() &&
-      std::none_of(current->potentialNodes.begin(), current->potentialNodes.end(),
-                   unsuitable_for_some);
+  const bool keep = current && !current->potentialNodes.empty() &&
+                    std::find(current->potentialNodes.begin(), current->potentialNodes.end(),
+                              host) != current->potentialNodes.end() &&
+                    std::none_of(current->potentialNodes.begin(), current->potentialNodes.end(),
+                                 unsuitable_for_some);
   if (keep) {
     out.potentialNodes = current->potentialNodes;
   } else {
@@ -96,9 +95,8 @@ api::PodSchedulingContextSpec DecideContext(const std::string& host,
   }
   const bool all_answered = std::all_of(pending.begin(), pending.end(),
                                         [](const PendingControllerClaim& p) { return p.answered; });
-  const bool in_allocation =
-      current && !current->selectedNode.empty() && current->selectedNode == host &&
-      !unsuitable_for_some(host);
+  const bool in_allocation = current && !current->selectedNode.empty() &&
+                             current->selectedNode == host && !unsuitable_for_some(host);
   if (in_allocation || all_answered || pending.size() == 1) out.selectedNode = host;
   return out;
 }
@@ -117,7 +115,8 @@ std::vector<std::string> AwaitedDrivers(const api::PodSchedulingContextSpec& pub
 
 std::string WaitingMessage(const std::vector<std::string>& drivers,
                            const std::string& selected_node) {
-  std::string out = drivers.size() == 1 ? "waiting for resource driver " : "waiting for resource drivers ";
+  std::string out =
+      drivers.size() == 1 ? "waiting for resource driver " : "waiting for resource drivers ";
   for (size_t i = 0; i < drivers.size(); ++i) out += (i ? ", " : "") + drivers[i];
   // The node is left out so that the rounds of one negotiation say the same (the pod's
   // condition is not rewritten each round); the context's selectedNode names it.

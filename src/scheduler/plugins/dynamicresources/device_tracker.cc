@@ -3,6 +3,8 @@
 #include <optional>
 #include <utility>
 
+#include "api/koordinator/reservation.h"
+
 namespace allot::scheduler {
 
 DeviceTracker::DeviceTracker(SliceLister list_slices) : list_slices_(std::move(list_slices)) {}
@@ -51,6 +53,35 @@ void DeviceTracker::ClaimChanged(const api::ResourceClaim* old_claim,
   }
   const api::AllocationResult* after = EffectiveLocked(uid);
   ReplaceLocked(before ? &*before : nullptr, after);
+  UpdateHeldLocked(uid, new_claim);
+}
+
+void DeviceTracker::UpdateHeldLocked(const std::string& uid, const api::ResourceClaim* claim) {
+  std::pair<std::vector<std::string>, std::vector<HeldDevice>> entry;
+  if (claim && claim->status.allocation) {
+    for (const api::ResourceClaimConsumerReference& ref : claim->status.reservedFor) {
+      if (ref.apiGroup == api::kKoordinatorSchedulingGroup &&
+          ref.resource == api::kReservationsResource) {
+        entry.first.push_back(ref.uid);
+      }
+    }
+    if (!entry.first.empty()) {
+      for (const api::DeviceRequestAllocationResult& r :
+           claim->status.allocation->devices.results) {
+        if (r.adminAccess.value_or(false) || r.shareID) continue;
+        entry.second.push_back({r.driver, r.pool, r.device});
+      }
+    }
+  }
+  auto it = reservation_claims_.find(uid);
+  if (entry.first.empty()) {
+    if (it == reservation_claims_.end()) return;
+    reservation_claims_.erase(it);
+  } else {
+    if (it != reservation_claims_.end() && it->second == entry) return;
+    reservation_claims_[uid] = std::move(entry);
+  }
+  held_.reset();
 }
 
 DeviceTracker::View DeviceTracker::Current() {
@@ -71,7 +102,17 @@ DeviceTracker::View DeviceTracker::Current() {
   }
   std::lock_guard<std::mutex> lock(mu_);
   if (!published_) published_ = std::make_shared<const dra::AllocatedState>(state_.ForReading());
-  return View{inventory_, published_};
+  if (!held_) {
+    auto held = std::make_shared<HeldByReservation>();
+    for (const auto& [claim, entry] : reservation_claims_) {
+      for (const std::string& r : entry.first) {
+        auto& devices = (*held)[r];
+        devices.insert(devices.end(), entry.second.begin(), entry.second.end());
+      }
+    }
+    held_ = std::move(held);
+  }
+  return View{inventory_, published_, held_};
 }
 
 void DeviceTracker::Assume(const std::string& claim_uid, const api::AllocationResult& allocation) {

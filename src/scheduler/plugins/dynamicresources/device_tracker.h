@@ -9,6 +9,10 @@
 // Every change to a claim's effective allocation is applied to one AllocatedState
 // incrementally (remove the old, add the new), so no cycle recomputes it from all claims.
 //
+// It also knows which devices Reservations hold: the devices allocated to claims whose
+// status.reservedFor names a reservation (docs/reservations.md, "Devices"), by reservation uid,
+// from the claims as the informer delivered them.
+//
 // Thread safety: all methods may be called from any thread (informer handlers, the scheduling
 // thread, binding workers); one mutex guards the state and is held only for map updates and
 // the copy a cycle takes.
@@ -39,9 +43,18 @@ class DeviceTracker {
   void ClaimChanged(const api::ResourceClaim* old_claim, const api::ResourceClaim* new_claim);
 
   // --- scheduling cycle ---
+  // A device a reservation's claim holds (exclusively: no adminAccess, no share).
+  struct HeldDevice {
+    std::string driver;
+    std::string pool;
+    std::string device;
+    bool operator==(const HeldDevice&) const = default;
+  };
+  using HeldByReservation = std::map<std::string, std::vector<HeldDevice>, std::less<>>;
   struct View {
     std::shared_ptr<const dra::Inventory> inventory;
     std::shared_ptr<const dra::AllocatedState> in_use;
+    std::shared_ptr<const HeldByReservation> held;  // never null
   };
   // The current inventory (rebuilt first if slices changed) and a copy of the in-use state that
   // the cycle's Filter calls may read concurrently.
@@ -71,6 +84,8 @@ class DeviceTracker {
   // The effective allocation of a claim (nullptr: none); callers hold mu_.
   const api::AllocationResult* EffectiveLocked(const std::string& uid) const;
   void ReplaceLocked(const api::AllocationResult* before, const api::AllocationResult* after);
+  // Records which reservations the claim (null: deleted) is held for, and their devices.
+  void UpdateHeldLocked(const std::string& uid, const api::ResourceClaim* claim);
 
   SliceLister list_slices_;
   mutable std::mutex mu_;
@@ -80,7 +95,11 @@ class DeviceTracker {
   std::shared_ptr<const dra::AllocatedState> published_;  // guarded by mu_; null when stale
   std::map<std::string, api::AllocationResult> seen_;     // claim uid -> informer's allocation
   std::map<std::string, Assumed> assumed_;                // claim uid -> chosen allocation
-  uint64_t builds_ = 0;                                   // guarded by mu_
+  // Claims held by reservations: claim uid -> (reservation uids, devices); guarded by mu_.
+  std::map<std::string, std::pair<std::vector<std::string>, std::vector<HeldDevice>>>
+      reservation_claims_;
+  std::shared_ptr<const HeldByReservation> held_;  // guarded by mu_; null when stale
+  uint64_t builds_ = 0;                            // guarded by mu_
 };
 
 }  // namespace allot::scheduler

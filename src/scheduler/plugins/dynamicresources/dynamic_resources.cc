@@ -7,6 +7,8 @@
 #include <set>
 
 #include "api/core/types.h"
+#include "api/koordinator/reservation.h"
+#include "api/machinery/owners.h"
 #include "api/machinery/resources.h"
 #include "api/machinery/selector.h"
 #include "api/resource/types.h"
@@ -18,8 +20,8 @@
 #include "common/time.h"
 #include "dra/allocator.h"
 #include "rapidjson/document.h"
-#include "api/machinery/owners.h"
 #include "scheduler/framework/node_ranking.h"
+#include "scheduler/framework/reservation_info.h"
 #include "scheduler/plugins/dynamicresources/state.h"
 
 namespace allot::scheduler {
@@ -69,6 +71,35 @@ Result<std::chrono::seconds> ParseTimeout(std::string_view field, const rapidjso
   if (!d.ok()) return allot::BadRequestError(prefix + d.status().message());
   if (*d < std::chrono::seconds(1)) return allot::BadRequestError(prefix + "must be at least 1s");
   return std::chrono::duration_cast<std::chrono::seconds>(*d);
+}
+
+// The devices the pod's reservations on `node` hold (kOwnerReservationsKey, written by the
+// Reservation plugin's PreFilter): usable by the pod when no other claim has them yet (in use
+// exactly once, for the reservation's claim). Null when the pod draws from no reservation with
+// devices there.
+std::optional<dra::HeldDevices> HeldFor(const CycleState& state, const DraState& s,
+                                        std::string_view node) {
+  const OwnerReservations* owners = state.Read(kOwnerReservationsKey);
+  const OwnerReservations::OnNode* on = owners ? owners->For(node) : nullptr;
+  if (!on || !s.view.held || !s.view.inventory) return std::nullopt;
+  dra::HeldDevices h;
+  h.restricted = on->restricted;
+  for (const std::string& uid : on->uids) {
+    auto it = s.view.held->find(uid);
+    if (it == s.view.held->end()) continue;
+    for (const DeviceTracker::HeldDevice& d : it->second) {
+      std::optional<dra::DeviceIndex> i = s.view.inventory->Find(d.driver, d.pool, d.device);
+      if (!i) continue;
+      h.reserved.push_back(*i);
+      if (s.view.in_use->ExclusiveUses(*i) == 1) h.devices.push_back(*i);
+    }
+  }
+  if (h.reserved.empty()) return std::nullopt;
+  for (auto* v : {&h.devices, &h.reserved}) {
+    std::sort(v->begin(), v->end());
+    v->erase(std::unique(v->begin(), v->end()), v->end());
+  }
+  return h;
 }
 
 }  // namespace
@@ -264,8 +295,8 @@ Status DynamicResources::AddPendingControllerClaim(size_t index, const std::stri
 }
 
 void DynamicResources::ReadContext(const api::Pod& pod, DraState& s) {
-  auto ctx = contexts_ ? AsContext(contexts_->Get(pod.metadata.namespace_, pod.metadata.name))
-                       : nullptr;
+  auto ctx =
+      contexts_ ? AsContext(contexts_->Get(pod.metadata.namespace_, pod.metadata.name)) : nullptr;
   // One left by an earlier pod of the same name is not this pod's: PreBind replaces it.
   if (ctx && !api::IsControlledBy(ctx->metadata, pod.metadata.uid)) ctx = nullptr;
   if (ctx && ctx->metadata.deletionTimestamp) ctx = nullptr;
@@ -279,7 +310,8 @@ void DynamicResources::ReadContext(const api::Pod& pod, DraState& s) {
       reported = st.unsuitableNodes;
     }
     // With what the drivers ruled out in earlier rounds of this negotiation.
-    p.unsuitable = negotiations_.Unsuitable(pod.metadata.uid, p.pod_claim_name, std::move(reported));
+    p.unsuitable =
+        negotiations_.Unsuitable(pod.metadata.uid, p.pod_claim_name, std::move(reported));
   }
   s.node_in_allocation = NodeInAllocation(ctx.get(), s.pending_controller);
   s.vetted = VettedNodes(ctx.get(), s.pending_controller);
@@ -321,6 +353,11 @@ Status DynamicResources::PreFilter(CycleState& state, const PodInfo& pod_info,
     }
     if (!c.spec.controllerName.empty()) {
       // KEP-3063: allocated by its driver's controller, negotiated through the context.
+      if (pod_info.IsReservePod()) {
+        return Unresolvable("resourceclaim " + c.metadata.namespace_ + "/" + c.metadata.name +
+                            ": a reservation cannot hold a claim its control-plane driver "
+                            "allocates");
+      }
       if (Status st = AddPendingControllerClaim(i, entries[i], c, s.pending_controller);
           !st.IsSuccess()) {
         return st;
@@ -395,14 +432,16 @@ Status DynamicResources::Filter(const CycleState& state, const PodInfo& /*pod*/,
     if (p.Unsuitable(node.metadata.name)) return Unschedulable(std::string(kErrReasonUnsuitable));
   }
   if (!s->allocator) return Status::Success();
+  // An owner of reservations holding devices here: its own search, never a shared verdict.
+  std::optional<dra::HeldDevices> held = HeldFor(state, *s, node.metadata.name);
   // The verdict of an earlier pod of the same class, if nothing it depends on changed.
   const uint32_t slot = s->view.inventory->NodeSlot(node.metadata.name);
   const uint64_t node_gen = s->view.in_use->node_generation(slot);
   const uint64_t shared_gen = s->view.in_use->shared_generation();
   const VerdictCache::Verdict* cached =
-      s->verdicts ? s->verdicts->Find(node.metadata.name, node.metadata.resourceVersion, node_gen,
-                                      shared_gen)
-                  : nullptr;
+      s->verdicts && !held ? s->verdicts->Find(node.metadata.name, node.metadata.resourceVersion,
+                                               node_gen, shared_gen)
+                           : nullptr;
   dra::Allocator::Outcome out;
   if (cached) {
     out.result = cached->feasible ? dra::Allocator::Outcome::Result::kAllocated
@@ -410,8 +449,8 @@ Status DynamicResources::Filter(const CycleState& state, const PodInfo& /*pod*/,
     out.score = cached->score;
     out.reason = cached->reason;
   } else {
-    out = s->allocator->Check(node, *s->view.in_use);
-    if (s->verdicts && out.result != dra::Allocator::Outcome::Result::kError) {
+    out = s->allocator->Check(node, *s->view.in_use, held ? &*held : nullptr);
+    if (s->verdicts && !held && out.result != dra::Allocator::Outcome::Result::kError) {
       VerdictCache::Verdict v{node.metadata.resourceVersion,
                               node_gen,
                               shared_gen,
@@ -462,8 +501,7 @@ Status DynamicResources::PreScore(CycleState& state, const PodInfo& /*pod*/,
                                   std::span<const NodeInfo* const> /*nodes*/) {
   RecordVerdicts(state);
   const DraState* s = state.Read(kDraStateKey);
-  if (!s || ((!s->allocator || !s->has_preferences) && s->vetted.empty() &&
-             s->contended.empty())) {
+  if (!s || ((!s->allocator || !s->has_preferences) && s->vetted.empty() && s->contended.empty())) {
     return Status::Skip();
   }
   return Status::Success();
@@ -520,7 +558,9 @@ Status DynamicResources::Reserve(CycleState& state, const PodInfo& /*pod*/,
   // The same search Filter ran for this node, now with results.
   const NodeInfo* ni = handle_.snapshot().Get(node);
   if (!ni || !ni->node()) return Status::Error("node " + node + " not in the snapshot");
-  std::optional<dra::Allocator::Outcome> out = s->allocator->Allocate(*ni->node(), *s->view.in_use);
+  std::optional<dra::HeldDevices> held = HeldFor(state, *s, node);
+  std::optional<dra::Allocator::Outcome> out =
+      s->allocator->Allocate(*ni->node(), *s->view.in_use, held ? &*held : nullptr);
   if (out->result != dra::Allocator::Outcome::Result::kAllocated) {
     return Unschedulable(std::string(kErrReasonCannotAllocate));
   }
@@ -548,8 +588,8 @@ void DynamicResources::Unreserve(CycleState& state, const PodInfo& pod, const st
     client::Client* c = handle_.client();
     if (!c) continue;
     (void)client::UpdateWithRetry(
-        *c, api::ResourceFor<api::ResourceClaim>(), s->claims[i]->metadata.namespace_, s->claims[i]->metadata.name,
-        client::Write::kStatus,
+        *c, api::ResourceFor<api::ResourceClaim>(), s->claims[i]->metadata.namespace_,
+        s->claims[i]->metadata.name, client::Write::kStatus,
         [&](const api::Object& current) -> Result<client::Desired> {
           const auto* claim = api::As<api::ResourceClaim>(current);
           if (!claim || !ReservedFor(*claim, pod.uid())) return client::Desired();
@@ -592,6 +632,22 @@ std::vector<ClusterEventWithHint> DynamicResources::EventsToRegister() const {
                    const auto* nc = new_obj ? api::As<api::ResourceClaim>(*new_obj) : nullptr;
                    return oc && oc->status.allocation && !(nc && nc->status.allocation);
                  }});
+  // A reservation came to hold a claim's devices (reservedFor names it): its owners, which
+  // may have found the reservation placed before this scheduler saw the claim, may now fit.
+  out.push_back({{EventResource::kResourceClaim, kUpdate},
+                 nullptr,
+                 [](const api::Object* old_obj, const api::Object* new_obj) {
+                   const auto* oc = old_obj ? api::As<api::ResourceClaim>(*old_obj) : nullptr;
+                   const auto* nc = new_obj ? api::As<api::ResourceClaim>(*new_obj) : nullptr;
+                   auto held = [](const api::ResourceClaim* c) {
+                     if (!c) return false;
+                     for (const auto& r : c->status.reservedFor) {
+                       if (r.resource == api::kReservationsResource) return true;
+                     }
+                     return false;
+                   };
+                   return held(nc) && !held(oc);
+                 }});
   // The pod's PodSchedulingContext (KEP-3063): a driver answered (status), the scheduler took
   // its selectedNode back, or someone deleted it. The scheduler's own publications (created,
   // nodes named) move nobody: the pod waits for the drivers' answer to them.
@@ -600,7 +656,8 @@ std::vector<ClusterEventWithHint> DynamicResources::EventsToRegister() const {
     const auto* oc = old_obj ? api::As<api::PodSchedulingContext>(*old_obj) : nullptr;
     const auto* nc = new_obj ? api::As<api::PodSchedulingContext>(*new_obj) : nullptr;
     if (!oc || !nc) return true;
-    return oc->status != nc->status || (!oc->spec.selectedNode.empty() && nc->spec.selectedNode.empty());
+    return oc->status != nc->status ||
+           (!oc->spec.selectedNode.empty() && nc->spec.selectedNode.empty());
   };
   own_context.targets = [](const api::Pod& pod, std::vector<std::string>& keys) {
     keys.push_back(pod.metadata.namespace_ + "/" + pod.metadata.name);

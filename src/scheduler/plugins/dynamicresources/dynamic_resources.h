@@ -1,4 +1,5 @@
-// DynamicResources: Dynamic Resource Allocation with structured parameters (docs/architecture.md §3).
+// DynamicResources: Dynamic Resource Allocation with structured parameters (docs/architecture.md
+// §3).
 //
 //   PreEnqueue  every claim of the pod exists, is not being deleted, and (for claims from
 //               templates) was created for this pod; otherwise the pod waits, gated.
@@ -71,9 +72,9 @@
 #include <vector>
 
 #include "cel/cel.h"
+#include "common/task_pool.h"
 #include "dra/features.h"
 #include "scheduler/framework/interface.h"
-#include "common/task_pool.h"
 #include "scheduler/plugins/dynamicresources/binding_waiter.h"
 #include "scheduler/plugins/dynamicresources/device_tracker.h"
 #include "scheduler/plugins/dynamicresources/negotiations.h"

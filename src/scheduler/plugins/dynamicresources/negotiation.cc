@@ -26,17 +26,17 @@ const api::ResourceInfo& Claims() { return api::ResourceFor<api::ResourceClaim>(
 // Clears spec.selectedNode of the pod's context (if it is still the pod's and names a node).
 allot::Status ClearSelectedNode(client::Client& c, const std::string& ns, const std::string& name,
                                 const std::string& pod_uid) {
-  auto w = client::UpdateWithRetry(
-      c, Contexts(), ns, name, client::Write::kUpdate,
-      [&](const api::Object& o) -> Result<client::Desired> {
-        const auto* ctx = api::As<api::PodSchedulingContext>(o);
-        if (!ctx || !api::IsControlledBy(ctx->metadata, pod_uid) || ctx->spec.selectedNode.empty()) {
-          return client::Desired();
-        }
-        auto copy = std::make_unique<api::PodSchedulingContext>(*ctx);
-        copy->spec.selectedNode.clear();
-        return client::Desired(std::move(copy));
-      });
+  auto w = client::UpdateWithRetry(c, Contexts(), ns, name, client::Write::kUpdate,
+                                   [&](const api::Object& o) -> Result<client::Desired> {
+                                     const auto* ctx = api::As<api::PodSchedulingContext>(o);
+                                     if (!ctx || !api::IsControlledBy(ctx->metadata, pod_uid) ||
+                                         ctx->spec.selectedNode.empty()) {
+                                       return client::Desired();
+                                     }
+                                     auto copy = std::make_unique<api::PodSchedulingContext>(*ctx);
+                                     copy->spec.selectedNode.clear();
+                                     return client::Desired(std::move(copy));
+                                   });
   if (!w.ok() && w.status().code() != StatusCode::kNotFound) return w.status();
   return allot::Status::Ok();
 }
@@ -100,8 +100,8 @@ Status DynamicResources::PublishContext(DraState& s, const PodInfo& pod) {
   }
   std::vector<std::string> drivers = AwaitedDrivers(want, s.pending_controller);
   std::string message = WaitingMessage(drivers, want.selectedNode);
-  const bool first = negotiations_.Waiting(pod.uid(), ns, name, want, drivers,
-                                          handle_.clock().Steady());
+  const bool first =
+      negotiations_.Waiting(pod.uid(), ns, name, want, drivers, handle_.clock().Steady());
   if (!s.held.empty()) s.hold_kept = negotiations_.Hold(pod.uid(), s.held);
   if (client::EventRecorder* ev = handle_.events(); ev && first) {
     // Once per negotiation (later rounds say the same in the PodScheduled condition; a driver
@@ -153,8 +153,9 @@ Status DynamicResources::DeallocateUnavailableClaim(DraState& s, const PodInfo& 
   for (const auto& [i, nodes] : unavailable) {
     const api::ResourceClaim& claim = *s.claims[i];
     if (!claim.status.allocation) continue;
-    const bool others = std::any_of(claim.status.reservedFor.begin(), claim.status.reservedFor.end(),
-                                    [&](const auto& r) { return r.uid != pod.uid(); });
+    const bool others =
+        std::any_of(claim.status.reservedFor.begin(), claim.status.reservedFor.end(),
+                    [&](const auto& r) { return r.uid != pod.uid(); });
     if (others || nodes <= most) continue;
     most = nodes;
     pick = i;
@@ -224,8 +225,7 @@ void DynamicResources::PostBind(CycleState& state, const PodInfo& pod, const std
   // collector removes a context that outlives its pod anyway.
   api::DeleteOptions opts;
   opts.precondition_uid = ctx->metadata.uid;
-  c->DeleteAsync(Contexts(), pod.namespace_(), pod.name(), opts,
-                 [](Result<api::DeleteResult>) {});
+  c->DeleteAsync(Contexts(), pod.namespace_(), pod.name(), opts, [](Result<api::DeleteResult>) {});
 }
 
 void DynamicResources::ObserveNegotiation(const PodInfo& pod) {
@@ -266,8 +266,8 @@ void DynamicResources::ExpireNegotiations() {
                  "resource driver " + drivers + " did not " +
                      (x.selected_node.empty() ? std::string("answer")
                                               : "allocate for node " + x.selected_node) +
-                     " within " + SecondsText(AnswerTimeout(x.drivers.front())) +
-                     " (waited " + SecondsText(x.waited) + "); retrying");
+                     " within " + SecondsText(AnswerTimeout(x.drivers.front())) + " (waited " +
+                     SecondsText(x.waited) + "); retrying");
     }
   }
 }

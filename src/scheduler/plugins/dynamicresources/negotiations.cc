@@ -68,8 +68,13 @@ std::vector<Negotiations::Expired> Negotiations::Expire(TimePoint now) {
       ++it;
       continue;
     }
-    Expired x{it->first, e.ns, e.name, {}, e.published.selectedNode,
-              std::chrono::duration_cast<std::chrono::seconds>(now - e.since), e.held};
+    Expired x{it->first,
+              e.ns,
+              e.name,
+              {},
+              e.published.selectedNode,
+              std::chrono::duration_cast<std::chrono::seconds>(now - e.since),
+              e.held};
     for (const std::string& d : e.drivers) {
       if (e.since + timeout_for_(d) <= now) x.drivers.push_back(d);
     }

@@ -50,7 +50,7 @@ class Negotiations {
 
   struct Finished {
     int rounds = 0;
-    std::optional<std::chrono::duration<double>> to_selected;  // first round -> selectedNode out
+    std::optional<std::chrono::duration<double>> to_selected;   // first round -> selectedNode out
     std::optional<std::chrono::duration<double>> to_allocated;  // selectedNode out -> now
     std::vector<std::string> held;  // still held (see Hold): to be released
   };
@@ -62,7 +62,7 @@ class Negotiations {
     std::vector<std::string> drivers;  // those whose own deadline passed
     std::string selected_node;         // as published ("" while asking for information)
     std::chrono::seconds waited{0};
-    std::vector<std::string> held;     // claim uids whose assumed devices are to be released
+    std::vector<std::string> held;  // claim uids whose assumed devices are to be released
   };
   // The waits whose deadline passed, forgotten.
   std::vector<Expired> Expire(TimePoint now);
@@ -99,7 +99,7 @@ class Negotiations {
     int rounds = 0;
     TimePoint deadline;
     std::map<std::string, std::vector<std::string>> unsuitable;  // by pod claim name, sorted
-    std::vector<std::string> held;  // claim uids
+    std::vector<std::string> held;                               // claim uids
   };
   TimePoint DeadlineOf(const Entry& e) const;
 

@@ -16,7 +16,8 @@ api::PodSchedulingContextSpec Spec(std::string selected, std::vector<std::string
 
 class NegotiationsTest : public ::testing::Test {
  protected:
-  Negotiations n{[](std::string_view driver) { return driver == "slow" ? seconds(60) : seconds(10); }};
+  Negotiations n{
+      [](std::string_view driver) { return driver == "slow" ? seconds(60) : seconds(10); }};
   Negotiations::TimePoint t0{};
 };
 

@@ -27,7 +27,6 @@ namespace allot::scheduler::dra_plugin {
 // ResourceClaimReservedForMaxSize).
 constexpr size_t kReservedForMaxSize = 256;
 
-
 inline std::shared_ptr<const api::ResourceClaim> AsClaim(const api::ObjectPtr& obj) {
   if (!obj || !api::As<api::ResourceClaim>(*obj)) return nullptr;
   return std::static_pointer_cast<const api::ResourceClaim>(obj);

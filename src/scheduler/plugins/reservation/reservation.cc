@@ -157,7 +157,9 @@ Status Reservation::PreFilter(CycleState& state, const PodInfo& pod, PreFilterRe
                            [](const NodeMatches& x, const std::string& n) { return x.node < n; });
       m = &*d.nodes.insert(it, NodeMatches{.node = node->name()});
     }
-    Candidate c{*slot, reservation::SharesResource(pod.requests, slot->info->allocatable)};
+    // It holds something the pod asks for: resources, or devices for a pod with claims.
+    Candidate c{*slot, reservation::SharesResource(pod.requests, slot->info->allocatable) ||
+                           (slot->info->holds_devices && !pod.pod->spec.resourceClaims.empty())};
     m->held.Add(c.slot.Held());
     m->candidates.push_back(std::move(c));
   }
@@ -168,9 +170,19 @@ Status Reservation::PreFilter(CycleState& state, const PodInfo& pod, PreFilterRe
     }
     return Status::Skip();
   }
-  // The pod's view of each node holding a match: those reservations' capacity released.
+  // The pod's view of each node holding a match: those reservations' capacity released. The
+  // devices they hold are released by the DynamicResources plugin (kOwnerReservationsKey).
   std::vector<std::string> names;
+  OwnerReservations owned;
   for (const NodeMatches& m : d.nodes) {
+    OwnerReservations::OnNode& on = owned.nodes.emplace_back();
+    on.node = m.node;
+    for (const Candidate& c : m.candidates) {
+      if (!c.slot.info->holds_devices) continue;
+      on.uids.push_back(c.slot.info->uid);
+      on.restricted |= c.slot.info->policy == AllocatePolicy::kRestricted;
+    }
+    if (on.uids.empty()) owned.nodes.pop_back();
     const NodeInfo* original = snap.Get(m.node);
     auto view = std::make_shared<NodeInfo>(*original);
     for (const Candidate& c : m.candidates) view->ReleaseReservation(c.slot.info->uid);
@@ -178,6 +190,7 @@ Status Reservation::PreFilter(CycleState& state, const PodInfo& pod, PreFilterRe
     names.push_back(m.node);
   }
   if (d.has_affinity) result.node_names = std::move(names);
+  if (!owned.nodes.empty()) state.Write(kOwnerReservationsKey, std::move(owned));
   state.Write(kStateKey, std::move(d));
   return Status::Success();
 }
@@ -353,6 +366,8 @@ void Reservation::Bind(CycleState& state, const PodInfo& pod, const std::string&
   r->status.allocatable = api::PodRequests(templ, false);
   r->status.allocated.clear();
   r->status.currentOwners.clear();
+  const ReservedDevices* devices = state.Read(kReservedDevicesKey);
+  r->status.allocatedDevices = devices ? devices->devices : std::vector<api::ReservationDevice>{};
   api::SetReservationCondition(r->status, api::kReservationConditionScheduled, "True",
                                api::kReasonReservationScheduled, "", now);
   api::SetReservationCondition(
