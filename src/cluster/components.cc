@@ -48,6 +48,7 @@ Result<std::unique_ptr<Controllers>> StartControllers(client::Client& client,
   controllers::ResourceClaimController::Options opts;
   opts.metrics = metrics;
   opts.admin_access_enabled = features.admin_access;
+  opts.reservations = true;  // the reservation controller below needs the API too
   // Syncs mostly wait for durable writes (a claim create, then a pod status patch), so more
   // workers than cores keep the store's group commit fed (kube-controller-manager's
   // --concurrent-resource-claim-syncs default is 10).

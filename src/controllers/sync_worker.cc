@@ -7,7 +7,7 @@
 
 namespace allot::controllers {
 
-void RunSyncWorker(client::WorkQueue& queue, std::initializer_list<client::Informer*> caches,
+void RunSyncWorker(client::WorkQueue& queue, const std::vector<client::Informer*>& caches,
                    std::string_view component, const SyncFn& sync, const OnSyncFn& on_sync) {
   for (client::Informer* inf : caches) {
     while (!inf->WaitForSync(std::chrono::milliseconds(50))) {

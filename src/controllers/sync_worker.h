@@ -10,7 +10,7 @@
 #pragma once
 
 #include <functional>
-#include <initializer_list>
+#include <vector>
 #include <string>
 #include <string_view>
 
@@ -23,7 +23,7 @@ namespace allot::controllers {
 using SyncFn = std::function<Status(const std::string& key)>;
 using OnSyncFn = std::function<void(const std::string& key, const Status& result)>;
 
-void RunSyncWorker(client::WorkQueue& queue, std::initializer_list<client::Informer*> caches,
+void RunSyncWorker(client::WorkQueue& queue, const std::vector<client::Informer*>& caches,
                    std::string_view component, const SyncFn& sync, const OnSyncFn& on_sync = {});
 
 }  // namespace allot::controllers

@@ -53,7 +53,8 @@ Status ResourceClaimController::SyncClaim(const std::string& ns, const std::stri
 
 Result<bool> ResourceClaimController::ConsumerGone(const std::string& ns,
                                                    const api::ResourceClaimConsumerReference& ref) {
-  // Only core pods are tracked; any other consumer is someone else's to release.
+  if (reservations_ && IsReservationConsumer(ref)) return ReservationGone(ref.name, ref.uid);
+  // Only core pods (and reservations) are tracked; any other consumer is someone else's.
   if (!ref.apiGroup.empty() || ref.resource != "pods") return false;
   // Cheap and certain first: this uid was seen being removed.
   if (deleted_pods_.Has(ref.uid)) return true;
@@ -128,20 +129,26 @@ Status ResourceClaimController::DeleteIfOwnerDone(const api::ResourceClaim& clai
   if (claim.metadata.deletionTimestamp || deleted_claims_.Has(claim.metadata.uid)) {
     return Status::Ok();
   }
-  std::optional<PodRef> owner = OwningPod(claim);
-  if (!owner) return Status::Ok();  // not generated for a pod
-  bool done = deleted_pods_.Has(owner->uid);
-  if (!done) {
-    // An owner missing from the cache is left to the garbage collector (no API call per
-    // unowned claim); one cached under another uid or done is confirmed by PodGone.
-    api::ObjectPtr cached = pods_->Get(claim.metadata.namespace_, owner->name);
-    if (!cached) return Status::Ok();
-    if (cached->metadata.uid == owner->uid) {
-      done = IsPodDone(*api::As<api::Pod>(*cached));
-    } else {
-      ALLOT_ASSIGN_OR_RETURN(done, PodGone(claim.metadata.namespace_, owner->name, owner->uid,
-                                           /*check_done=*/true));
+  bool done = false;
+  if (std::optional<PodRef> owner = OwningPod(claim)) {
+    done = deleted_pods_.Has(owner->uid);
+    if (!done) {
+      // An owner missing from the cache is left to the garbage collector (no API call per
+      // unowned claim); one cached under another uid or done is confirmed by PodGone.
+      api::ObjectPtr cached = pods_->Get(claim.metadata.namespace_, owner->name);
+      if (!cached) return Status::Ok();
+      if (cached->metadata.uid == owner->uid) {
+        done = IsPodDone(*api::As<api::Pod>(*cached));
+      } else {
+        ALLOT_ASSIGN_OR_RETURN(done, PodGone(claim.metadata.namespace_, owner->name, owner->uid,
+                                             /*check_done=*/true));
+      }
     }
+  } else if (std::optional<PodRef> r = reservations_ ? OwningReservation(claim) : std::nullopt) {
+    // Generated for a reservation: deleted once it is gone or holds nothing any more.
+    ALLOT_ASSIGN_OR_RETURN(done, ReservationGone(r->name, r->uid));
+  } else {
+    return Status::Ok();  // generated for neither
   }
   if (!done) return Status::Ok();
   api::DeleteOptions opts;

@@ -67,6 +67,7 @@ ResourceClaimController::ResourceClaimController(client::Client& client,
       pods_res_(api::ResourceFor<api::Pod>()),
       claims_res_(api::ResourceFor<api::ResourceClaim>()),
       templates_res_(api::ResourceFor<api::ResourceClaimTemplate>()),
+      reservations_res_(api::ResourceFor<api::Reservation>()),
       queue_(clock_, options_.queue),
       deleted_pods_(kDeletedPodCacheSize),
       deleted_claims_(kDeletedPodCacheSize),
@@ -80,6 +81,7 @@ Status ResourceClaimController::Start() {
   pods_ = &informers_.For(pods_res_);
   claims_ = &informers_.For(claims_res_);
   templates_ = &informers_.For(templates_res_);
+  if (options_.reservations) reservations_ = &informers_.For(reservations_res_);
   pods_->AddIndex(kPodClaimIndex, PodClaimKeys);
   pods_->AddIndex(kPodTemplateIndex, PodPendingTemplateKeys);
   claims_->AddIndex(kClaimOwnerIndex, ClaimOwnerPodUids);
@@ -87,10 +89,12 @@ Status ResourceClaimController::Start() {
   RegisterHandlers();
   const int n = std::max(1, options_.workers);
   for (int i = 0; i < n; ++i) {
-    workers_.emplace_back([this] {
+    std::vector<client::Informer*> synced = {pods_, claims_, templates_};
+    if (reservations_) synced.push_back(reservations_);
+    workers_.emplace_back([this, synced] {
       RunSyncWorker(
-          queue_, {pods_, claims_, templates_}, "resourceclaim",
-          [this](const std::string& key) { return Sync(key); }, options_.on_sync);
+          queue_, synced, "resourceclaim", [this](const std::string& key) { return Sync(key); },
+          options_.on_sync);
     });
   }
   return Status::Ok();
@@ -150,6 +154,24 @@ void ResourceClaimController::RegisterHandlers() {
                                  const api::ObjectPtr& o) { on_template(o); },
       .on_delete = {},
   });
+  if (!reservations_) return;
+  auto rsv = [](const api::ObjectPtr& obj) {
+    return obj ? api::As<api::Reservation>(*obj) : nullptr;
+  };
+  reservations_->AddHandler({
+      .on_add =
+          [gate, rsv](const api::ObjectPtr& o) {
+            gate->Call([&](auto& c) { c.OnReservation(nullptr, rsv(o)); });
+          },
+      .on_update =
+          [gate, rsv](const api::ObjectPtr& old_obj, const api::ObjectPtr& o) {
+            gate->Call([&](auto& c) { c.OnReservation(rsv(old_obj), rsv(o)); });
+          },
+      .on_delete =
+          [gate, rsv](const api::ObjectPtr& o) {
+            gate->Call([&](auto& c) { c.OnReservation(rsv(o), nullptr); });
+          },
+  });
 }
 
 // --- events in --------------------------------------------------------------------------------
@@ -200,6 +222,12 @@ void ResourceClaimController::OnClaim(const api::ResourceClaim* old_claim,
   ForgetCreated(*claim);
   // New or updated: its reservedFor may name pods that are already gone.
   if (new_claim) queue_.Add(Key(kClaimKeyPrefix, claim->metadata));
+  // A reservation's generated claim went: it gets another.
+  if (reservations_ && !new_claim) {
+    if (std::optional<PodRef> owner = OwningReservation(*claim)) {
+      queue_.Add(std::string(kReservationKeyPrefix) + "/" + owner->name);
+    }
+  }
   // The pods using it may have work now (reserve it, re-create it).
   for (const api::ObjectPtr& obj :
        pods_->ByIndex(kPodClaimIndex, claim->metadata.namespace_ + "/" + claim->metadata.name)) {
@@ -227,6 +255,7 @@ Status ResourceClaimController::Sync(const std::string& key) {
   std::string name = key.substr(slash + 1);
   if (prefix == kPodKeyPrefix) return SyncPod(ns, name);
   if (prefix == kClaimKeyPrefix) return SyncClaim(ns, name);
+  if (prefix == kReservationKeyPrefix) return SyncReservation(name);
   return InternalError("unexpected key prefix: " + key);
 }
 
@@ -279,21 +308,22 @@ api::ObjectPtr ResourceClaimController::FindClaim(const std::string& ns,
   return it == created_.end() ? nullptr : it->second;
 }
 
-api::ObjectPtr ResourceClaimController::FindOwnedClaim(const api::Pod& pod,
+api::ObjectPtr ResourceClaimController::FindOwnedClaim(const std::string& ns,
+                                                       const std::string& owner_uid,
                                                        const std::string& pod_claim) const {
   auto matches = [&](const api::ObjectPtr& obj) {
     const auto* claim = api::As<api::ResourceClaim>(*obj);
-    if (!claim || claim->metadata.namespace_ != pod.metadata.namespace_) return false;
+    if (!claim || claim->metadata.namespace_ != ns) return false;
     auto it = claim->metadata.annotations.find(std::string(kPodClaimNameAnnotation));
     // Without the annotation it was not generated for a pod entry; ignore it.
     return it != claim->metadata.annotations.end() && it->second == pod_claim;
   };
   // The first match wins; should there be more, the others go with the pod (GC).
-  for (const api::ObjectPtr& obj : claims_->ByIndex(kClaimOwnerIndex, pod.metadata.uid)) {
+  for (const api::ObjectPtr& obj : claims_->ByIndex(kClaimOwnerIndex, owner_uid)) {
     if (matches(obj)) return obj;
   }
   std::lock_guard<std::mutex> lock(created_mu_);
-  auto [first, last] = created_by_owner_.equal_range(pod.metadata.uid);
+  auto [first, last] = created_by_owner_.equal_range(owner_uid);
   for (auto it = first; it != last; ++it) {
     if (matches(it->second)) return it->second;
   }

@@ -45,6 +45,15 @@
 //     no longer needs its claims, the claims it names; claim events enqueue the claim and the
 //     pods that name it (informer indexes, so no scans).
 //  5. Metrics: controllers/resourceclaim/metrics.h.
+//  6. Reservations (Options::reservations; docs/reservations.md, "Devices"): a Koordinator
+//     Reservation's template.spec.resourceClaims are treated as a pod's. Entries with a
+//     resourceClaimTemplateName get a claim in the template's namespace ("default" without
+//     one), controlled by the Reservation, recorded in the reservation's
+//     status.resourceClaimStatuses (a status update, compare-and-swap). A reservedFor entry
+//     naming a reservation (scheduling.koordinator.sh reservations) is dropped once the
+//     reservation is gone, replaced, Succeeded or Failed — deallocating as for pods — and claims
+//     generated for it are then deleted. The reserve pod's claims are allocated by the
+//     scheduler, which puts the reservation in reservedFor.
 //
 // Work queue: keys "pod:<ns>/<name>" and "claim:<ns>/<name>" (client/work_queue.h), de-duplicated,
 // `workers` threads, failed syncs (409 Conflict included) retried with exponential backoff
@@ -71,18 +80,19 @@
 #include <vector>
 
 #include "api/core/types.h"
+#include "api/koordinator/reservation.h"
 #include "api/resource/types.h"
 #include "client/client.h"
 #include "client/event_recorder.h"
 #include "client/informer.h"
 #include "client/informer_factory.h"
+#include "client/work_queue.h"
 #include "common/metrics.h"
 #include "common/status.h"
 #include "common/time.h"
 #include "controllers/handler_gate.h"
 #include "controllers/resourceclaim/metrics.h"
 #include "controllers/uid_cache.h"
-#include "client/work_queue.h"
 
 namespace allot::controllers {
 
@@ -96,12 +106,14 @@ struct ResourceClaimControllerOptions {
   // Concurrent syncs (kube-controller-manager's --concurrent-resource-claim-syncs defaults to
   // 10; two suit the small machines Allot runs on).
   int workers = 2;
-  Clock* clock = nullptr;                // null: RealClock
-  metrics::Registry* metrics = nullptr;  // null: a private registry
+  Clock* clock = nullptr;                   // null: RealClock
+  metrics::Registry* metrics = nullptr;     // null: a private registry
   client::EventRecorder* events = nullptr;  // null: a ClientEventRecorder through the client
   // The DRAAdminAccess feature gate: when off, templates requesting admin access fail.
   bool admin_access_enabled = true;
   client::WorkQueueOptions queue;
+  // Also serve Koordinator Reservations' claims (item 6). Needs the reservations resource.
+  bool reservations = false;
   // Called on a worker thread after each sync with its key and result (tests, tracing).
   std::function<void(const std::string& key, const Status& result)> on_sync;
 };
@@ -128,6 +140,9 @@ class ResourceClaimController {
   size_t RetryLen() const { return queue_.DelayedLen(); }
 
  private:
+  // Work queue key of a reservation: "reservation:/<name>" (cluster-scoped).
+  static constexpr std::string_view kReservationKeyPrefix = "reservation:";
+
   // --- events in (informer threads; only enqueue) ---
   void RegisterHandlers();
   void OnPod(const api::Pod& pod, bool removed);
@@ -142,7 +157,9 @@ class ResourceClaimController {
   Status SyncPod(const std::string& ns, const std::string& name);
   Status HandlePodClaim(const api::Pod& pod, const api::PodResourceClaim& pod_claim,
                         std::map<std::string, std::string>& new_statuses);
-  Result<api::ObjectPtr> CreateFromTemplate(const api::Pod& pod,
+  // A claim for `pod_claim` from its template in `ns`, controlled by `owner` (a Pod or a
+  // Reservation).
+  Result<api::ObjectPtr> CreateFromTemplate(const api::OwnerReference& owner, const std::string& ns,
                                             const api::PodResourceClaim& pod_claim);
   Status ReserveForPod(const api::Pod& pod, const api::ResourceClaim& claim);
   Status ReserveClaimsOfBoundPod(const api::Pod& pod);
@@ -150,6 +167,11 @@ class ResourceClaimController {
   // control-plane driver gets a PodSchedulingContext naming its node as selectedNode, so the
   // driver allocates there.
   Status EnsureSchedulingContext(const api::Pod& pod);
+
+  // Reservations (controllers/resourceclaim/reservations.cc).
+  void OnReservation(const api::Reservation* old_r, const api::Reservation* r);
+  Status SyncReservation(const std::string& name);
+  Result<bool> ReservationGone(const std::string& name, const std::string& uid);
 
   // Claims (controllers/resourceclaim/claims.cc).
   Status SyncClaim(const std::string& ns, const std::string& name);
@@ -168,7 +190,9 @@ class ResourceClaimController {
   void RememberCreated(const api::ObjectPtr& claim);
   void ForgetCreated(const api::ResourceClaim& claim);
   api::ObjectPtr FindClaim(const std::string& ns, const std::string& name) const;
-  api::ObjectPtr FindOwnedClaim(const api::Pod& pod, const std::string& pod_claim) const;
+  // A claim controlled by `owner_uid` in `ns` generated for the entry `pod_claim`.
+  api::ObjectPtr FindOwnedClaim(const std::string& ns, const std::string& owner_uid,
+                                const std::string& pod_claim) const;
 
   client::Client& client_;
   client::InformerFactory& informers_;
@@ -181,10 +205,12 @@ class ResourceClaimController {
   const api::ResourceInfo& pods_res_;
   const api::ResourceInfo& claims_res_;
   const api::ResourceInfo& templates_res_;
+  const api::ResourceInfo& reservations_res_;
 
-  client::Informer* pods_ = nullptr;       // set by Start
-  client::Informer* claims_ = nullptr;     // set by Start
-  client::Informer* templates_ = nullptr;  // set by Start
+  client::Informer* pods_ = nullptr;          // set by Start
+  client::Informer* claims_ = nullptr;        // set by Start
+  client::Informer* templates_ = nullptr;     // set by Start
+  client::Informer* reservations_ = nullptr;  // set by Start with Options::reservations
 
   client::WorkQueue queue_;
   UidCache deleted_pods_;

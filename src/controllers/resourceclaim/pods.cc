@@ -77,18 +77,24 @@ Status ResourceClaimController::HandlePodClaim(const api::Pod& pod,
   if (!pod_claim.resourceClaimTemplateName) return Status::Ok();  // the user's to create
 
   // Before creating, adopt a claim generated earlier whose name did not reach the pod status.
-  api::ObjectPtr claim = FindOwnedClaim(pod, pod_claim.name);
+  api::ObjectPtr claim = FindOwnedClaim(pod.metadata.namespace_, pod.metadata.uid, pod_claim.name);
   if (!claim) {
-    ALLOT_ASSIGN_OR_RETURN(claim, CreateFromTemplate(pod, pod_claim));
+    api::OwnerReference owner;
+    owner.apiVersion = "v1";
+    owner.kind = "Pod";
+    owner.name = pod.metadata.name;
+    owner.uid = pod.metadata.uid;
+    ALLOT_ASSIGN_OR_RETURN(claim, CreateFromTemplate(owner, pod.metadata.namespace_, pod_claim));
   }
   new_statuses[pod_claim.name] = claim->metadata.name;
   return Status::Ok();
 }
 
 Result<api::ObjectPtr> ResourceClaimController::CreateFromTemplate(
-    const api::Pod& pod, const api::PodResourceClaim& pod_claim) {
+    const api::OwnerReference& owner, const std::string& ns,
+    const api::PodResourceClaim& pod_claim) {
   const std::string& tmpl_name = *pod_claim.resourceClaimTemplateName;
-  api::ObjectPtr obj = templates_->Get(pod.metadata.namespace_, tmpl_name);
+  api::ObjectPtr obj = templates_->Get(ns, tmpl_name);
   if (!obj) {
     // The lister's NotFound error, as Kubernetes reports it.
     return Status(StatusCode::kNotFound, "resource claim template \"" + tmpl_name +
@@ -100,7 +106,7 @@ Result<api::ObjectPtr> ResourceClaimController::CreateFromTemplate(
   if (admin_access && !options_.admin_access_enabled) {
     return Status(StatusCode::kForbidden, "admin access is requested, but the feature is disabled");
   }
-  std::unique_ptr<api::ResourceClaim> claim = ClaimFromTemplate(pod, pod_claim, tmpl);
+  std::unique_ptr<api::ResourceClaim> claim = ClaimFromTemplate(owner, ns, pod_claim, tmpl);
   const std::string generate_name = claim->metadata.generateName;
   Result<api::ObjectPtr> created = client_.Create(claims_res_, std::move(claim));
   metrics_.RecordCreate(admin_access, created.ok());

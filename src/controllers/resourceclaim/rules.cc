@@ -14,6 +14,11 @@ bool IsPodController(const api::OwnerReference& owner) {
   return owner.controller.value_or(false) && owner.apiVersion == "v1" && owner.kind == "Pod";
 }
 
+bool IsReservationController(const api::OwnerReference& owner) {
+  return owner.controller.value_or(false) && owner.kind == "Reservation" &&
+         owner.apiVersion == api::Reservation::Type().api_version;
+}
+
 }  // namespace
 
 PodClaimName ClaimNameFor(const api::Pod& pod, const api::PodResourceClaim& pod_claim) {
@@ -76,6 +81,28 @@ std::optional<PodRef> OwningPod(const api::ResourceClaim& claim) {
   return std::nullopt;
 }
 
+std::optional<PodRef> OwningReservation(const api::ResourceClaim& claim) {
+  for (const api::OwnerReference& owner : claim.metadata.ownerReferences) {
+    if (IsReservationController(owner)) return PodRef{owner.name, owner.uid};
+  }
+  return std::nullopt;
+}
+
+bool IsReservationConsumer(const api::ResourceClaimConsumerReference& ref) {
+  return ref.apiGroup == api::kKoordinatorSchedulingGroup &&
+         ref.resource == api::kReservationsResource;
+}
+
+bool IsReservationTerminal(const api::Reservation& r) {
+  return r.status.phase == api::kReservationSucceeded || r.status.phase == api::kReservationFailed;
+}
+
+std::string ReservationClaimNamespace(const api::Reservation& r) {
+  return r.spec.template_ && !r.spec.template_->metadata.namespace_.empty()
+             ? r.spec.template_->metadata.namespace_
+             : "default";
+}
+
 bool NeedsAdminAccess(const api::ResourceClaimSpec& spec) {
   for (const api::DeviceRequest& r : spec.devices.requests) {
     if (r.exactly && r.exactly->adminAccess.value_or(false)) return true;
@@ -105,26 +132,33 @@ std::string GeneratedClaimName(std::string_view pod, std::string_view pod_claim)
          std::string(pod_claim.substr(0, pod_claim.size() * kGeneratedClaimNameMaxBase / total));
 }
 
-std::unique_ptr<api::ResourceClaim> ClaimFromTemplate(const api::Pod& pod,
+std::unique_ptr<api::ResourceClaim> ClaimFromTemplate(api::OwnerReference owner,
+                                                      const std::string& ns,
                                                       const api::PodResourceClaim& pod_claim,
                                                       const api::ResourceClaimTemplate& tmpl) {
   auto claim = std::make_unique<api::ResourceClaim>();
   api::ObjectMeta& meta = claim->metadata;
-  meta.generateName = GeneratedClaimName(pod.metadata.name, pod_claim.name);
-  meta.namespace_ = pod.metadata.namespace_;
+  meta.generateName = GeneratedClaimName(owner.name, pod_claim.name);
+  meta.namespace_ = ns;
   meta.labels = tmpl.spec.metadata.labels;
   meta.annotations = tmpl.spec.metadata.annotations;
   meta.annotations[std::string(kPodClaimNameAnnotation)] = pod_claim.name;
-  api::OwnerReference owner;
-  owner.apiVersion = "v1";
-  owner.kind = "Pod";
-  owner.name = pod.metadata.name;
-  owner.uid = pod.metadata.uid;
   owner.controller = true;
   owner.blockOwnerDeletion = true;
   meta.ownerReferences.push_back(std::move(owner));
   claim->spec = tmpl.spec.spec;
   return claim;
+}
+
+std::unique_ptr<api::ResourceClaim> ClaimFromTemplate(const api::Pod& pod,
+                                                      const api::PodResourceClaim& pod_claim,
+                                                      const api::ResourceClaimTemplate& tmpl) {
+  api::OwnerReference owner;
+  owner.apiVersion = "v1";
+  owner.kind = "Pod";
+  owner.name = pod.metadata.name;
+  owner.uid = pod.metadata.uid;
+  return ClaimFromTemplate(std::move(owner), pod.metadata.namespace_, pod_claim, tmpl);
 }
 
 std::string ResourceClaimStatusesPatch(const std::map<std::string, std::string>& claims) {
@@ -167,7 +201,7 @@ std::vector<std::string> ClaimOwnerPodUids(const api::Object& obj) {
   const api::ResourceClaim* claim = api::As<api::ResourceClaim>(obj);
   if (!claim) return uids;
   for (const api::OwnerReference& owner : claim->metadata.ownerReferences) {
-    if (IsPodController(owner)) uids.push_back(owner.uid);
+    if (IsPodController(owner) || IsReservationController(owner)) uids.push_back(owner.uid);
   }
   return uids;
 }

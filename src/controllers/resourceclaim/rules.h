@@ -1,8 +1,8 @@
 // The pure rules of the resourceclaim controller: which claim a pod's entry names, who owns a
 // generated claim, when a pod no longer needs its claims, and how a claim is generated from a
-// ResourceClaimTemplate. No I/O, no state; the controller (controllers/resourceclaim/controller.h) applies
-// them. Semantics follow Kubernetes 1.34 (k8s.io/dynamic-resource-allocation/resourceclaim and
-// pkg/controller/resourceclaim), noted per function where we differ.
+// ResourceClaimTemplate. No I/O, no state; the controller (controllers/resourceclaim/controller.h)
+// applies them. Semantics follow Kubernetes 1.34 (k8s.io/dynamic-resource-allocation/resourceclaim
+// and pkg/controller/resourceclaim), noted per function where we differ.
 #pragma once
 
 #include <map>
@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "api/core/types.h"
+#include "api/koordinator/reservation.h"
 #include "api/resource/types.h"
 #include "common/status.h"
 
@@ -64,6 +65,15 @@ struct PodRef {
   std::string uid;
 };
 std::optional<PodRef> OwningPod(const api::ResourceClaim& claim);
+// The Reservation controlling a claim (generated for its template.spec.resourceClaims).
+std::optional<PodRef> OwningReservation(const api::ResourceClaim& claim);
+// A reservedFor entry naming a Reservation (scheduling.koordinator.sh reservations).
+bool IsReservationConsumer(const api::ResourceClaimConsumerReference& ref);
+// Succeeded or Failed: it holds nothing any more.
+bool IsReservationTerminal(const api::Reservation& r);
+// Where a reservation's claims live: its template's namespace, else "default" (as its
+// reserve pod).
+std::string ReservationClaimNamespace(const api::Reservation& r);
 
 // Whether any request of the spec asks for admin access (needsAdminAccess).
 bool NeedsAdminAccess(const api::ResourceClaimSpec& spec);
@@ -83,6 +93,12 @@ std::string GeneratedClaimName(std::string_view pod, std::string_view pod_claim)
 // The claim to create for `pod_claim` from `tmpl`: generateName as above, the pod's namespace,
 // labels and annotations from the template's spec.metadata plus kPodClaimNameAnnotation, the
 // template's spec, and the pod as controller owner (blockOwnerDeletion).
+// The same for another owner (a Reservation): `owner` becomes the controller reference, the
+// claim goes to `ns`, generateName is "<owner.name>-<podClaim>-".
+std::unique_ptr<api::ResourceClaim> ClaimFromTemplate(api::OwnerReference owner,
+                                                      const std::string& ns,
+                                                      const api::PodResourceClaim& pod_claim,
+                                                      const api::ResourceClaimTemplate& tmpl);
 std::unique_ptr<api::ResourceClaim> ClaimFromTemplate(const api::Pod& pod,
                                                       const api::PodResourceClaim& pod_claim,
                                                       const api::ResourceClaimTemplate& tmpl);
@@ -94,7 +110,7 @@ std::string ResourceClaimStatusesPatch(const std::map<std::string, std::string>&
 // Index functions (pure, for Informer::AddIndex).
 // A pod: "<ns>/<claim>" for every claim it refers to by name (direct or recorded in status).
 std::vector<std::string> PodClaimKeys(const api::Object& obj);
-// A claim: the uids of the pods controlling it.
+// A claim: the uids of the pods (or reservations) controlling it.
 std::vector<std::string> ClaimOwnerPodUids(const api::Object& obj);
 
 }  // namespace allot::controllers
