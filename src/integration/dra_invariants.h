@@ -21,17 +21,24 @@ namespace allot::integration {
 using DeviceId = std::tuple<std::string, std::string, std::string>;  // driver, pool, device
 
 // Tracks, event by event, which claim holds each device. A device allocated (without admin
-// access) to a second claim while the first still holds it is a violation.
+// access) to a second claim while the first still holds it is a violation — except that a
+// device a Reservation holds (its claim's reservedFor names the reservation) may also be
+// allocated to one other claim, an owner's: the reservation hands it over, it is one use
+// (docs/reservations.md, "Devices"). Two reservations, or two other claims, on one device are
+// violations.
 class AllocationAuditor {
  public:
   void OnClaim(const api::ResourceClaim& claim, bool deleted) {
     const std::string& uid = claim.metadata.uid;
     Release(uid);
     if (deleted || !claim.status.allocation) return;
+    bool reservation = false;
+    for (const auto& c : claim.status.reservedFor) reservation |= c.resource == "reservations";
+    auto& holders = reservation ? reserved_ : holder_;
     for (const auto& r : claim.status.allocation->devices.results) {
       if (r.adminAccess.value_or(false) || r.shareID) continue;
       DeviceId id{r.driver, r.pool, r.device};
-      auto [it, inserted] = holder_.emplace(id, uid);
+      auto [it, inserted] = holders.emplace(id, uid);
       if (!inserted && it->second != uid) {
         violations_.push_back("device " + r.driver + "/" + r.pool + "/" + r.device +
                               " allocated to claim " + claim.metadata.name +
@@ -49,12 +56,15 @@ class AllocationAuditor {
     auto it = held_.find(uid);
     if (it == held_.end()) return;
     for (const DeviceId& id : it->second) {
-      auto h = holder_.find(id);
-      if (h != holder_.end() && h->second == uid) holder_.erase(h);
+      for (auto* holders : {&holder_, &reserved_}) {
+        auto h = holders->find(id);
+        if (h != holders->end() && h->second == uid) holders->erase(h);
+      }
     }
     held_.erase(it);
   }
-  std::map<DeviceId, std::string> holder_;
+  std::map<DeviceId, std::string> holder_;    // claims of pods
+  std::map<DeviceId, std::string> reserved_;  // claims of reservations
   std::map<std::string, std::vector<DeviceId>> held_;
   std::vector<std::string> violations_;
   size_t allocations_seen_ = 0;
