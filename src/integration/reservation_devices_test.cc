@@ -216,5 +216,21 @@ TEST_F(ReservationDevicesTest, AllocateOnceReservationReturnsItsGpusAfterItsOwne
   ExpectInvariants();
 }
 
+TEST_F(ReservationDevicesTest, MissingTemplateIsReportedAndTheReservationWaitsForIt) {
+  Cluster(1, 2);
+  Start();
+  Reserve("r", "later");
+  // Kubernetes' event for a pod, on the reservation; it stays unplaced (its reserve pod waits
+  // at PreEnqueue for the claim, as a pod would).
+  ASSERT_TRUE(WaitEvent("r", "FailedResourceClaimCreation",
+                        "resourceclaimtemplate.resource.k8s.io \"later\" not found"));
+  EXPECT_NE(GetReservation("r")->status.phase, "Available");
+  EXPECT_TRUE(GetReservation("r")->status.nodeName.empty());
+  GpuTemplate("later", 2);
+  ASSERT_TRUE(WaitAvailable("r"));
+  EXPECT_EQ(GetReservation("r")->status.allocatedDevices.size(), 2u);
+  ExpectInvariants();
+}
+
 }  // namespace
 }  // namespace allot::integration
