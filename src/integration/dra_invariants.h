@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "api/core/types.h"
+#include "api/koordinator/reservation.h"
 #include "api/machinery/selector.h"
 #include "api/resource/types.h"
 
@@ -33,7 +34,7 @@ class AllocationAuditor {
     Release(uid);
     if (deleted || !claim.status.allocation) return;
     bool reservation = false;
-    for (const auto& c : claim.status.reservedFor) reservation |= c.resource == "reservations";
+    for (const auto& c : claim.status.reservedFor) reservation |= api::IsReservationConsumer(c);
     auto& holders = reservation ? reserved_ : holder_;
     for (const auto& r : claim.status.allocation->devices.results) {
       if (r.adminAccess.value_or(false) || r.shareID) continue;

@@ -38,11 +38,7 @@ class ReservationDevicesTest : public DraFixture {
     if (!policy.empty()) spec += R"(,"allocatePolicy":")" + policy + R"(")";
     if (!allocate_once) spec += R"(,"allocateOnce":false)";
     spec += "}";
-    auto r = client_->Create(
-        Reservations(),
-        testing::ObjectFromJson(R"({"apiVersion":"scheduling.koordinator.sh/v1alpha1",)"
-                                R"("kind":"Reservation","metadata":{"name":")" +
-                                name + R"("},"spec":)" + spec + "}"));
+    auto r = client_->Create(Reservations(), testing::MakeReservation(name, spec));
     ASSERT_TRUE(r.ok()) << r.status().ToString();
   }
 

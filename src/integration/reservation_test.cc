@@ -60,11 +60,7 @@ class ReservationTest : public DraFixture {
     if (!s.ttl.empty()) spec += R"(,"ttl":")" + s.ttl + R"(")";
     if (s.pre_allocation) spec += R"(,"preAllocation":true)";
     spec += "}";
-    auto r = client_->Create(
-        Reservations(),
-        testing::ObjectFromJson(R"({"apiVersion":"scheduling.koordinator.sh/v1alpha1",)"
-                                R"("kind":"Reservation","metadata":{"name":")" +
-                                name + R"(","labels":)" + labels + R"(},"spec":)" + spec + "}"));
+    auto r = client_->Create(Reservations(), testing::MakeReservation(name, spec, labels));
     ASSERT_TRUE(r.ok()) << r.status().ToString();
   }
 

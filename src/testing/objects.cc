@@ -24,20 +24,27 @@ std::unique_ptr<api::Object> ObjectFromJson(std::string_view json) {
 
 std::unique_ptr<api::Object> MakePod(std::string_view ns, std::string_view name,
                                      std::string_view extra_spec) {
-  std::string json = R"({"apiVersion":"v1","kind":"Pod","metadata":{"name":")" +
-                     std::string(name) + R"(","namespace":")" + std::string(ns) +
+  std::string json = R"({"apiVersion":"v1","kind":"Pod","metadata":{"name":")" + std::string(name) +
+                     R"(","namespace":")" + std::string(ns) +
                      R"("},"spec":{"containers":[{"name":"c","image":"busybox"}])";
   if (!extra_spec.empty()) json += "," + std::string(extra_spec);
   json += "}}";
   return ObjectFromJson(json);
 }
 
+std::unique_ptr<api::Object> MakeReservation(std::string_view name, std::string_view spec_json,
+                                             std::string_view labels_json) {
+  return ObjectFromJson(R"({"apiVersion":"scheduling.koordinator.sh/v1alpha1",)"
+                        R"("kind":"Reservation","metadata":{"name":")" +
+                        std::string(name) + R"(","labels":)" + std::string(labels_json) +
+                        R"(},"spec":)" + std::string(spec_json) + "}");
+}
+
 std::string JsonAt(const api::Object& obj, std::string_view pointer) {
   rapidjson::Document doc;
   std::string text = api::EncodeJson(obj);
   doc.Parse(text.c_str());
-  const rapidjson::Value* v =
-      rapidjson::Pointer(std::string(pointer).c_str()).Get(doc);
+  const rapidjson::Value* v = rapidjson::Pointer(std::string(pointer).c_str()).Get(doc);
   if (!v) return "<missing>";
   rapidjson::StringBuffer buf;
   rapidjson::Writer<rapidjson::StringBuffer> w(buf);

@@ -13,6 +13,10 @@ namespace allot::testing {
 
 // Decodes a manifest (apiVersion/kind required); aborts the test binary on error.
 std::unique_ptr<api::Object> ObjectFromJson(std::string_view json);
+// A scheduling.koordinator.sh/v1alpha1 Reservation named `name` with `spec_json` as its spec
+// and `labels_json` as metadata.labels.
+std::unique_ptr<api::Object> MakeReservation(std::string_view name, std::string_view spec_json,
+                                             std::string_view labels_json = "{}");
 // A pod in `ns` with one container; `extra_spec` is spliced into spec (e.g. R"("nodeName":"n1")").
 std::unique_ptr<api::Object> MakePod(std::string_view ns, std::string_view name,
                                      std::string_view extra_spec = {});

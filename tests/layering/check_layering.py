@@ -22,7 +22,7 @@ DEPENDS = {
     'api/patch': ['api/codec'],       # JSON, merge and strategic-merge patches
     'api/core': ['api/machinery'],    # core/v1 and coordination.k8s.io
     'api/resource': ['api/core'],     # resource.k8s.io (v1, v1alpha3 PodSchedulingContext)
-    'api/koordinator': ['api/core'],  # scheduling.koordinator.sh Reservation
+    'api/koordinator': ['api/core', 'api/resource'],  # scheduling.koordinator.sh Reservation
     'api': ['api/resource', 'api/koordinator', 'api/patch'],  # the registry of every group
     'cel': ['api'],
     'workloads': ['api'],              # objects for benchmarks, tests, simulations

@@ -13,12 +13,23 @@
 #include "api/machinery/meta.h"
 #include "api/machinery/object.h"
 #include "api/machinery/validation.h"
+#include "api/resource/types.h"
 
 namespace allot::api {
 
 inline constexpr std::string_view kKoordinatorSchedulingGroup = "scheduling.koordinator.sh";
 // The resource name, as a ResourceClaim's status.reservedFor names a reservation holding it.
 inline constexpr std::string_view kReservationsResource = "reservations";
+
+// The status.reservedFor entry of a ResourceClaim held by a reservation (docs/reservations.md,
+// "Devices"), and the test for one.
+inline ResourceClaimConsumerReference ReservationConsumer(const std::string& name,
+                                                          const std::string& uid) {
+  return {std::string(kKoordinatorSchedulingGroup), std::string(kReservationsResource), name, uid};
+}
+inline bool IsReservationConsumer(const ResourceClaimConsumerReference& ref) {
+  return ref.apiGroup == kKoordinatorSchedulingGroup && ref.resource == kReservationsResource;
+}
 
 inline constexpr std::string_view kReservationPending = "Pending";
 inline constexpr std::string_view kReservationAvailable = "Available";

@@ -65,11 +65,7 @@ class ReservationControllerTest : public ::testing::Test {
     if (!ttl.empty()) spec += R"(,"ttl":")" + ttl + R"(")";
     if (!allocate_once) spec += R"(,"allocateOnce":false)";
     spec += "}";
-    auto r = client_->Create(
-        Reservations(),
-        testing::ObjectFromJson(R"({"apiVersion":"scheduling.koordinator.sh/v1alpha1",)"
-                                R"("kind":"Reservation","metadata":{"name":")" +
-                                name + R"("},"spec":)" + spec + "}"));
+    auto r = client_->Create(Reservations(), testing::MakeReservation(name, spec));
     ASSERT_TRUE(r.ok()) << r.status().ToString();
   }
   // As the scheduler does once it placed the reservation.

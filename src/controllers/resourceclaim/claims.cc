@@ -53,7 +53,7 @@ Status ResourceClaimController::SyncClaim(const std::string& ns, const std::stri
 
 Result<bool> ResourceClaimController::ConsumerGone(const std::string& ns,
                                                    const api::ResourceClaimConsumerReference& ref) {
-  if (reservations_ && IsReservationConsumer(ref)) return ReservationGone(ref.name, ref.uid);
+  if (reservations_ && api::IsReservationConsumer(ref)) return ReservationGone(ref.name, ref.uid);
   // Only core pods (and reservations) are tracked; any other consumer is someone else's.
   if (!ref.apiGroup.empty() || ref.resource != "pods") return false;
   // Cheap and certain first: this uid was seen being removed.

@@ -15,9 +15,6 @@ namespace allot::controllers {
 
 namespace {
 
-constexpr std::string_view kPodKeyPrefix = "pod:";
-constexpr std::string_view kClaimKeyPrefix = "claim:";
-
 // Index names are prefixed: the informers are shared with other components.
 const std::string kPodClaimIndex = "allot.resourceclaim-controller/pod-claims";
 const std::string kPodTemplateIndex = "allot.resourceclaim-controller/pod-pending-templates";

@@ -140,7 +140,9 @@ class ResourceClaimController {
   size_t RetryLen() const { return queue_.DelayedLen(); }
 
  private:
-  // Work queue key of a reservation: "reservation:/<name>" (cluster-scoped).
+  // Work queue keys: "pod:<ns>/<name>", "claim:<ns>/<name>", "reservation:/<name>".
+  static constexpr std::string_view kPodKeyPrefix = "pod:";
+  static constexpr std::string_view kClaimKeyPrefix = "claim:";
   static constexpr std::string_view kReservationKeyPrefix = "reservation:";
 
   // --- events in (informer threads; only enqueue) ---

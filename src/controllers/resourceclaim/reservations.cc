@@ -42,7 +42,7 @@ void ResourceClaimController::OnReservation(const api::Reservation* old_r,
   // generated for it.
   const std::string ns = ReservationClaimNamespace(*any);
   for (const std::string& name : ReservationClaimNames(*any)) {
-    queue_.Add("claim:" + ns + "/" + name);
+    queue_.Add(std::string(kClaimKeyPrefix) + ns + "/" + name);
   }
 }
 

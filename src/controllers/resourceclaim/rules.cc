@@ -88,11 +88,6 @@ std::optional<PodRef> OwningReservation(const api::ResourceClaim& claim) {
   return std::nullopt;
 }
 
-bool IsReservationConsumer(const api::ResourceClaimConsumerReference& ref) {
-  return ref.apiGroup == api::kKoordinatorSchedulingGroup &&
-         ref.resource == api::kReservationsResource;
-}
-
 bool IsReservationTerminal(const api::Reservation& r) {
   return r.status.phase == api::kReservationSucceeded || r.status.phase == api::kReservationFailed;
 }

@@ -67,8 +67,6 @@ struct PodRef {
 std::optional<PodRef> OwningPod(const api::ResourceClaim& claim);
 // The Reservation controlling a claim (generated for its template.spec.resourceClaims).
 std::optional<PodRef> OwningReservation(const api::ResourceClaim& claim);
-// A reservedFor entry naming a Reservation (scheduling.koordinator.sh reservations).
-bool IsReservationConsumer(const api::ResourceClaimConsumerReference& ref);
 // Succeeded or Failed: it holds nothing any more.
 bool IsReservationTerminal(const api::Reservation& r);
 // Where a reservation's claims live: its template's namespace, else "default" (as its

@@ -83,9 +83,7 @@ allot::Status DynamicResources::WriteClaim(const PodInfo& pod, const api::Resour
               }
               if (pod.IsReservePod()) {
                 // A reservation holds the claim (docs/reservations.md, "Devices").
-                copy->status.reservedFor.push_back({std::string(api::kKoordinatorSchedulingGroup),
-                                                    std::string(api::kReservationsResource),
-                                                    pod.name(), pod.uid()});
+                copy->status.reservedFor.push_back(api::ReservationConsumer(pod.name(), pod.uid()));
               } else {
                 copy->status.reservedFor.push_back({"", "pods", pod.name(), pod.uid()});
               }

@@ -60,10 +60,7 @@ void DeviceTracker::UpdateHeldLocked(const std::string& uid, const api::Resource
   std::pair<std::vector<std::string>, std::vector<HeldDevice>> entry;
   if (claim && claim->status.allocation) {
     for (const api::ResourceClaimConsumerReference& ref : claim->status.reservedFor) {
-      if (ref.apiGroup == api::kKoordinatorSchedulingGroup &&
-          ref.resource == api::kReservationsResource) {
-        entry.first.push_back(ref.uid);
-      }
+      if (api::IsReservationConsumer(ref)) entry.first.push_back(ref.uid);
     }
     if (!entry.first.empty()) {
       for (const api::DeviceRequestAllocationResult& r :

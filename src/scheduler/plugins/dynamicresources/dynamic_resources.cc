@@ -640,11 +640,9 @@ std::vector<ClusterEventWithHint> DynamicResources::EventsToRegister() const {
                    const auto* oc = old_obj ? api::As<api::ResourceClaim>(*old_obj) : nullptr;
                    const auto* nc = new_obj ? api::As<api::ResourceClaim>(*new_obj) : nullptr;
                    auto held = [](const api::ResourceClaim* c) {
-                     if (!c) return false;
-                     for (const auto& r : c->status.reservedFor) {
-                       if (r.resource == api::kReservationsResource) return true;
-                     }
-                     return false;
+                     return c &&
+                            std::any_of(c->status.reservedFor.begin(), c->status.reservedFor.end(),
+                                        api::IsReservationConsumer);
                    };
                    return held(nc) && !held(oc);
                  }});

@@ -175,14 +175,13 @@ Status Reservation::PreFilter(CycleState& state, const PodInfo& pod, PreFilterRe
   std::vector<std::string> names;
   OwnerReservations owned;
   for (const NodeMatches& m : d.nodes) {
-    OwnerReservations::OnNode& on = owned.nodes.emplace_back();
-    on.node = m.node;
+    OwnerReservations::OnNode* on = nullptr;
     for (const Candidate& c : m.candidates) {
       if (!c.slot.info->holds_devices) continue;
-      on.uids.push_back(c.slot.info->uid);
-      on.restricted |= c.slot.info->policy == AllocatePolicy::kRestricted;
+      if (!on) on = &owned.nodes.emplace_back(OwnerReservations::OnNode{.node = m.node});
+      on->uids.push_back(c.slot.info->uid);
+      on->restricted |= c.slot.info->policy == AllocatePolicy::kRestricted;
     }
-    if (on.uids.empty()) owned.nodes.pop_back();
     const NodeInfo* original = snap.Get(m.node);
     auto view = std::make_shared<NodeInfo>(*original);
     for (const Candidate& c : m.candidates) view->ReleaseReservation(c.slot.info->uid);
