@@ -1,6 +1,8 @@
 #include "api/core/types.h"
 #include "api/machinery/resources.h"
 #include "api/machinery/scheme.h"
+#include "api/scheduling/priority_admission.h"
+#include "api/scheduling/priority_class.h"
 
 namespace allot::api {
 
@@ -10,6 +12,16 @@ const ResourceRegistry& ResourceRegistry::Default() {
     RegisterCoreResources(*r);
     RegisterDraResources(*r);
     RegisterKoordinatorResources(*r);
+    RegisterSchedulingResources(*r);
+    RegisterPolicyResources(*r);
+    // Admission that spans groups (the Priority admission plugin).
+    ResourceInfo* pods = r->Mutable("", "pods");
+    pods->admit_create = AdmitPodPriority;
+    pods->admit_update = AdmitPodPriorityUpdate;
+    ResourceInfo* classes = r->Mutable(std::string(kSchedulingGroup), "priorityclasses");
+    classes->admit_create = AdmitPriorityClass;
+    classes->admit_update = AdmitPriorityClassUpdate;
+    classes->admit_delete = AdmitPriorityClassDelete;
     return r;
   }();
   return *registry;

@@ -84,7 +84,7 @@ Result<std::vector<WireField>> ParseMessage(std::string_view in) {
 
 // --- schemas of the few messages we read ---------------------------------------------------
 
-enum class Type { kString, kInt, kBool, kMessage, kStringMap, kTime };
+enum class Type { kString, kInt, kBool, kMessage, kStringMap, kTime, kIntOrString };
 
 struct Message;
 struct Field {
@@ -140,6 +140,24 @@ const Message kObjectReference{{{1, "kind", Type::kString},
 const Message kBinding{{{1, "metadata", Type::kMessage, &kObjectMeta},
                         {2, "target", Type::kMessage, &kObjectReference}}};
 
+const Message kLabelSelectorRequirement{{{1, "key", Type::kString},
+                                         {2, "operator", Type::kString},
+                                         {3, "values", Type::kString, nullptr, true}}};
+const Message kLabelSelector{
+    {{1, "matchLabels", Type::kStringMap},
+     {2, "matchExpressions", Type::kMessage, &kLabelSelectorRequirement, true}}};
+const Message kPodDisruptionBudgetSpec{{{1, "minAvailable", Type::kIntOrString},
+                                        {2, "selector", Type::kMessage, &kLabelSelector},
+                                        {3, "maxUnavailable", Type::kIntOrString},
+                                        {4, "unhealthyPodEvictionPolicy", Type::kString}}};
+const Message kPodDisruptionBudget{{{1, "metadata", Type::kMessage, &kObjectMeta},
+                                    {2, "spec", Type::kMessage, &kPodDisruptionBudgetSpec}}};
+const Message kPriorityClass{{{1, "metadata", Type::kMessage, &kObjectMeta},
+                              {2, "value", Type::kInt},
+                              {3, "globalDefault", Type::kBool},
+                              {4, "description", Type::kString},
+                              {5, "preemptionPolicy", Type::kString}}};
+
 // --- JSON output ------------------------------------------------------------------------------
 
 Status WriteMessage(Writer& w, std::string_view bytes, const Message& m, int depth);
@@ -172,6 +190,24 @@ Status WriteScalar(Writer& w, const WireField& f, const Field& spec, int depth) 
     case Type::kMessage:
       if (f.wire_type != 2) return BadRequestError("malformed protobuf: expected a message");
       return WriteMessage(w, f.bytes, *spec.message, depth + 1);
+    case Type::kIntOrString: {
+      // intstr.IntOrString: type (0 int, 1 string), intVal, strVal.
+      if (f.wire_type != 2) return BadRequestError("malformed protobuf: expected a message");
+      ALLOT_ASSIGN_OR_RETURN(auto parts, ParseMessage(f.bytes));
+      uint64_t type = 0, int_val = 0;
+      std::string_view str_val;
+      for (const WireField& p : parts) {
+        if (p.number == 1) type = p.varint;
+        if (p.number == 2) int_val = p.varint;
+        if (p.number == 3) str_val = p.bytes;
+      }
+      if (type == 1) {
+        Str(w, str_val);
+      } else {
+        w.Int64(static_cast<int32_t>(int_val));
+      }
+      return Status::Ok();
+    }
     case Type::kStringMap:
       break;
   }
@@ -227,6 +263,8 @@ const Message* MessageFor(std::string_view api_version, std::string_view kind) {
     return &kEviction;
   }
   if (kind == "DeleteOptions") return &kDeleteOptions;
+  if (api_version == "policy/v1" && kind == "PodDisruptionBudget") return &kPodDisruptionBudget;
+  if (api_version == "scheduling.k8s.io/v1" && kind == "PriorityClass") return &kPriorityClass;
   return nullptr;
 }
 

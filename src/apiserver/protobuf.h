@@ -1,7 +1,8 @@
 // Request bodies in Kubernetes' protobuf encoding (application/vnd.kubernetes.protobuf).
 //
 // kubectl's typed clients send protobuf whatever the server advertises: `kubectl create
-// namespace` POSTs a protobuf Namespace and `kubectl drain` a protobuf Eviction. The server
+// namespace` POSTs a protobuf Namespace, `kubectl drain` a protobuf Eviction, `kubectl create
+// pdb` and `kubectl create priorityclass` theirs. The server
 // answers in JSON (clients accept it); only these few request kinds are decoded, into the JSON
 // the rest of the server reads. Anything else stays a 415.
 //
@@ -18,7 +19,8 @@ namespace allot::apiserver {
 
 inline constexpr std::string_view kProtobufContentType = "application/vnd.kubernetes.protobuf";
 
-// JSON for a protobuf body of a supported kind (Namespace, Eviction, DeleteOptions, Binding);
+// JSON for a protobuf body of a supported kind (Namespace, Eviction, DeleteOptions, Binding,
+// PodDisruptionBudget, PriorityClass);
 // 415 for other kinds, 400 for malformed input.
 Result<std::string> ProtobufToJson(std::string_view body);
 

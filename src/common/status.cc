@@ -134,6 +134,13 @@ Status ConflictError(std::string_view resource, std::string_view name, std::stri
   return s;
 }
 
+Status ForbiddenError(std::string_view resource, std::string_view name, std::string_view why) {
+  Status s(StatusCode::kForbidden, std::string(resource) + " \"" + std::string(name) +
+                                       "\" is forbidden: " + std::string(why));
+  s.WithDetails(DetailsFor(resource, name));
+  return s;
+}
+
 Status BadRequestError(std::string message) {
   return Status(StatusCode::kBadRequest, std::move(message));
 }

@@ -150,6 +150,20 @@ class WatchHandle final : public Watcher {
 
 class Store::Impl {
  public:
+  // Admission's view of the store: the committed objects plus this batch's writes so far.
+  class BatchReader final : public api::ObjectReader {
+   public:
+    explicit BatchReader(const Impl& impl) : impl_(impl) {}
+    ObjectPtr Get(const ResourceInfo& r, std::string_view ns,
+                  std::string_view name) const override {
+      return impl_.Lookup(r, ObjectKey(r, ns, name));
+    }
+    std::vector<ObjectPtr> List(const ResourceInfo& r) const override;
+
+   private:
+    const Impl& impl_;
+  };
+
   Impl(std::unique_ptr<Backend> backend, Clock& clock, StoreOptions options)
       : backend_(std::move(backend)), clock_(clock), options_(std::move(options)),
         rng_(std::random_device{}()) {}
@@ -183,6 +197,8 @@ class Store::Impl {
   void Stage(const ResourceInfo& r, std::string key, ObjectPtr obj, ObjectPtr prev);
   ObjectPtr Lookup(const ResourceInfo& r, const std::string& key) const;
   Status CheckNamespace(const std::string& ns) const;
+  // Creates `obj` unless an object of its name exists (Open: well-known objects).
+  Status EnsureExists(const ResourceInfo& r, std::unique_ptr<Object> obj);
   std::string NewUid();
   std::string RandomSuffix();
   // Publishes a committed batch to the index, history and watchers.
@@ -257,27 +273,42 @@ Status Store::Impl::Open() {
   rv_ = max_rv;
   evicted_rv_ = max_rv;  // history before a restart is gone
   committer_ = std::thread([this] { CommitLoop(); });
-  // Well-known namespaces.
+  // Well-known namespaces, and the objects resources ask for (the system PriorityClasses).
   if (namespaces_) {
     for (const auto& name : options_.initial_namespaces) {
-      std::unique_lock lock(mu_);
-      bool exists = tables_[namespaces_].count(name) > 0;
-      lock.unlock();
-      if (exists) continue;
       auto ns = namespaces_->type->make();
       ns->metadata.name = name;
-      std::promise<Result<ObjectPtr>> p;
-      auto op = std::make_unique<Op>();
-      op->kind = Op::Kind::kCreate;
-      op->resource = namespaces_;
-      op->object = std::move(ns);
-      op->done = [&p](Result<ObjectPtr> r) { p.set_value(std::move(r)); };
-      auto f = p.get_future();
-      Enqueue(std::move(op));
-      auto res = f.get();
-      if (!res.ok() && res.status().code() != StatusCode::kAlreadyExists) return res.status();
+      ALLOT_RETURN_IF_ERROR(EnsureExists(*namespaces_, std::move(ns)));
     }
   }
+  for (const ResourceInfo& r : api::ResourceRegistry::Default().All()) {
+    if (!r.bootstrap) continue;
+    for (const ObjectPtr& obj : r.bootstrap()) {
+      ALLOT_RETURN_IF_ERROR(EnsureExists(r, obj->Clone()));
+    }
+  }
+  return Status::Ok();
+}
+
+Status Store::Impl::EnsureExists(const ResourceInfo& r, std::unique_ptr<Object> obj) {
+  {
+    std::shared_lock lock(mu_);
+    auto t = tables_.find(&r);
+    if (t != tables_.end() &&
+        t->second.count(ObjectKey(r, obj->metadata.namespace_, obj->metadata.name))) {
+      return Status::Ok();
+    }
+  }
+  std::promise<Result<ObjectPtr>> p;
+  auto op = std::make_unique<Op>();
+  op->kind = Op::Kind::kCreate;
+  op->resource = &r;
+  op->object = std::move(obj);
+  op->done = [&p](Result<ObjectPtr> res) { p.set_value(std::move(res)); };
+  auto f = p.get_future();
+  Enqueue(std::move(op));
+  auto res = f.get();
+  if (!res.ok() && res.status().code() != StatusCode::kAlreadyExists) return res.status();
   return Status::Ok();
 }
 
@@ -390,6 +421,20 @@ ObjectPtr Store::Impl::Lookup(const ResourceInfo& r, const std::string& key) con
   return o == t->second.end() ? nullptr : o->second;
 }
 
+std::vector<ObjectPtr> Store::Impl::BatchReader::List(const ResourceInfo& r) const {
+  std::vector<ObjectPtr> out;
+  auto t = impl_.tables_.find(&r);
+  if (t != impl_.tables_.end()) {
+    for (const auto& [key, obj] : t->second) {
+      if (!impl_.overlay_.count({&r, key})) out.push_back(obj);
+    }
+  }
+  for (const auto& [rk, obj] : impl_.overlay_) {
+    if (rk.first == &r && obj) out.push_back(obj);
+  }
+  return out;
+}
+
 void Store::Impl::Stage(const ResourceInfo& r, std::string key, ObjectPtr obj, ObjectPtr prev) {
   overlay_[{&r, key}] = obj;
   changes_.push_back(Change{&r, std::move(key), std::move(obj), std::move(prev), next_rv_});
@@ -441,6 +486,7 @@ Status Store::Impl::StageCreate(const ResourceInfo& r, std::unique_ptr<Object> o
     auto fresh = obj->type().make();
     obj->type().copy_status(*fresh, *obj);
   }
+  if (r.admit_create) ALLOT_RETURN_IF_ERROR(r.admit_create(*obj, BatchReader(*this)));
   if (r.default_fn) r.default_fn(*obj);
   bool generated = meta.name.empty() && !meta.generateName.empty();
   if (generated) {
@@ -529,6 +575,9 @@ Status Store::Impl::StageUpdate(const ResourceInfo& r, const ObjectPtr& current,
   meta.generation = cur.generation;
   meta.selfLink.clear();
   if (meta.generateName.empty()) meta.generateName = cur.generateName;
+  if (sub == Subresource::kMain && r.admit_update) {
+    ALLOT_RETURN_IF_ERROR(r.admit_update(*obj, *current, BatchReader(*this)));
+  }
   if (r.default_fn) r.default_fn(*obj);
   api::FieldErrors errs;
   if (sub == Subresource::kStatus) {
@@ -611,6 +660,10 @@ void Store::Impl::RunDelete(Op& op) {
     return;
   }
   const api::ObjectMeta& cur = current->metadata;
+  if (r.admit_delete) {
+    op.status = r.admit_delete(*current);
+    if (!op.status.ok()) return;
+  }
   if (opts.precondition_uid && *opts.precondition_uid != cur.uid) {
     op.status = ConflictError(r.QualifiedResource(), op.name,
                               "Precondition failed: UID in precondition: " + *opts.precondition_uid +

@@ -23,7 +23,10 @@ DEPENDS = {
     'api/core': ['api/machinery'],    # core/v1 and coordination.k8s.io
     'api/resource': ['api/core'],     # resource.k8s.io (v1, v1alpha3 PodSchedulingContext)
     'api/koordinator': ['api/core', 'api/resource'],  # scheduling.koordinator.sh Reservation
-    'api': ['api/resource', 'api/koordinator', 'api/patch'],  # the registry of every group
+    'api/scheduling': ['api/core'],   # scheduling.k8s.io PriorityClass, priority admission
+    'api/policy': ['api/core'],       # policy/v1 PodDisruptionBudget, Eviction
+    'api': ['api/resource', 'api/koordinator', 'api/scheduling', 'api/policy', 'api/patch'],
+    # the registry of every group
     'cel': ['api'],
     'workloads': ['api'],              # objects for benchmarks, tests, simulations
     'dra': ['cel'],

@@ -114,17 +114,10 @@ void DefaultPodSpec(PodSpec& spec) {
   DefaultPodLevelRequests(spec);
 }
 
-// Priority admission without PriorityClass objects: the two system classes are known.
+// Priority comes from priority admission (api/scheduling/priority_admission.h), which runs
+// before defaulting; a pod that did not pass through it (built in memory) gets priority 0.
 void DefaultPriority(PodSpec& spec) {
-  if (!spec.priority) {
-    if (spec.priorityClassName == "system-node-critical") {
-      spec.priority = 2000001000;
-    } else if (spec.priorityClassName == "system-cluster-critical") {
-      spec.priority = 2000000000;
-    } else {
-      spec.priority = 0;
-    }
-  }
+  if (!spec.priority) spec.priority = 0;
   if (!spec.preemptionPolicy) spec.preemptionPolicy = "PreemptLowerPriority";
 }
 

@@ -39,9 +39,9 @@ inline constexpr std::string_view kTerminationMessagePathDefault = "/dev/termina
 //   containers and init containers: terminationMessagePath /dev/termination-log,
 //     terminationMessagePolicy File, imagePullPolicy (Always for ":latest" or no tag, else
 //     IfNotPresent), port protocol TCP, requests default to limits.
-//   Priority admission: priority from priorityClassName (system-node-critical 2000001000,
-//     system-cluster-critical 2000000000, otherwise 0 — no PriorityClass objects yet) and
-//     preemptionPolicy PreemptLowerPriority.
+//   Priority: set before defaulting by priority admission from the pod's PriorityClass
+//     (api/scheduling/priority_admission.h); defaulting only fills priority 0 and
+//     preemptionPolicy PreemptLowerPriority where nothing set them.
 //   Pod strategy: matchLabelKeys / mismatchLabelKeys of pod (anti-)affinity terms are merged
 //     into their labelSelector as `key In/NotIn (value)` (skipped when already present);
 //     status.phase Pending and status.qosClass when empty; a PodScheduled=False condition with

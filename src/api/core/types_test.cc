@@ -386,7 +386,7 @@ TEST(CoreDefaultsTest, ExplicitValuesAreKept) {
   pod.spec.terminationGracePeriodSeconds = 0;
   pod.spec.enableServiceLinks = false;
   pod.spec.schedulerName = "allot";
-  pod.spec.priorityClassName = "system-node-critical";
+  pod.spec.priority = 2000001000;
   pod.status.phase = "Running";
   DefaultPod(pod);
   EXPECT_EQ(pod.spec.restartPolicy, "Never");

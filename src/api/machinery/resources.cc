@@ -7,6 +7,13 @@ namespace allot::api {
 
 void ResourceRegistry::Add(ResourceInfo info) { resources_.push_back(std::move(info)); }
 
+ResourceInfo* ResourceRegistry::Mutable(std::string_view group, std::string_view resource) {
+  for (ResourceInfo& r : resources_) {
+    if (r.group == group && r.resource == resource) return &r;
+  }
+  return nullptr;
+}
+
 const ResourceInfo* ResourceRegistry::Find(std::string_view group, std::string_view version,
                                            std::string_view resource) const {
   for (const auto& r : resources_) {

@@ -14,6 +14,7 @@
 
 #include "api/machinery/object.h"
 #include "api/machinery/validation.h"
+#include "common/status.h"
 #include "common/time.h"
 
 namespace allot::api {
@@ -27,6 +28,20 @@ struct TableColumn {
 };
 
 using TableCell = std::variant<std::string, int64_t>;
+
+struct ResourceInfo;
+
+// What admission may read of the other stored objects: the store's state as of the write being
+// admitted (writes earlier in the same batch included), so a check and the write it guards are
+// one consistent step.
+class ObjectReader {
+ public:
+  virtual ~ObjectReader() = default;
+  // nullptr when there is no such object.
+  virtual ObjectPtr Get(const ResourceInfo& r, std::string_view ns, std::string_view name) const = 0;
+  // Every object of the resource (all namespaces), in no particular order.
+  virtual std::vector<ObjectPtr> List(const ResourceInfo& r) const = 0;
+};
 
 struct ResourceInfo {
   std::string group;     // "" for core
@@ -55,6 +70,16 @@ struct ResourceInfo {
   // Validates a status update.
   void (*validate_status)(const Object& obj, const Object& old, FieldErrors& errs) = nullptr;
 
+  // Admission (Kubernetes' admission plugins): checks and changes that depend on other objects,
+  // run by the store before defaulting and validation. An error refuses the write as it is
+  // (403 Forbidden, usually). Set by api/register.cc, which knows every group.
+  Status (*admit_create)(Object& obj, const ObjectReader& objects) = nullptr;
+  Status (*admit_update)(Object& obj, const Object& old, const ObjectReader& objects) = nullptr;
+  Status (*admit_delete)(const Object& obj) = nullptr;
+  // Objects the server creates when it starts, if they do not exist (Kubernetes' post-start
+  // hooks: the system PriorityClasses).
+  std::vector<ObjectPtr> (*bootstrap)() = nullptr;
+
   // Field selector support beyond metadata.name / metadata.namespace (which every resource has).
   std::vector<std::string> field_labels;
   std::optional<std::string> (*field_value)(const Object& obj, std::string_view field) = nullptr;
@@ -79,6 +104,8 @@ class ResourceRegistry {
   static const ResourceRegistry& Default();
 
   void Add(ResourceInfo info);
+  // For api/register.cc while it builds the registry (admission hooks): nullptr when absent.
+  ResourceInfo* Mutable(std::string_view group, std::string_view resource);
   const ResourceInfo* Find(std::string_view group, std::string_view version,
                            std::string_view resource) const;
   const ResourceInfo* FindByKind(std::string_view api_version, std::string_view kind) const;
@@ -109,5 +136,7 @@ std::string AgeCell(const Object& obj, Time now);
 void RegisterCoreResources(ResourceRegistry& registry);         // api/core/resources.cc
 void RegisterDraResources(ResourceRegistry& registry);          // api/resource/resources.cc
 void RegisterKoordinatorResources(ResourceRegistry& registry);  // api/koordinator/resources.cc
+void RegisterSchedulingResources(ResourceRegistry& registry);   // api/scheduling/resources.cc
+void RegisterPolicyResources(ResourceRegistry& registry);       // api/policy/resources.cc
 
 }  // namespace allot::api
