@@ -48,7 +48,8 @@ TEST_F(DraIntegrationTest, ClaimsFromTemplatesAndSharedClaims) {
           [&] {
             return PodMessage(p->metadata.name) ==
                    "Unschedulable: 0/4 nodes are available: 4 cannot allocate all claims. "
-                   "still not schedulable";
+                   "still not schedulable, preemption: 0/4 nodes are available: 4 No "
+                   "preemption victims found for incoming pod.";
           },
           seconds(10)))
           << PodMessage(p->metadata.name);
@@ -68,7 +69,8 @@ TEST_F(DraIntegrationTest, FreedDevicesGoToTheWaitingPodAtOnce) {
   ASSERT_TRUE(WaitFor([&] { return !PodMessage("second").empty(); }, seconds(30)));
   EXPECT_EQ(PodMessage("second"),
             "Unschedulable: 0/1 nodes are available: 1 cannot allocate all claims. still not "
-            "schedulable");
+            "schedulable, preemption: 0/1 nodes are available: 1 No preemption victims found "
+            "for incoming pod.");
   auto deleted_at = std::chrono::steady_clock::now();
   ASSERT_TRUE(client_->Delete(api::ResourceFor<api::Pod>(), "default", "first").ok());
   // The claim controller releases the claim; the claim event requeues "second" — long before

@@ -14,6 +14,14 @@
 namespace allot::integration {
 namespace {
 
+// What DefaultPreemption adds to the message of a pod that fits nowhere.
+constexpr std::string_view kNoVictims1 =
+    " preemption: 0/1 nodes are available: 1 No preemption victims found for incoming pod.";
+constexpr std::string_view kNoVictims2 =
+    " preemption: 0/2 nodes are available: 2 No preemption victims found for incoming pod.";
+constexpr std::string_view kNotHelpful1 =
+    " preemption: 0/1 nodes are available: 1 Preemption is not helpful for scheduling.";
+
 using std::chrono::seconds;
 
 struct ReservationSpec {
@@ -179,7 +187,8 @@ TEST_F(ReservationTest, PlacedHeldFromOthersAndHandedToItsOwner) {
   // 4 cpus, 2 reserved: a stranger asking for 3 does not fit; one asking for 2 does.
   CpuPod("stranger", "3", "web");
   EXPECT_EQ(WaitUnschedulable("stranger"),
-            "Unschedulable: 0/1 nodes are available: 1 Insufficient cpu.");
+            "Unschedulable: 0/1 nodes are available: 1 Insufficient cpu." +
+                std::string(kNoVictims1));
   CpuPod("small", "2", "web");
   ASSERT_TRUE(WaitBound("small"));
   EXPECT_EQ(AllocatedFrom("small"), "");
@@ -240,7 +249,8 @@ TEST_F(ReservationTest, AlignedOwnerLargerThanItsReservationTakesOnlyFreeCapacit
   ASSERT_TRUE(WaitPhase("b", api::kReservationAvailable));
   CpuPod("too-big", "4", "a");  // 2 from a + 1 free; b's 1 stays held
   EXPECT_EQ(WaitUnschedulable("too-big"),
-            "Unschedulable: 0/1 nodes are available: 1 Insufficient cpu.");
+            "Unschedulable: 0/1 nodes are available: 1 Insufficient cpu." +
+                std::string(kNoVictims1));
   CpuPod("fits", "3", "a");
   ASSERT_TRUE(WaitBound("fits")) << PodMessage("fits");
   EXPECT_EQ(AllocatedFrom("fits"), "a");
@@ -255,12 +265,14 @@ TEST_F(ReservationTest, RestrictedOwnerGetsOnlyTheReservedAmount) {
   // 3 cpus do not fit in the reservation, and the node's free 2 cannot hold them either.
   CpuPod("big", "3", "job");
   EXPECT_EQ(WaitUnschedulable("big"),
-            "Unschedulable: 0/1 nodes are available: 1 Insufficient cpu.");
+            "Unschedulable: 0/1 nodes are available: 1 Insufficient cpu." +
+                std::string(kNoVictims1));
   // With the affinity annotation the pod must use a reservation: the reason says so.
   CpuPod("big-affine", "3", "job",
          {{std::string(api::kAnnotationReservationAffinity), R"({"reservationSelector":{}})"}});
   EXPECT_EQ(WaitUnschedulable("big-affine"),
-            "Unschedulable: 0/1 nodes are available: 1 Reservation(s) Insufficient cpu.");
+            "Unschedulable: 0/1 nodes are available: 1 Reservation(s) Insufficient cpu." +
+                std::string(kNoVictims1));
   CpuPod("ok", "2", "job");
   ASSERT_TRUE(WaitBound("ok"));
   EXPECT_EQ(AllocatedFrom("ok"), "r");
@@ -286,7 +298,8 @@ TEST_F(ReservationTest, ReusableReservationKeepsOwnersCurrent) {
   ASSERT_TRUE(WaitBound("w3"));
   EXPECT_EQ(AllocatedFrom("w3"), "pool");
   CpuPod("w4", "1", "job");
-  EXPECT_EQ(WaitUnschedulable("w4"), "Unschedulable: 0/1 nodes are available: 1 Insufficient cpu.");
+  EXPECT_EQ(WaitUnschedulable("w4"), "Unschedulable: 0/1 nodes are available: 1 Insufficient cpu." +
+                std::string(kNoVictims1));
   ExpectNoOverCommit();
 }
 
@@ -319,7 +332,8 @@ TEST_F(ReservationTest, IgnoredPodsAndBadAnnotations) {
   p->metadata.labels[std::string(api::kLabelReservationIgnored)] = "true";
   Create(api::ResourceFor<api::Pod>(), std::move(p));
   EXPECT_EQ(WaitUnschedulable("ignored"),
-            "Unschedulable: 0/1 nodes are available: 1 Insufficient cpu.");
+            "Unschedulable: 0/1 nodes are available: 1 Insufficient cpu." +
+                std::string(kNoVictims1));
   CpuPod("bad", "1", "job", {{std::string(api::kAnnotationReservationAffinity), "{not json"}});
   EXPECT_NE(WaitUnschedulable("bad").find(
                 "annotation scheduling.koordinator.sh/reservation-affinity: invalid JSON"),
@@ -329,7 +343,8 @@ TEST_F(ReservationTest, IgnoredPodsAndBadAnnotations) {
          {{std::string(api::kAnnotationReservationAffinity), R"({"name":"other"})"}});
   EXPECT_EQ(WaitUnschedulable("nomatch"),
             "Unschedulable: 0/1 nodes are available: node(s) no reservations match reservation "
-            "affinity.");
+            "affinity." +
+                std::string(kNotHelpful1));
 }
 
 TEST_F(ReservationTest, FinishedOrDeletedReservationGivesItsCapacityBack) {
@@ -342,7 +357,8 @@ TEST_F(ReservationTest, FinishedOrDeletedReservationGivesItsCapacityBack) {
   CpuPod("waiting", "3", "web");
   CpuPod("waiting-too", "3", "web");
   EXPECT_EQ(WaitUnschedulable("waiting"),
-            "Unschedulable: 0/2 nodes are available: 2 Insufficient cpu.");
+            "Unschedulable: 0/2 nodes are available: 2 Insufficient cpu." +
+                std::string(kNoVictims2));
   // Failed as the controller marks an expired reservation (its timers have FakeClock tests of
   // their own): the pods waiting for room are retried at once, not at the periodic flush.
   auto failed = std::make_unique<api::Reservation>(*GetReservation("expiring"));
@@ -373,10 +389,12 @@ TEST_F(ReservationTest, PreAllocationWaitsForTheNodeToFreeUp) {
   CpuPod("owner", "1", "job",
          {{std::string(api::kAnnotationReservationAffinity), R"({"name":"later"})"}});
   EXPECT_EQ(WaitUnschedulable("stranger"),
-            "Unschedulable: 0/1 nodes are available: 1 Insufficient cpu.");
+            "Unschedulable: 0/1 nodes are available: 1 Insufficient cpu." +
+                std::string(kNoVictims1));
   EXPECT_EQ(WaitUnschedulable("owner"),
             "Unschedulable: 0/1 nodes are available: node(s) no reservations match reservation "
-            "affinity.");
+            "affinity." +
+                std::string(kNotHelpful1));
   // The busy pod goes: the reservation becomes Available and its owner lands in it; the
   // stranger gets what is left.
   ASSERT_TRUE(client_->Delete(api::ResourceFor<api::Pod>(), "default", "busy").ok());
@@ -409,7 +427,8 @@ TEST_F(ReservationTest, RestartedSchedulerKeepsWaitingReservationsWaiting) {
   // The new scheduler counts the Waiting reservation on its node and finishes its wait.
   CpuPod("stranger", "1", "web");
   EXPECT_EQ(WaitUnschedulable("stranger"),
-            "Unschedulable: 0/1 nodes are available: 1 Insufficient cpu.");
+            "Unschedulable: 0/1 nodes are available: 1 Insufficient cpu." +
+                std::string(kNoVictims1));
   ASSERT_TRUE(client_->Delete(api::ResourceFor<api::Pod>(), "default", "busy").ok());
   ASSERT_TRUE(WaitPhase("later", api::kReservationAvailable)) << Phase("later");
   ASSERT_TRUE(WaitBound("stranger"));
@@ -428,7 +447,8 @@ TEST_F(ReservationTest, RestartedSchedulerRebuildsReservationsFromObjects) {
   // The restarted scheduler counts r (1 cpu left) and the owner (1 cpu) again: 2 are free.
   CpuPod("stranger", "3", "web");
   EXPECT_EQ(WaitUnschedulable("stranger"),
-            "Unschedulable: 0/1 nodes are available: 1 Insufficient cpu.");
+            "Unschedulable: 0/1 nodes are available: 1 Insufficient cpu." +
+                std::string(kNoVictims1));
   CpuPod("owner-2", "1", "job");
   ASSERT_TRUE(WaitBound("owner-2"));
   EXPECT_EQ(AllocatedFrom("owner-2"), "r");

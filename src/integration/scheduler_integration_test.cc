@@ -156,7 +156,8 @@ void SchedulerIntegrationTest::MixedWorkload(int s) {
     expect_message[name] =
         "0/" + n_nodes + " nodes are available: " + std::to_string(20 * s) +
         " node(s) had untolerated taint {dedicated: gpu}, " + std::to_string(80 * s) +
-        " node(s) didn't match Pod's node affinity/selector.";
+        " node(s) didn't match Pod's node affinity/selector. preemption: 0/" + n_nodes +
+        " nodes are available: " + n_nodes + " Preemption is not helpful for scheduling.";
   }
   for (int i = 0; i < 50 * s; ++i) {
     std::string name = "huge-" + std::to_string(i);
@@ -164,7 +165,8 @@ void SchedulerIntegrationTest::MixedWorkload(int s) {
     expect_message[name] =
         "0/" + n_nodes + " nodes are available: " + std::to_string(20 * s) +
         " node(s) had untolerated taint {dedicated: gpu}, " + std::to_string(80 * s) +
-        " Insufficient cpu.";
+        " Insufficient cpu. preemption: 0/" + n_nodes + " nodes are available: " + n_nodes +
+        " Preemption is not helpful for scheduling.";
   }
 
   auto settled = [s](const std::vector<std::shared_ptr<const api::Pod>>& pods) {
@@ -218,8 +220,13 @@ void SchedulerIntegrationTest::MixedWorkload(int s) {
         const api::PodCondition* c = Scheduled(*p);
         ASSERT_NE(c, nullptr);
         EXPECT_EQ(c->reason, "Unschedulable");
+        // The GPU nodes hold no pod of lower priority; the others no GPU at all.
         EXPECT_EQ(c->message, "0/" + n_nodes + " nodes are available: " + n_nodes +
-                                  " Insufficient example.com/gpu.");
+                                  " Insufficient example.com/gpu. preemption: 0/" + n_nodes +
+                                  " nodes are available: " + std::to_string(20 * s) +
+                                  " No preemption victims found for incoming pod, " +
+                                  std::to_string(80 * s) +
+                                  " Preemption is not helpful for scheduling.");
       } else {
         ++gpu_bound;
       }
@@ -322,7 +329,9 @@ TEST_F(SchedulerIntegrationTest, OverHttp) {
     const api::PodCondition* c = Scheduled(*p);
     ASSERT_NE(c, nullptr);
     EXPECT_EQ(c->message,
-              "0/20 nodes are available: 20 node(s) didn't match Pod's node affinity/selector.");
+              "0/20 nodes are available: 20 node(s) didn't match Pod's node affinity/selector. "
+              "preemption: 0/20 nodes are available: 20 Preemption is not helpful for "
+              "scheduling.");
   }
   EXPECT_TRUE(testing::CheckInvariants(ListAll<api::Node>(*store_, "nodes"), pods).empty());
   // Events reach the server asynchronously.

@@ -202,9 +202,14 @@ Status ScheduleAlgorithm::FindNodesThatPassFilters(Framework& fwk, const CycleSt
   std::atomic<int> found{0};
   std::atomic<bool> stop{false};
   std::atomic<bool> had_error{false};
+  // Pods preemption nominated keep the space their victims free (scheduler/framework/
+  // nominator.h); nothing to look up while none is nominated.
+  std::shared_ptr<const NominatedPods> nominated;
+  if (const Nominator* nom = fwk.nominator(); nom && !nom->empty()) nominated = nom->Current();
   auto check = [&](int i) {
     const NodeInfo* node = state.NodeView(nodes[(offset + i) % nodes.size()]);
-    Status st = fwk.RunFilterPlugins(state, pod, *node);
+    Status st = nominated ? fwk.RunFilterPluginsWithNominatedPods(state, pod, *node, nominated.get())
+                          : fwk.RunFilterPlugins(state, pod, *node);
     if (st.IsSuccess()) {
       int k = found.fetch_add(1) + 1;
       if (k > to_find) {

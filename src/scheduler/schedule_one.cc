@@ -26,7 +26,7 @@ const api::PodCondition* FindCondition(const api::Pod& pod, std::string_view typ
 }
 
 // A strategic-merge patch of status: the PodScheduled condition (merged by type) and, when
-// given, nominatedNodeName.
+// given, nominatedNodeName ("" clears it).
 std::string ConditionPatch(const std::string& reason, const std::string& message,
                            const std::string& transition,
                            const std::optional<std::string>& nominated) {
@@ -115,17 +115,17 @@ void Scheduler::SchedulingCycle(std::unique_ptr<QueuedPodInfo> qpi, Framework& f
   Status st = algorithm_->SchedulePod(fw, *state, *info, *snapshot_, result, diagnosis);
   if (!st.IsSuccess()) {
     if (!st.IsRejected()) {
-      HandleFailure(fw, std::move(qpi), st, st.Message(), "", start);
+      HandleFailure(fw, std::move(qpi), st, st.Message(), std::nullopt, start);
       return;
     }
     // Nothing fits: PostFilter (preemption) may make room for a later attempt.
-    std::string nominated;
+    std::optional<std::string> nominated;
     std::vector<std::string> pf_pending;
     if (fw.HasPostFilterPlugins()) {
       PostFilterResult pf;
       Status pst = fw.RunPostFilterPlugins(*state, *info, diagnosis.node_to_status, pf);
       diagnosis.post_filter_msg = pst.Message();
-      if (pst.IsSuccess()) nominated = pf.nominated_node;
+      nominated = pf.nominated_node;
       pf_pending = std::move(pf.pending_plugins);
     }
     qpi->unschedulable_plugins = diagnosis.unschedulable_plugins;
@@ -146,9 +146,11 @@ void Scheduler::SchedulingCycle(std::unique_ptr<QueuedPodInfo> qpi, Framework& f
   // Assume: the next cycle must already see the node's capacity taken (scheduler/cache/cache.h says why).
   const std::string& host = result.suggested_host;
   if (allot::Status as = cache_->AssumePod(info, host); !as.ok()) {
-    HandleFailure(fw, std::move(qpi), Status::FromError(as), as.message(), "", start);
+    HandleFailure(fw, std::move(qpi), Status::FromError(as), as.message(), std::nullopt, start);
     return;
   }
+  // Assumed on its node: a nomination would count it twice.
+  nominator_.Remove(info->uid());
   // Reserve, then Permit. A failure at either undoes everything reserved so far.
   Status rs = fw.RunReservePluginsReserve(*state, *info, host);
   if (rs.IsSuccess()) rs = fw.RunPermitPlugins(*state, info, host);
@@ -160,7 +162,7 @@ void Scheduler::SchedulingCycle(std::unique_ptr<QueuedPodInfo> qpi, Framework& f
       RecordRejector(*qpi, rs);
       msg = "0/1 nodes are available: " + msg + ".";
     }
-    HandleFailure(fw, std::move(qpi), rs, msg, "", start);
+    HandleFailure(fw, std::move(qpi), rs, msg, std::string(), start);
     return;
   }
 
@@ -259,7 +261,7 @@ void Scheduler::BindingFailed(std::shared_ptr<BindingContext> ctx, const Status&
     RecordRejector(*ctx->qpi, status);
     msg = "0/1 nodes are available: " + msg + ".";
   }
-  HandleFailure(*ctx->fw, std::move(ctx->qpi), status, msg, "", ctx->start);
+  HandleFailure(*ctx->fw, std::move(ctx->qpi), status, msg, std::string(), ctx->start);
   BindingDone();
 }
 
@@ -267,7 +269,8 @@ void Scheduler::BindingFailed(std::shared_ptr<BindingContext> ctx, const Status&
 
 void Scheduler::HandleFailure(Framework& fw, std::unique_ptr<QueuedPodInfo> qpi,
                               const Status& status, const std::string& message,
-                              const std::string& nominated_node, SteadyClock::time_point start) {
+                              const std::optional<std::string>& nominated,
+                              SteadyClock::time_point start) {
   const bool error = !status.IsRejected();
   ObserveAttempt(fw, error ? kError : kUnschedulable, start);
   std::shared_ptr<const api::Pod> pod = qpi->pod_info->pod;
@@ -294,17 +297,18 @@ void Scheduler::HandleFailure(Framework& fw, std::unique_ptr<QueuedPodInfo> qpi,
                 "unable to schedule " + pod->metadata.namespace_ + "/" + pod->metadata.name + ": " +
                     message);
   }
+  if (nominated) nominator_.Set(qpi->pod_info, *nominated);
   UpdatePodScheduledCondition(*pod,
                               std::string(error ? kReasonSchedulerError : kReasonUnschedulable),
-                              message, nominated_node);
+                              message, nominated);
   queue_->AddUnschedulableIfNotPresent(std::move(qpi), error);
 }
 
 void Scheduler::UpdatePodScheduledCondition(const api::Pod& pod, const std::string& reason,
                                             const std::string& message,
-                                            const std::string& nominated) {
+                                            const std::optional<std::string>& nominated) {
   const api::PodCondition* cur = FindCondition(pod, "PodScheduled");
-  bool nomination_changes = nominated != pod.status.nominatedNodeName;
+  bool nomination_changes = nominated && *nominated != pod.status.nominatedNodeName;
   if (cur && cur->status == "False" && cur->reason == reason && cur->message == message &&
       !nomination_changes) {
     return;  // nothing new to say
@@ -313,7 +317,7 @@ void Scheduler::UpdatePodScheduledCondition(const api::Pod& pod, const std::stri
                                ? cur->lastTransitionTime->ToRfc3339()
                                : clock_->Now().ToRfc3339();
   std::optional<std::string> nominated_field;
-  if (nomination_changes) nominated_field = nominated;
+  if (nomination_changes) nominated_field = nominated;  // else left out of the patch
   static const api::ResourceInfo& pods = api::ResourceFor<api::Pod>();
   client_.PatchAsync(pods, pod.metadata.namespace_, pod.metadata.name,
                      client::PatchKind::kStrategicMerge,

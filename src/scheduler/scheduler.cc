@@ -91,6 +91,7 @@ allot::Status Scheduler::Init() {
   fo.events = events_;
   fo.activate = [this](const std::string& uid) { return queue_ && queue_->Activate(uid); };
   fo.reservation_ledger = cache_.get();
+  fo.nominator = &nominator_;
   std::map<std::string, Framework*> by_name;
   for (const ProfileConfig& p : cfg.profiles) {
     auto fw = Framework::Create(registry, p, fo);
@@ -281,7 +282,9 @@ void Scheduler::OnPodAdd(const api::ObjectPtr& obj) {
     cache_->AddPod(PodInfo::Make(pod));
     queue_->OnEvent({EventResource::kAssignedPod, kAdd}, nullptr, obj);
   } else if (Responsible(*pod)) {
-    queue_->Add(PodInfo::Make(pod));
+    PodInfoPtr info = PodInfo::Make(pod);
+    if (!pod->status.nominatedNodeName.empty()) nominator_.Update(nullptr, info);
+    queue_->Add(std::move(info));
   }
 }
 
@@ -293,13 +296,20 @@ void Scheduler::OnPodUpdate(const api::ObjectPtr& old_obj, const api::ObjectPtr&
   if (pod->spec.nodeName.empty()) {
     if (!Responsible(*pod)) return;
     if (Terminal(*pod)) {
+      nominator_.Remove(pod->metadata.uid);
       queue_->Delete(*pod);
     } else {
-      queue_->Update(old_obj, PodInfo::Make(pod));
+      PodInfoPtr info = PodInfo::Make(pod);
+      // A pod in its binding cycle is assumed on its node already: no nomination counts it.
+      if (!cache_->IsAssumed(pod->metadata.uid)) nominator_.Update(old_pod.get(), info);
+      queue_->Update(old_obj, std::move(info));
     }
     return;
   }
-  if (!was_assigned && old_pod) queue_->Delete(*old_pod);  // it was bound (by us or not)
+  if (!was_assigned && old_pod) {  // it was bound (by us or not)
+    nominator_.Remove(pod->metadata.uid);
+    queue_->Delete(*old_pod);
+  }
   if (Terminal(*pod)) {
     // A finished pod frees its node, as if it were deleted.
     cache_->RemovePod(*pod);
@@ -316,6 +326,7 @@ void Scheduler::OnPodDelete(const api::ObjectPtr& obj) {
   auto pod = AsPodPtr(obj);
   if (!pod) return;
   if (pod->spec.nodeName.empty()) {
+    nominator_.Remove(pod->metadata.uid);
     queue_->Delete(*pod);
     return;
   }

@@ -46,6 +46,7 @@
 #include "dra/features.h"
 #include "scheduler/cache/cache.h"
 #include "scheduler/config/config.h"
+#include "scheduler/framework/nominator.h"
 #include "scheduler/framework/runtime/framework.h"
 #include "scheduler/metrics/metrics.h"
 #include "scheduler/queue/scheduling_queue.h"
@@ -110,6 +111,7 @@ class Scheduler {
 
   SchedulingQueue& queue() { return *queue_; }
   Cache& cache() { return *cache_; }
+  const Nominator& nominator() const { return nominator_; }
   const Configuration& config() const { return options_.config; }
   metrics::Registry& metrics_registry() { return *metrics_registry_; }
   // The framework of a profile; nullptr when no profile has that name.
@@ -131,8 +133,9 @@ class Scheduler {
   void BindingSucceeded(std::shared_ptr<BindingContext> ctx);
   void BindingFailed(std::shared_ptr<BindingContext> ctx, const Status& status);
   // Requeues after a failed attempt and reports it (metrics, event, pod condition).
+  // `nominated`: the pod's nomination from now on (nullopt: unchanged, "": none).
   void HandleFailure(Framework& fw, std::unique_ptr<QueuedPodInfo> qpi, const Status& status,
-                     const std::string& message, const std::string& nominated_node,
+                     const std::string& message, const std::optional<std::string>& nominated,
                      std::chrono::steady_clock::time_point start);
   // scheduler/reservations.cc
   void AddReservationHandlers();
@@ -148,7 +151,8 @@ class Scheduler {
                                 const std::string& message);
 
   void UpdatePodScheduledCondition(const api::Pod& pod, const std::string& reason,
-                                   const std::string& message, const std::string& nominated);
+                                   const std::string& message,
+                                   const std::optional<std::string>& nominated);
   enum AttemptResult { kScheduled = 0, kUnschedulable = 1, kError = 2 };
   void ObserveAttempt(Framework& fw, AttemptResult result,
                       std::chrono::steady_clock::time_point start);
@@ -169,6 +173,7 @@ class Scheduler {
   std::unique_ptr<Parallelizer> parallelizer_;
   std::unique_ptr<Snapshot> snapshot_;
   std::unique_ptr<Cache> cache_;
+  Nominator nominator_;  // before the frameworks, which hold a pointer to it
   std::map<std::string, std::unique_ptr<Framework>, std::less<>> frameworks_;
   std::unique_ptr<SchedulingQueue> queue_;
   std::unique_ptr<ScheduleAlgorithm> algorithm_;

@@ -90,7 +90,7 @@ TEST_F(SchedulerTest, UnschedulablePodGetsConditionEventAndComesBackOnANodeAdd) 
   EXPECT_EQ(Drain(), 1);
   const std::string msg =
       "0/5 nodes are available: 2 node(s) had untolerated taint {dedicated: gpu}, 3 Insufficient "
-      "cpu.";
+      "cpu. preemption: 0/5 nodes are available: 5 Preemption is not helpful for scheduling.";
   EXPECT_TRUE(client_.bindings().empty());
   ASSERT_EQ(client_.events().size(), 1u);
   EXPECT_EQ(client_.events()[0].reason, "FailedScheduling");
@@ -138,7 +138,9 @@ TEST_F(SchedulerTest, AssumedPodsPreventOverCommitWhileBindingsAreInFlight) {
   EXPECT_EQ(Drain(), 3);
   EXPECT_EQ(sched_->bindings_in_flight(), 2u);
   EXPECT_EQ(Where("c"), "unschedulable");
-  EXPECT_EQ(client_.events().back().message, "0/1 nodes are available: 1 Insufficient cpu.");
+  EXPECT_EQ(client_.events().back().message,
+            "0/1 nodes are available: 1 Insufficient cpu. preemption: 0/1 nodes are available: 1 "
+            "No preemption victims found for incoming pod.");
   client_.CompleteBinds();
   EXPECT_EQ(client_.bindings().size(), 2u);
   EXPECT_TRUE(sched_->WaitForBindings(seconds(1)));

@@ -81,7 +81,7 @@ class DraTest(harness.TestCase):
                 # A ninth pod cannot get a GPU and says why.
                 k.run("apply", "-f", "-", stdin=pod("gpu-8", "one-gpu"))
                 msg = self.wait("FailedScheduling", lambda: self.scheduled_message(k, "gpu-8"))
-                self.assertEqual(msg, "0/4 nodes are available: 4 cannot allocate all claims. still not schedulable")
+                self.assertEqual(msg, "0/4 nodes are available: 4 cannot allocate all claims. still not schedulable, preemption: 0/4 nodes are available: 4 No preemption victims found for incoming pod.")
 
                 # Deleting a pod releases its claim; the waiting pod runs.
                 k.run("delete", "pod", "gpu-0", "--wait=true", timeout=120)
@@ -113,7 +113,7 @@ class DraTest(harness.TestCase):
                 k.run("apply", "-f", "-", stdin=claim)
                 k.run("apply", "-f", "-", stdin=pod("wants-big", claim="big"))
                 msg = self.wait("FailedScheduling", lambda: self.scheduled_message(k, "wants-big"))
-                self.assertEqual(msg, "0/1 nodes are available: 1 cannot allocate all claims. still not schedulable")
+                self.assertEqual(msg, "0/1 nodes are available: 1 cannot allocate all claims. still not schedulable, preemption: 0/1 nodes are available: 1 No preemption victims found for incoming pod.")
                 self.assertEqual(self.phases(k)["wants-big"], "Pending")
             finally:
                 k.cleanup()

@@ -256,7 +256,8 @@ std::vector<PluginRef> DefaultPlugins() {
   return {{"SchedulingGates", 0}, {"PrioritySort", 0},     {"NodeUnschedulable", 0},
           {"NodeName", 0},        {"TaintToleration", 3},  {"NodeAffinity", 2},
           {"NodePorts", 0},       {"NodeResourcesFit", 1}, {"NodeResourcesBalancedAllocation", 1},
-          {"DynamicResources", 1}, {"Reservation", 5},      {"DefaultBinder", 0}};
+          {"DynamicResources", 1}, {"Reservation", 5},      {"DefaultPreemption", 0},
+          {"DefaultBinder", 0}};
 }
 
 ProfileConfig DefaultProfile() {

@@ -69,7 +69,7 @@ profiles:
             (std::vector<std::string>{"SchedulingGates", "PrioritySort", "NodeUnschedulable",
                                       "NodeName", "NodeAffinity", "NodeResourcesFit",
                                       "NodeResourcesBalancedAllocation", "DynamicResources",
-                                      "Reservation", "DefaultBinder"}));
+                                      "Reservation", "DefaultPreemption", "DefaultBinder"}));
   EXPECT_EQ(packer.ArgsFor("NodeResourcesFit"), R"({"scoringStrategy":{"type":"MostAllocated"}})");
   EXPECT_EQ(packer.ArgsFor("NodeAffinity"), "");
 

@@ -27,6 +27,7 @@
 
 #include "scheduler/framework/cycle_state.h"
 #include "scheduler/framework/events.h"
+#include "scheduler/framework/nominator.h"
 #include "scheduler/framework/snapshot.h"
 #include "scheduler/framework/status.h"
 #include "scheduler/framework/types.h"
@@ -44,6 +45,8 @@ class InformerFactory;
 namespace allot::scheduler {
 
 class WaitingPods;
+class Nominator;
+class Parallelizer;
 class SchedulerMetrics;
 class ReservationLedger;
 
@@ -127,6 +130,19 @@ class Handle {
   // Where a plugin records which reservation an assumed pod draws from (the scheduler's cache);
   // nullptr in unit tests that run without one.
   virtual ReservationLedger* reservation_ledger() const = 0;
+  // The pods preemption nominated to nodes; nullptr in unit tests that run without one.
+  virtual Nominator* nominator() const = 0;
+  // This profile's plugins, for dry runs that add or remove pods on a copy of a node
+  // (preemption): see the Framework's methods of the same names.
+  virtual Status RunFilterPluginsWithNominatedPods(const CycleState& state, const PodInfo& pod,
+                                                   const NodeInfo& node,
+                                                   const NominatedPods* nominated) const = 0;
+  virtual Status RunPreFilterExtensionAddPod(CycleState& state, const PodInfo& pod,
+                                             const PodInfo& added, const NodeInfo& node) const = 0;
+  virtual Status RunPreFilterExtensionRemovePod(CycleState& state, const PodInfo& pod,
+                                                const PodInfo& removed,
+                                                const NodeInfo& node) const = 0;
+  virtual Parallelizer& parallelizer() const = 0;
   // Moves a pod that waits among the unschedulable pods to the active queue now (kube's
   // Handle.Activate), e.g. when a plugin's own deadline for it passed. False when the pod is not
   // waiting there (in flight, bound, deleted) or there is no queue (unit tests).
@@ -181,7 +197,9 @@ class FilterPlugin : public virtual Plugin {
 };
 
 struct PostFilterResult {
-  std::string nominated_node;  // "" when none
+  // The node the pod is nominated to from now on: nullopt leaves the nomination as it was, ""
+  // clears it (Kubernetes' NominatingInfo modes Noop and Override).
+  std::optional<std::string> nominated_node;
   // Plugins whose PostFilter answered Pending: they started something outside the scheduler
   // that the pod now waits for (DynamicResources giving a claim back to its driver).
   std::vector<std::string> pending_plugins;

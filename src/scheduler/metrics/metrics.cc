@@ -85,6 +85,13 @@ SchedulerMetrics::SchedulerMetrics(metrics::Registry& r)
           "Times a control-plane DRA driver did not answer a pod's PodSchedulingContext (or "
           "allocate for its selectedNode) within its deadline.",
           metrics::Stability::kAlpha, {"profile", "driver"})),
+      preemption_attempts(r.AddCounter("scheduler_preemption_attempts_total",
+                                       "Total preemption attempts in the cluster till now",
+                                       metrics::Stability::kStable, {})),
+      preemption_victims(r.AddHistogram(
+          "scheduler_preemption_victims",
+          "Number of selected preemption victims for preemption initiated by a single pod",
+          metrics::Stability::kStable, {}, metrics::ExponentialBuckets(1, 2, 7))),
       reservation_status_phase(r.AddGauge(
           "scheduler_reservation_status_phase",
           "1 for the phase a reservation is in (Pending, Available, Waiting, Succeeded, Failed), 0 "

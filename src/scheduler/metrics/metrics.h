@@ -80,6 +80,8 @@ class SchedulerMetrics {
   metrics::CounterFamily& dra_controller_answer_timeouts;
   // Koordinator's reservation metrics: 1 for a reservation's current phase, 0 for the others;
   // and its allocatable / allocated / utilization per resource (unit core, Gi, raw, ratio).
+  metrics::CounterFamily& preemption_attempts;    // scheduler_preemption_attempts_total
+  metrics::HistogramFamily& preemption_victims;   // scheduler_preemption_victims
   metrics::GaugeFamily& reservation_status_phase;
   metrics::GaugeFamily& reservation_resource;
 };

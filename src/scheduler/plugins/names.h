@@ -19,6 +19,7 @@ inline constexpr std::string_view kNodeResourcesBalancedAllocation =
 inline constexpr std::string_view kDefaultBinder = "DefaultBinder";
 inline constexpr std::string_view kDynamicResources = "DynamicResources";
 inline constexpr std::string_view kReservation = "Reservation";
+inline constexpr std::string_view kDefaultPreemption = "DefaultPreemption";
 }  // namespace names
 
 }  // namespace allot::scheduler

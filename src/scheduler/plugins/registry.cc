@@ -1,6 +1,7 @@
 #include "scheduler/plugins/registry.h"
 
 #include "scheduler/plugins/defaultbinder/default_binder.h"
+#include "scheduler/plugins/defaultpreemption/default_preemption.h"
 #include "scheduler/plugins/dynamicresources/dynamic_resources.h"
 #include "scheduler/plugins/nodeaffinity/node_affinity.h"
 #include "scheduler/plugins/nodename/node_name.h"
@@ -63,6 +64,11 @@ Registry InTreeRegistry(const dra::Features& features) {
   MustRegister(r, names::kReservation,
                [](std::string_view, Handle& h) -> Result<std::unique_ptr<Plugin>> {
                  return std::unique_ptr<Plugin>(std::make_unique<Reservation>(h));
+               });
+  MustRegister(r, names::kDefaultPreemption,
+               [](std::string_view args, Handle& h) -> Result<std::unique_ptr<Plugin>> {
+                 ALLOT_ASSIGN_OR_RETURN(DefaultPreemptionArgs a, ParseDefaultPreemptionArgs(args));
+                 return std::unique_ptr<Plugin>(std::make_unique<DefaultPreemption>(h, a));
                });
   return r;
 }

@@ -186,6 +186,11 @@ allot::Status Framework::Build(const Registry& registry) {
     if (auto* d = dynamic_cast<DeadlinePlugin*>(plugin.get())) deadline_plugins_.push_back(d);
   }
   pre_filter_to_filter_ = IndexMap(pre_filter_, filter_);
+  for (size_t i = 0; i < pre_filter_.size(); ++i) {
+    if (auto* ext = dynamic_cast<const PreFilterExtensions*>(pre_filter_[i])) {
+      pre_filter_ext_.emplace_back(ext, pre_filter_to_filter_[i]);
+    }
+  }
   pre_score_to_score_ = IndexMap(pre_score_, score_plugins);
   return allot::Status::Ok();
 }
@@ -283,6 +288,62 @@ Status Framework::RunFilterPlugins(const CycleState& state, const PodInfo& pod,
     return st.WithPlugin(p->Name());
   }
   return Status::Success();
+}
+
+Status Framework::RunPreFilterExtensionAddPod(CycleState& state, const PodInfo& pod,
+                                              const PodInfo& added, const NodeInfo& node) const {
+  for (const auto& [ext, filter] : pre_filter_ext_) {
+    if (filter >= 0 && static_cast<size_t>(filter) < state.skip_filter.size() &&
+        state.skip_filter[filter]) {
+      continue;
+    }
+    Status st = ext->AddPod(state, pod, added, node);
+    if (!st.IsSuccess()) return WrapError("PreFilterExtensions AddPod", ext->Name(), st);
+  }
+  return Status::Success();
+}
+
+Status Framework::RunPreFilterExtensionRemovePod(CycleState& state, const PodInfo& pod,
+                                                 const PodInfo& removed,
+                                                 const NodeInfo& node) const {
+  for (const auto& [ext, filter] : pre_filter_ext_) {
+    if (filter >= 0 && static_cast<size_t>(filter) < state.skip_filter.size() &&
+        state.skip_filter[filter]) {
+      continue;
+    }
+    Status st = ext->RemovePod(state, pod, removed, node);
+    if (!st.IsSuccess()) return WrapError("PreFilterExtensions RemovePod", ext->Name(), st);
+  }
+  return Status::Success();
+}
+
+Status Framework::RunFilterPluginsWithNominatedPods(const CycleState& state, const PodInfo& pod,
+                                                    const NodeInfo& node,
+                                                    const NominatedPods* nominated) const {
+  const std::vector<PodInfoPtr>* here = nullptr;
+  if (nominated && !nominated->empty()) {
+    auto it = nominated->find(node.name());
+    if (it != nominated->end()) here = &it->second;
+  }
+  std::unique_ptr<CycleState> clone;
+  std::optional<NodeInfo> with;
+  if (here) {
+    for (const PodInfoPtr& p : *here) {
+      if (p->priority < pod.priority || p->uid() == pod.uid()) continue;
+      bool already = false;  // assumed or bound meanwhile: counted on the node already
+      for (const PodInfoPtr& q : node.pods()) already = already || q->uid() == p->uid();
+      if (already) continue;
+      if (!clone) {
+        clone = state.Clone();
+        with.emplace(node);
+      }
+      with->AddPod(p);
+      Status st = RunPreFilterExtensionAddPod(*clone, pod, *p, *with);
+      if (!st.IsSuccess()) return st;
+    }
+  }
+  if (!clone) return RunFilterPlugins(state, pod, node);
+  return RunFilterPlugins(*clone, pod, *with);
 }
 
 Status Framework::RunPostFilterPlugins(CycleState& state, const PodInfo& pod,

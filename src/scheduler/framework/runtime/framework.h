@@ -30,6 +30,7 @@
 #include "common/time.h"
 #include "scheduler/config/config.h"
 #include "scheduler/framework/interface.h"
+#include "scheduler/framework/nominator.h"
 #include "scheduler/framework/parallel.h"
 #include "scheduler/framework/runtime/registry.h"
 #include "scheduler/framework/runtime/waiting_pods.h"
@@ -49,6 +50,8 @@ struct FrameworkOptions {
   SchedulerMetrics* metrics = nullptr;           // optional
   client::EventRecorder* events = nullptr;       // optional
   ReservationLedger* reservation_ledger = nullptr;  // optional (the scheduler's cache)
+  // The pods preemption nominated (optional: without it, Filter sees no nominated pods).
+  Nominator* nominator = nullptr;
   // Handle::Activate: the scheduler's queue (optional; unset, Activate answers false).
   std::function<bool(const std::string& pod_uid)> activate;
 };
@@ -70,12 +73,13 @@ class Framework final : public Handle {
   client::EventRecorder* events() const override { return options_.events; }
   SchedulerMetrics* metrics() const override { return options_.metrics; }
   ReservationLedger* reservation_ledger() const override { return options_.reservation_ledger; }
+  Nominator* nominator() const override { return options_.nominator; }
   bool Activate(const std::string& pod_uid) override {
     return options_.activate && options_.activate(pod_uid);
   }
 
   const ProfileConfig& profile() const { return profile_; }
-  Parallelizer& parallelizer() const { return *options_.parallelizer; }
+  Parallelizer& parallelizer() const override { return *options_.parallelizer; }
   ExtensionPointMetrics& extension_metrics() const { return *ext_metrics_; }
   // The percentageOfNodesToScore the profile overrides, if any.
   std::optional<int32_t> percentage_of_nodes_to_score() const {
@@ -99,6 +103,22 @@ class Framework final : public Handle {
                              std::vector<std::string>& plugins);
   Status RunFilterPlugins(const CycleState& state, const PodInfo& pod, const NodeInfo& node) const;
   bool HasFilterPlugins() const { return !filter_.empty(); }
+  // Filter as if the pods nominated to the node with a priority at least the pod's (other than
+  // the pod itself, and not already on the node) ran there: on a copy of the node and a clone
+  // of the state, each added through the PreFilterExtensions (Kubernetes'
+  // RunFilterPluginsWithNominatedPods; its second pass without them matters only to plugins a
+  // pod's presence can help, inter-pod affinity, which Allot does not have). `nominated` may
+  // be null (none).
+  Status RunFilterPluginsWithNominatedPods(const CycleState& state, const PodInfo& pod,
+                                           const NodeInfo& node,
+                                           const NominatedPods* nominated) const override;
+  // The PreFilterExtensions of the plugins whose PreFilter ran (did not Skip), for dry runs
+  // that add or remove pods on `node` (preemption, nominated pods).
+  Status RunPreFilterExtensionAddPod(CycleState& state, const PodInfo& pod, const PodInfo& added,
+                                     const NodeInfo& node) const override;
+  Status RunPreFilterExtensionRemovePod(CycleState& state, const PodInfo& pod,
+                                        const PodInfo& removed,
+                                        const NodeInfo& node) const override;
   bool HasPostFilterPlugins() const { return !post_filter_.empty(); }
   bool HasScorePlugins() const { return !score_.empty(); }
   Status RunPostFilterPlugins(CycleState& state, const PodInfo& pod, const NodeToStatus& statuses,
@@ -167,6 +187,8 @@ class Framework final : public Handle {
   QueueSortPlugin* queue_sort_ = nullptr;
   std::vector<PreFilterPlugin*> pre_filter_;
   std::vector<int> pre_filter_to_filter_;  // index into filter_, or -1
+  // PreFilter plugins with PreFilterExtensions, with their index into filter_ (or -1).
+  std::vector<std::pair<const PreFilterExtensions*, int>> pre_filter_ext_;
   std::vector<FilterPlugin*> filter_;
   std::vector<PostFilterPlugin*> post_filter_;
   std::vector<PreScorePlugin*> pre_score_;
