@@ -11,6 +11,7 @@
 #include "api/machinery/owners.h"
 #include "api/machinery/resources.h"
 #include "api/machinery/selector.h"
+#include "api/resource/pod_claims.h"
 #include "api/resource/types.h"
 #include "client/client.h"
 #include "client/informer.h"
@@ -81,20 +82,29 @@ std::optional<dra::HeldDevices> HeldFor(const CycleState& state, const DraState&
                                         std::string_view node) {
   const OwnerReservations* owners = state.Read(kOwnerReservationsKey);
   const OwnerReservations::OnNode* on = owners ? owners->For(node) : nullptr;
-  if (!on || !s.view.held || !s.view.inventory) return std::nullopt;
   dra::HeldDevices h;
-  h.restricted = on->restricted;
-  for (const std::string& uid : on->uids) {
-    auto it = s.view.held->find(uid);
-    if (it == s.view.held->end()) continue;
-    for (const DeviceTracker::HeldDevice& d : it->second) {
-      std::optional<dra::DeviceIndex> i = s.view.inventory->Find(d.driver, d.pool, d.device);
-      if (!i) continue;
-      h.reserved.push_back(*i);
-      if (s.view.in_use->ExclusiveUses(*i) == 1) h.devices.push_back(*i);
+  if (on && s.view.held && s.view.inventory) {
+    h.restricted = on->restricted;
+    for (const std::string& uid : on->uids) {
+      auto it = s.view.held->find(uid);
+      if (it == s.view.held->end()) continue;
+      for (const DeviceTracker::HeldDevice& d : it->second) {
+        std::optional<dra::DeviceIndex> i = s.view.inventory->Find(d.driver, d.pool, d.device);
+        if (!i) continue;
+        h.reserved.push_back(*i);
+        if (s.view.in_use->ExclusiveUses(*i) == 1) h.devices.push_back(*i);
+      }
     }
   }
-  if (h.reserved.empty()) return std::nullopt;
+  if (h.reserved.empty()) h.restricted = false;
+  // Preemption's dry run: the victims' devices are this pod's to take (within the reservation
+  // only, for a Restricted one).
+  for (dra::DeviceIndex i : s.freed) {
+    if (!h.restricted || std::find(h.reserved.begin(), h.reserved.end(), i) != h.reserved.end()) {
+      h.devices.push_back(i);
+    }
+  }
+  if (h.reserved.empty() && h.devices.empty()) return std::nullopt;
   for (auto* v : {&h.devices, &h.reserved}) {
     std::sort(v->begin(), v->end());
     v->erase(std::unique(v->begin(), v->end()), v->end());
@@ -409,6 +419,52 @@ Status DynamicResources::PreFilter(CycleState& state, const PodInfo& pod_info,
   s.written_rv.resize(s.claims.size());
   state.Write(kDraStateKey, std::move(s));
   return Status::Success();
+}
+
+Status DynamicResources::RemovePod(CycleState& state, const PodInfo& /*pod*/,
+                                   const PodInfo& removed, const NodeInfo& /*node*/) const {
+  DraState* s = state.Mutable(kDraStateKey);
+  if (!s || !s->allocator || !claims_) return Status::Success();  // nothing to allocate here
+  ClaimsOfPod& claims = s->removed[removed.uid()];
+  claims.clear();
+  for (const api::PodClaimUse& use : api::PodClaims(*removed.pod)) {
+    if (use.not_ready) continue;
+    if (auto c = AsClaim(claims_->Get(removed.namespace_(), use.claim_name))) claims.push_back(c);
+  }
+  RecomputeFreed(*s);
+  return Status::Success();
+}
+
+Status DynamicResources::AddPod(CycleState& state, const PodInfo& /*pod*/, const PodInfo& added,
+                                const NodeInfo& /*node*/) const {
+  DraState* s = state.Mutable(kDraStateKey);
+  if (!s || s->removed.erase(added.uid()) == 0) return Status::Success();
+  RecomputeFreed(*s);
+  return Status::Success();
+}
+
+void DynamicResources::RecomputeFreed(DraState& s) const {
+  s.freed.clear();
+  if (!s.view.inventory || !s.view.in_use) return;
+  for (const auto& [uid, claims] : s.removed) {
+    for (const auto& claim : claims) {
+      const auto& alloc = claim->status.allocation;
+      if (!alloc) continue;
+      // Freed only when every consumer is gone (a shared claim a remaining pod uses stays).
+      bool only_removed = true;
+      for (const auto& r : claim->status.reservedFor) {
+        only_removed = only_removed && s.removed.count(r.uid) > 0;
+      }
+      if (!only_removed) continue;
+      for (const auto& d : alloc->devices.results) {
+        if (d.adminAccess.value_or(false) || d.shareID) continue;
+        std::optional<dra::DeviceIndex> i = s.view.inventory->Find(d.driver, d.pool, d.device);
+        if (i && s.view.in_use->ExclusiveUses(*i) == 1) s.freed.push_back(*i);
+      }
+    }
+  }
+  std::sort(s.freed.begin(), s.freed.end());
+  s.freed.erase(std::unique(s.freed.begin(), s.freed.end()), s.freed.end());
 }
 
 Status DynamicResources::Filter(const CycleState& state, const PodInfo& /*pod*/,

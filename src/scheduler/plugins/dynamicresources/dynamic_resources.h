@@ -124,6 +124,7 @@ Result<DynamicResourcesArgs> ParseDynamicResourcesArgs(std::string_view json);
 
 class DynamicResources final : public PreEnqueuePlugin,
                                public PreFilterPlugin,
+                               public PreFilterExtensions,
                                public FilterPlugin,
                                public PostFilterPlugin,
                                public PreScorePlugin,
@@ -141,6 +142,12 @@ class DynamicResources final : public PreEnqueuePlugin,
   std::string_view Name() const override { return names::kDynamicResources; }
   Status PreEnqueue(const api::Pod& pod) const override;
   Status PreFilter(CycleState& state, const PodInfo& pod, PreFilterResult& result) override;
+  // Preemption's dry run: a removed pod's claims that no remaining pod holds free their devices
+  // for this pod; adding it back takes them again.
+  Status AddPod(CycleState& state, const PodInfo& pod, const PodInfo& added,
+                const NodeInfo& node) const override;
+  Status RemovePod(CycleState& state, const PodInfo& pod, const PodInfo& removed,
+                   const NodeInfo& node) const override;
   Status Filter(const CycleState& state, const PodInfo& pod, const NodeInfo& node) const override;
   Status PostFilter(CycleState& state, const PodInfo& pod, const NodeToStatus& statuses,
                     PostFilterResult& result) override;
@@ -199,6 +206,8 @@ class DynamicResources final : public PreEnqueuePlugin,
   allot::Status WriteClaim(const PodInfo& pod, const api::ResourceClaim& claim,
                            const api::AllocationResult* allocation, std::string* written_rv);
   bool AdminAccessAllowed(const std::string& ns) const;
+  // The dry run's freed devices from s.removed.
+  void RecomputeFreed(dra_plugin::DraState& s) const;
   // The DeviceClass from the informer; null when it does not exist.
   std::shared_ptr<const api::DeviceClass> Class(std::string_view name) const;
   // Keeps the verdicts this cycle's Filter computed in the pod's equivalence class.

@@ -57,6 +57,8 @@ struct FilterResults {
   std::vector<std::pair<std::string, VerdictCache::Verdict>> fresh;
 };
 
+using ClaimsOfPod = std::vector<std::shared_ptr<const api::ResourceClaim>>;
+
 // What one attempt knows, from PreFilter to PreBind / Unreserve.
 struct DraState {
   std::vector<std::shared_ptr<const api::ResourceClaim>> claims;  // the pod's, spec order
@@ -101,6 +103,11 @@ struct DraState {
   bool binding_failed = false;
   bool abandoned = false;  // the scheduler stopped while the pod waited: leave the claims be
   bool nominated = false;  // PreBind set pod.status.nominatedNodeName
+  // Preemption's dry run (PreFilterExtensions): the pods removed from the node, with their
+  // claims, and the devices of the allocated claims only removed pods hold (sorted; in use
+  // exactly once), which Filter then counts as free for this pod.
+  std::map<std::string, ClaimsOfPod, std::less<>> removed;
+  std::vector<dra::DeviceIndex> freed;
 };
 inline const StateKey<DraState> kDraStateKey("PreFilterDynamicResources");
 

@@ -1,0 +1,208 @@
+// Priority and preemption through the whole system (scheduler, resourceclaim controller, store):
+// a pod of higher priority evicts pods of lower priority on a node and binds there; CPU,
+// devices, shared claims, PodDisruptionBudgets, nominations that hold the space while victims
+// terminate, and preemptionPolicy Never.
+#include <gtest/gtest.h>
+
+#include "api/policy/pod_disruption_budget.h"
+#include "api/scheduling/priority_class.h"
+#include "integration/dra_fixture.h"
+
+namespace allot::integration {
+namespace {
+
+using std::chrono::seconds;
+
+class PreemptionTest : public DraFixture {
+ protected:
+  void Class(const std::string& name, int32_t value, std::string policy = "") {
+    auto pc = std::make_unique<api::PriorityClass>();
+    pc->metadata.name = name;
+    pc->value = value;
+    if (!policy.empty()) pc->preemptionPolicy = policy;
+    Create(api::ResourceFor<api::PriorityClass>(), std::move(pc));
+  }
+  void CpuPod(const std::string& name, const std::string& cpu, const std::string& priority_class,
+              const std::string& app = "", const std::string& tmpl = "",
+              const std::string& claim = "") {
+    auto p = workloads::MakePod(name, "default", cpu, "100Mi");
+    p->spec.priorityClassName = priority_class;
+    if (!app.empty()) p->metadata.labels["app"] = app;
+    if (!tmpl.empty()) workloads::AddTemplateClaim(*p, "gpu", tmpl);
+    if (!claim.empty()) workloads::AddExistingClaim(*p, "gpu", claim);
+    Create(api::ResourceFor<api::Pod>(), std::move(p));
+  }
+  bool WaitBound(const std::string& name) {
+    return WaitFor(
+        [&] {
+          auto p = GetPod(name);
+          return p && !p->spec.nodeName.empty();
+        },
+        seconds(20));
+  }
+  bool WaitGone(const std::string& name) {
+    return WaitFor([&] { return GetPod(name) == nullptr; }, seconds(20));
+  }
+  std::string Nominated(const std::string& name) {
+    auto p = GetPod(name);
+    return p ? p->status.nominatedNodeName : "<gone>";
+  }
+  const api::PodCondition* Condition(const api::Pod& pod, std::string_view type) {
+    for (const api::PodCondition& c : pod.status.conditions) {
+      if (c.type == type) return &c;
+    }
+    return nullptr;
+  }
+};
+
+TEST_F(PreemptionTest, HigherPriorityPodEvictsOneVictimAndBinds) {
+  Cluster(1, 0);
+  Class("low", 100);
+  Class("high", 1000);
+  Start();
+  CpuPod("low-0", "20", "low");
+  CpuPod("low-1", "20", "low");
+  CpuPod("filler", "24", "high");
+  ASSERT_TRUE(WaitBound("low-0") && WaitBound("low-1") && WaitBound("filler"));
+  CpuPod("high", "20", "high");
+  ASSERT_TRUE(WaitBound("high")) << PodMessage("high");
+  EXPECT_EQ(GetPod("high")->spec.nodeName, "node-0");
+  // The node is full (24 + 20 + 20): one victim frees the 20 needed; "filler" has the
+  // preemptor's priority and is no victim.
+  int left = (GetPod("low-0") != nullptr) + (GetPod("low-1") != nullptr);
+  EXPECT_EQ(left, 1);
+  const std::string victim = GetPod("low-0") ? "low-1" : "low-0";
+  ASSERT_TRUE(WaitEvent(victim, "Preempted", "on node node-0"));
+  EXPECT_TRUE(HasEvent(victim, "Preempted", "Preempted by pod " + GetPod("high")->metadata.uid));
+  std::string metrics = sched_->metrics_registry().Expose();
+  EXPECT_NE(metrics.find("scheduler_preemption_attempts_total 1"), std::string::npos) << metrics;
+  EXPECT_NE(metrics.find("scheduler_preemption_victims_count 1"), std::string::npos);
+}
+
+TEST_F(PreemptionTest, PreemptionPolicyNeverWaits) {
+  Cluster(1, 0);
+  Class("low", 100);
+  Class("polite", 1000, "Never");
+  Start();
+  CpuPod("low", "40", "low");
+  ASSERT_TRUE(WaitBound("low"));
+  CpuPod("polite", "40", "polite");
+  ASSERT_TRUE(WaitFor([&] { return !PodMessage("polite").empty(); }, seconds(10)));
+  EXPECT_EQ(PodMessage("polite"),
+            "Unschedulable: 0/1 nodes are available: 1 Insufficient cpu. preemption: not "
+            "eligible due to preemptionPolicy=Never.");
+  EXPECT_NE(GetPod("low"), nullptr);
+}
+
+TEST_F(PreemptionTest, TerminatingVictimKeepsTheNominationAndTheSpace) {
+  Cluster(1, 0);
+  Class("low", 100);
+  Class("mid", 500);
+  Class("high", 1000);
+  Start();
+  {
+    auto p = workloads::MakePod("slow", "default", "40", "100Mi");
+    p->spec.priorityClassName = "low";
+    p->metadata.finalizers = {"example.com/hold"};
+    Create(api::ResourceFor<api::Pod>(), std::move(p));
+  }
+  ASSERT_TRUE(WaitBound("slow"));
+  CpuPod("high", "40", "high");
+  ASSERT_TRUE(WaitFor([&] { return Nominated("high") == "node-0"; }, seconds(10)))
+      << PodMessage("high");
+  auto slow = GetPod("slow");
+  ASSERT_TRUE(slow->metadata.deletionTimestamp);
+  const api::PodCondition* dt = Condition(*slow, "DisruptionTarget");
+  ASSERT_NE(dt, nullptr);
+  EXPECT_EQ(dt->reason, "PreemptionByScheduler");
+  EXPECT_EQ(dt->message, "default-scheduler: preempting to accommodate a higher priority pod");
+  // The space "slow" frees is the nominated pod's: a pod of lower priority cannot take it.
+  CpuPod("mid", "30", "mid");
+  ASSERT_TRUE(WaitFor([&] { return !PodMessage("mid").empty(); }, seconds(10)));
+  EXPECT_TRUE(GetPod("mid")->spec.nodeName.empty());
+  EXPECT_TRUE(GetPod("high")->spec.nodeName.empty());
+  // The finalizer goes: "high" binds where it was nominated, "mid" still does not fit.
+  auto copy = std::static_pointer_cast<const api::Pod>(slow)->Clone();
+  copy->metadata.finalizers.clear();
+  ASSERT_TRUE(client_->Update(api::ResourceFor<api::Pod>(), std::move(copy)).ok());
+  ASSERT_TRUE(WaitBound("high"));
+  EXPECT_EQ(GetPod("high")->spec.nodeName, "node-0");
+  EXPECT_TRUE(GetPod("mid")->spec.nodeName.empty());
+}
+
+TEST_F(PreemptionTest, DeletedPreemptorLosesItsNomination) {
+  Cluster(1, 0);
+  Class("low", 100);
+  Class("high", 1000);
+  Start();
+  {
+    auto p = workloads::MakePod("slow", "default", "40", "100Mi");
+    p->spec.priorityClassName = "low";
+    p->metadata.finalizers = {"example.com/hold"};
+    Create(api::ResourceFor<api::Pod>(), std::move(p));
+  }
+  ASSERT_TRUE(WaitBound("slow"));
+  CpuPod("high", "40", "high");
+  ASSERT_TRUE(WaitFor([&] { return Nominated("high") == "node-0"; }, seconds(10)));
+  ASSERT_TRUE(client_->Delete(api::ResourceFor<api::Pod>(), "default", "high").ok());
+  ASSERT_TRUE(WaitFor([&] { return sched_->nominator().empty(); }, seconds(10)));
+}
+
+TEST_F(PreemptionTest, BudgetProtectedPodIsSparedForAnother) {
+  Cluster(2, 0);
+  Class("low", 100);
+  Class("high", 1000);
+  auto pdb = std::make_unique<api::PodDisruptionBudget>();
+  pdb->metadata.name = "db";
+  pdb->metadata.namespace_ = "default";
+  pdb->spec.minAvailable = api::IntOrString{.int_value = 1};
+  pdb->spec.selector = api::LabelSelector{.matchLabels = {{"app", "db"}}};
+  Create(api::ResourceFor<api::PodDisruptionBudget>(), std::move(pdb));  // allows 0 disruptions
+  Start();
+  CpuPod("db", "40", "low", "db");
+  ASSERT_TRUE(WaitBound("db"));
+  CpuPod("web", "40", "low", "web");
+  ASSERT_TRUE(WaitBound("web"));
+  ASSERT_NE(GetPod("db")->spec.nodeName, GetPod("web")->spec.nodeName);
+  CpuPod("high", "40", "high");
+  ASSERT_TRUE(WaitBound("high")) << PodMessage("high");
+  EXPECT_NE(GetPod("db"), nullptr);
+  EXPECT_TRUE(WaitGone("web"));
+}
+
+TEST_F(PreemptionTest, DevicesOfTheVictimGoToThePreemptor) {
+  Cluster(1, 1);
+  Template("one-gpu");
+  Class("low", 100);
+  Class("high", 1000);
+  Start();
+  CpuPod("low", "1", "low", "", "one-gpu");
+  ASSERT_TRUE(WaitBound("low"));
+  CpuPod("high", "1", "high", "", "one-gpu");
+  ASSERT_TRUE(WaitBound("high")) << PodMessage("high");
+  EXPECT_TRUE(WaitGone("low"));
+  ExpectInvariants();
+}
+
+TEST_F(PreemptionTest, SharedClaimOfAPodThatStaysIsNotFreed) {
+  Cluster(1, 1);
+  Template("one-gpu");
+  Claim("shared");
+  Class("low", 100);
+  Class("high", 1000);
+  Class("top", 2000);
+  Start();
+  CpuPod("low", "1", "low", "", "", "shared");
+  CpuPod("top", "1", "top", "", "", "shared");
+  ASSERT_TRUE(WaitBound("low") && WaitBound("top"));
+  CpuPod("high", "1", "high", "", "one-gpu");
+  ASSERT_TRUE(WaitFor([&] { return !PodMessage("high").empty(); }, seconds(10)));
+  EXPECT_EQ(PodMessage("high"),
+            "Unschedulable: 0/1 nodes are available: 1 cannot allocate all claims. still not "
+            "schedulable, preemption: 0/1 nodes are available: 1 cannot allocate all claims.");
+  EXPECT_NE(GetPod("low"), nullptr);
+  ExpectInvariants();
+}
+
+}  // namespace
+}  // namespace allot::integration
