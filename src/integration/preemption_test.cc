@@ -47,6 +47,17 @@ class PreemptionTest : public DraFixture {
     auto p = GetPod(name);
     return p ? p->status.nominatedNodeName : "<gone>";
   }
+  // "slow" (priority class low, 40 CPUs, a finalizer that keeps it terminating) runs on
+  // node-0; "high" (40 CPUs) preempts it and is nominated there.
+  bool SlowVictimAndNominatedPreemptor() {
+    auto p = workloads::MakePod("slow", "default", "40", "100Mi");
+    p->spec.priorityClassName = "low";
+    p->metadata.finalizers = {"example.com/hold"};
+    Create(api::ResourceFor<api::Pod>(), std::move(p));
+    if (!WaitBound("slow")) return false;
+    CpuPod("high", "40", "high");
+    return WaitFor([&] { return Nominated("high") == "node-0"; }, seconds(10));
+  }
   const api::PodCondition* Condition(const api::Pod& pod, std::string_view type) {
     for (const api::PodCondition& c : pod.status.conditions) {
       if (c.type == type) return &c;
@@ -100,16 +111,7 @@ TEST_F(PreemptionTest, TerminatingVictimKeepsTheNominationAndTheSpace) {
   Class("mid", 500);
   Class("high", 1000);
   Start();
-  {
-    auto p = workloads::MakePod("slow", "default", "40", "100Mi");
-    p->spec.priorityClassName = "low";
-    p->metadata.finalizers = {"example.com/hold"};
-    Create(api::ResourceFor<api::Pod>(), std::move(p));
-  }
-  ASSERT_TRUE(WaitBound("slow"));
-  CpuPod("high", "40", "high");
-  ASSERT_TRUE(WaitFor([&] { return Nominated("high") == "node-0"; }, seconds(10)))
-      << PodMessage("high");
+  ASSERT_TRUE(SlowVictimAndNominatedPreemptor()) << PodMessage("high");
   auto slow = GetPod("slow");
   ASSERT_TRUE(slow->metadata.deletionTimestamp);
   const api::PodCondition* dt = Condition(*slow, "DisruptionTarget");
@@ -135,15 +137,7 @@ TEST_F(PreemptionTest, DeletedPreemptorLosesItsNomination) {
   Class("low", 100);
   Class("high", 1000);
   Start();
-  {
-    auto p = workloads::MakePod("slow", "default", "40", "100Mi");
-    p->spec.priorityClassName = "low";
-    p->metadata.finalizers = {"example.com/hold"};
-    Create(api::ResourceFor<api::Pod>(), std::move(p));
-  }
-  ASSERT_TRUE(WaitBound("slow"));
-  CpuPod("high", "40", "high");
-  ASSERT_TRUE(WaitFor([&] { return Nominated("high") == "node-0"; }, seconds(10)));
+  ASSERT_TRUE(SlowVictimAndNominatedPreemptor());
   ASSERT_TRUE(client_->Delete(api::ResourceFor<api::Pod>(), "default", "high").ok());
   ASSERT_TRUE(WaitFor([&] { return sched_->nominator().empty(); }, seconds(10)));
 }
