@@ -1,12 +1,10 @@
 // The scheduling cycle and the binding cycle of one pod (kube-scheduler's schedule_one.go).
-#include <rapidjson/stringbuffer.h>
-#include <rapidjson/writer.h>
-
 #include <algorithm>
 
 #include "api/core/pod.h"
 #include "api/machinery/resources.h"
 #include "common/log.h"
+#include "scheduler/framework/pod_status_patch.h"
 #include "scheduler/scheduler.h"
 
 namespace allot::scheduler {
@@ -23,46 +21,6 @@ const api::PodCondition* FindCondition(const api::Pod& pod, std::string_view typ
     if (c.type == type) return &c;
   }
   return nullptr;
-}
-
-// A strategic-merge patch of status: the PodScheduled condition (merged by type) and, when
-// given, nominatedNodeName ("" clears it).
-std::string ConditionPatch(const std::string& reason, const std::string& message,
-                           const std::string& transition,
-                           const std::optional<std::string>& nominated) {
-  rapidjson::StringBuffer buf;
-  rapidjson::Writer<rapidjson::StringBuffer> w(buf);
-  w.StartObject();
-  w.Key("status");
-  w.StartObject();
-  w.Key("conditions");
-  w.StartArray();
-  w.StartObject();
-  w.Key("type");
-  w.String("PodScheduled");
-  w.Key("status");
-  w.String("False");
-  w.Key("lastProbeTime");
-  w.Null();
-  w.Key("lastTransitionTime");
-  w.String(transition.c_str(), static_cast<rapidjson::SizeType>(transition.size()));
-  w.Key("reason");
-  w.String(reason.c_str(), static_cast<rapidjson::SizeType>(reason.size()));
-  w.Key("message");
-  w.String(message.c_str(), static_cast<rapidjson::SizeType>(message.size()));
-  w.EndObject();
-  w.EndArray();
-  if (nominated) {
-    w.Key("nominatedNodeName");
-    if (nominated->empty()) {
-      w.Null();
-    } else {
-      w.String(nominated->c_str(), static_cast<rapidjson::SizeType>(nominated->size()));
-    }
-  }
-  w.EndObject();
-  w.EndObject();
-  return std::string(buf.GetString(), buf.GetSize());
 }
 
 // After a rejection from Reserve, Permit or the binding cycle: the plugin the pod waits on. A
@@ -143,7 +101,8 @@ void Scheduler::SchedulingCycle(std::unique_ptr<QueuedPodInfo> qpi, Framework& f
     return;
   }
 
-  // Assume: the next cycle must already see the node's capacity taken (scheduler/cache/cache.h says why).
+  // Assume: the next cycle must already see the node's capacity taken (scheduler/cache/cache.h says
+  // why).
   const std::string& host = result.suggested_host;
   if (allot::Status as = cache_->AssumePod(info, host); !as.ok()) {
     HandleFailure(fw, std::move(qpi), Status::FromError(as), as.message(), std::nullopt, start);
@@ -246,7 +205,8 @@ void Scheduler::BindingSucceeded(std::shared_ptr<BindingContext> ctx) {
         "Successfully assigned " + pod.namespace_() + "/" + pod.name() + " to " + ctx->host);
   }
   if (log::V(2, "scheduler")) {  // as kube-scheduler: "Successfully bound pod to node" at V(2)
-    log::Detail(2, "scheduler", "bound " + pod.namespace_() + "/" + pod.name() + " to " + ctx->host);
+    log::Detail(2, "scheduler",
+                "bound " + pod.namespace_() + "/" + pod.name() + " to " + ctx->host);
   }
   queue_->Done(pod.uid());
   BindingDone();
@@ -292,15 +252,16 @@ void Scheduler::HandleFailure(Framework& fw, std::unique_ptr<QueuedPodInfo> qpi,
   if (status.code() != Code::kPending) {
     events_->Record(*pod, client::kEventTypeWarning, "FailedScheduling", "Scheduling", message);
   }
-  if (log::V(2, "scheduler")) {  // as kube-scheduler: "Unable to schedule pod; no fit; waiting" at V(2)
+  if (log::V(
+          2,
+          "scheduler")) {  // as kube-scheduler: "Unable to schedule pod; no fit; waiting" at V(2)
     log::Detail(2, "scheduler",
                 "unable to schedule " + pod->metadata.namespace_ + "/" + pod->metadata.name + ": " +
                     message);
   }
   if (nominated) nominator_.Set(qpi->pod_info, *nominated);
-  UpdatePodScheduledCondition(*pod,
-                              std::string(error ? kReasonSchedulerError : kReasonUnschedulable),
-                              message, nominated);
+  UpdatePodScheduledCondition(
+      *pod, std::string(error ? kReasonSchedulerError : kReasonUnschedulable), message, nominated);
   queue_->AddUnschedulableIfNotPresent(std::move(qpi), error);
 }
 
@@ -318,10 +279,11 @@ void Scheduler::UpdatePodScheduledCondition(const api::Pod& pod, const std::stri
                                : clock_->Now().ToRfc3339();
   std::optional<std::string> nominated_field;
   if (nomination_changes) nominated_field = nominated;  // else left out of the patch
+  const PodConditionChange condition{"PodScheduled", "False", reason, message, transition};
   static const api::ResourceInfo& pods = api::ResourceFor<api::Pod>();
   client_.PatchAsync(pods, pod.metadata.namespace_, pod.metadata.name,
                      client::PatchKind::kStrategicMerge,
-                     ConditionPatch(reason, message, transition, nominated_field), true,
+                     PodStatusPatch(&condition, nominated_field), true,
                      [](Result<api::ObjectPtr>) {});  // a deleted pod needs no condition
 }
 

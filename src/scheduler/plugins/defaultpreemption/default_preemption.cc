@@ -1,8 +1,6 @@
 #include "scheduler/plugins/defaultpreemption/default_preemption.h"
 
 #include <rapidjson/document.h>
-#include <rapidjson/stringbuffer.h>
-#include <rapidjson/writer.h>
 
 #include <algorithm>
 #include <atomic>
@@ -18,6 +16,7 @@
 #include "client/informer_factory.h"
 #include "common/log.h"
 #include "scheduler/framework/parallel.h"
+#include "scheduler/framework/pod_status_patch.h"
 #include "scheduler/framework/runtime/waiting_pods.h"
 #include "scheduler/metrics/metrics.h"
 #include "scheduler/plugins/names.h"
@@ -41,37 +40,6 @@ Result<int32_t> IntField(const rapidjson::Value& v, std::string_view key, int32_
                                   std::to_string(hi) + "]");
   }
   return v.GetInt();
-}
-
-void WriteString(rapidjson::Writer<rapidjson::StringBuffer>& w, std::string_view s) {
-  w.String(s.data(), static_cast<rapidjson::SizeType>(s.size()));
-}
-
-// {"status":{"conditions":[DisruptionTarget=True, PreemptionByScheduler]}}: merged by type.
-std::string DisruptionTargetPatch(std::string_view scheduler_name, Time now) {
-  rapidjson::StringBuffer buf;
-  rapidjson::Writer<rapidjson::StringBuffer> w(buf);
-  w.StartObject();
-  w.Key("status");
-  w.StartObject();
-  w.Key("conditions");
-  w.StartArray();
-  w.StartObject();
-  w.Key("type");
-  WriteString(w, kDisruptionTarget);
-  w.Key("status");
-  w.String("True");
-  w.Key("lastTransitionTime");
-  WriteString(w, now.ToRfc3339());
-  w.Key("reason");
-  WriteString(w, kReasonPreemptionByScheduler);
-  w.Key("message");
-  WriteString(w, std::string(scheduler_name) + ": preempting to accommodate a higher priority pod");
-  w.EndObject();
-  w.EndArray();
-  w.EndObject();
-  w.EndObject();
-  return std::string(buf.GetString(), buf.GetSize());
 }
 
 // A pod terminating because the scheduler preempted it.
@@ -128,6 +96,10 @@ DefaultPreemption::DefaultPreemption(Handle& handle, DefaultPreemptionArgs args)
   if (client::InformerFactory* f = handle_.informers()) {
     budgets_ = &f->For(api::ResourceFor<api::PodDisruptionBudget>());
   }
+  if (SchedulerMetrics* m = handle_.metrics()) {
+    attempts_ = &m->preemption_attempts.With({});
+    victims_ = &m->preemption_victims.With({});
+  }
 }
 
 std::string_view DefaultPreemption::Name() const { return names::kDefaultPreemption; }
@@ -181,7 +153,7 @@ Status DefaultPreemption::PostFilter(CycleState& state, const PodInfo& pod,
   if (pod.IsReservePod() && !args_.reservation_preemption) {
     return Status(Code::kUnschedulable, std::vector<std::string>{});
   }
-  if (SchedulerMetrics* m = handle_.metrics()) m->preemption_attempts.With({}).Inc();
+  if (attempts_) attempts_->Inc();
   if (std::string why = Ineligible(pod, statuses); !why.empty()) {
     return Status(Code::kUnschedulable, "preemption: " + why);
   }
@@ -265,9 +237,7 @@ Status DefaultPreemption::PostFilter(CycleState& state, const PodInfo& pod,
   }
   const Candidate& best = candidates[preemption::PickOneNode(candidates, handle_.clock().Now())];
   Prepare(pod, best);
-  if (SchedulerMetrics* m = handle_.metrics()) {
-    m->preemption_victims.With({}).Observe(static_cast<double>(best.victims.pods.size()));
-  }
+  if (victims_) victims_->Observe(static_cast<double>(best.victims.pods.size()));
   result.nominated_node = best.node;
   return Status::Success();
 }
@@ -278,7 +248,11 @@ void DefaultPreemption::Prepare(const PodInfo& pod, const Candidate& c) {
   const std::string& scheduler_name = pod.pod->spec.schedulerName.empty()
                                           ? std::string(api::kDefaultSchedulerName)
                                           : pod.pod->spec.schedulerName;
-  const Time now = handle_.clock().Now();
+  const std::string transition = handle_.clock().Now().ToRfc3339();
+  const std::string disruption_message =
+      scheduler_name + ": preempting to accommodate a higher priority pod";
+  const PodConditionChange disruption{kDisruptionTarget, "True", kReasonPreemptionByScheduler,
+                                      disruption_message, transition};
   const std::string preemptor =
       pod.IsReservePod() ? "reservation " + pod.name() : "pod " + pod.uid();
   for (const PodInfoPtr& v : c.victims.pods) {
@@ -292,7 +266,7 @@ void DefaultPreemption::Prepare(const PodInfo& pod, const Candidate& c) {
       const std::string& ns = victim.metadata.namespace_;
       const std::string& name = victim.metadata.name;
       client->PatchAsync(pods, ns, name, client::PatchKind::kStrategicMerge,
-                         DisruptionTargetPatch(scheduler_name, now), /*status=*/true,
+                         PodStatusPatch(&disruption, std::nullopt), /*status=*/true,
                          [](Result<api::ObjectPtr>) {});  // a victim gone already is fine
       api::DeleteOptions opts;
       opts.precondition_uid = victim.metadata.uid;
@@ -310,7 +284,7 @@ void DefaultPreemption::Prepare(const PodInfo& pod, const Candidate& c) {
       nom->Remove(p->uid());
       if (client && !p->IsReservePod()) {
         client->PatchAsync(pods, p->namespace_(), p->name(), client::PatchKind::kStrategicMerge,
-                           R"({"status":{"nominatedNodeName":null}})", /*status=*/true,
+                           PodStatusPatch(nullptr, std::string()), /*status=*/true,
                            [](Result<api::ObjectPtr>) {});
       }
     }

@@ -35,6 +35,11 @@ namespace allot::client {
 class Informer;
 }  // namespace allot::client
 
+namespace allot::metrics {
+class Counter;
+class Histogram;
+}  // namespace allot::metrics
+
 namespace allot::scheduler {
 
 struct DefaultPreemptionArgs {
@@ -64,7 +69,9 @@ class DefaultPreemption final : public PostFilterPlugin {
 
   Handle& handle_;
   const DefaultPreemptionArgs args_;
-  client::Informer* budgets_ = nullptr;  // PodDisruptionBudgets; null in unit tests
+  client::Informer* budgets_ = nullptr;   // PodDisruptionBudgets; null in unit tests
+  metrics::Counter* attempts_ = nullptr;  // null without metrics
+  metrics::Histogram* victims_ = nullptr;
   std::mt19937_64 rng_{std::random_device{}()};
 };
 

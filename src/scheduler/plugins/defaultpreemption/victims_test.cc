@@ -117,9 +117,8 @@ TEST(VictimsTest, MatchesTheOracleOnRandomNodes) {
     for (const PodInfoPtr& p : pods) {
       if (p->priority < preemptor->priority) lower.push_back(p);
     }
-    std::sort(lower.begin(), lower.end(), [](const PodInfoPtr& a, const PodInfoPtr& b) {
-      return MoreImportant(*a, *b, kNow);
-    });
+    std::sort(lower.begin(), lower.end(),
+              [](const PodInfoPtr& a, const PodInfoPtr& b) { return MoreImportant(*a, *b, kNow); });
     std::set<std::string> over;
     int32_t allowed = budgets.empty() ? 0 : budgets[0].disruptions_allowed;
     for (const PodInfoPtr& p : lower) {

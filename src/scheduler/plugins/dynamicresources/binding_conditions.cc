@@ -9,6 +9,7 @@
 #include "client/event_recorder.h"
 #include "client/informer.h"
 #include "client/retry.h"
+#include "scheduler/framework/pod_status_patch.h"
 #include "scheduler/metrics/metrics.h"
 #include "scheduler/plugins/dynamicresources/dynamic_resources.h"
 #include "scheduler/plugins/dynamicresources/state.h"
@@ -176,7 +177,7 @@ void DynamicResources::ClearFailedAllocations(CycleState& state, const PodInfo& 
   for (const BindingWaiter::ClaimRef& ref : s->waiting) ReleaseFailedClaim(*c, ref, pod.uid());
   if (s->nominated) {
     c->PatchAsync(api::ResourceFor<api::Pod>(), pod.namespace_(), pod.name(),
-                  client::PatchKind::kMerge, R"({"status":{"nominatedNodeName":null}})", true,
+                  client::PatchKind::kMerge, PodStatusPatch(nullptr, std::string()), true,
                   [](Result<api::ObjectPtr>) {});  // a deleted pod needs nothing
     s->nominated = false;
   }
@@ -185,9 +186,9 @@ void DynamicResources::ClearFailedAllocations(CycleState& state, const PodInfo& 
 void DynamicResources::SetNominatedNode(const PodInfo& pod, const std::string& node) {
   client::Client* c = handle_.client();
   if (!c) return;
-  std::string body = R"({"status":{"nominatedNodeName":")" + node + R"("}})";
   c->PatchAsync(api::ResourceFor<api::Pod>(), pod.namespace_(), pod.name(),
-                client::PatchKind::kMerge, std::move(body), true, [](Result<api::ObjectPtr>) {});
+                client::PatchKind::kMerge, PodStatusPatch(nullptr, node), true,
+                [](Result<api::ObjectPtr>) {});
 }
 
 void DynamicResources::ObservePreBind(std::string_view status, bool requires_binding_conditions,
