@@ -11,7 +11,7 @@ void Nominator::Set(PodInfoPtr pod, const std::string& node) {
   node_of_[pod->uid()] = node;
   by_node_[node].push_back(std::move(pod));
   current_.reset();
-  count_.store(node_of_.size(), std::memory_order_relaxed);
+  count_.store(node_of_.size(), std::memory_order_release);
 }
 
 void Nominator::Update(const api::Pod* old_pod, PodInfoPtr pod) {
@@ -26,6 +26,7 @@ void Nominator::Update(const api::Pod* old_pod, PodInfoPtr pod) {
 }
 
 void Nominator::Remove(const std::string& uid) {
+  if (empty()) return;  // the common case, on every assume: no lock
   std::lock_guard<std::mutex> lock(mu_);
   RemoveLocked(uid);
 }
@@ -40,7 +41,7 @@ void Nominator::RemoveLocked(const std::string& uid) {
   }
   node_of_.erase(it);
   current_.reset();
-  count_.store(node_of_.size(), std::memory_order_relaxed);
+  count_.store(node_of_.size(), std::memory_order_release);
 }
 
 std::shared_ptr<const NominatedPods> Nominator::Current() const {

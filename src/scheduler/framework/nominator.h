@@ -43,7 +43,7 @@ class Nominator {
   std::vector<PodInfoPtr> ForNode(std::string_view node) const;
   // The node `uid` is nominated to; "" when none.
   std::string NodeOf(const std::string& uid) const;
-  bool empty() const { return count_.load(std::memory_order_relaxed) == 0; }
+  bool empty() const { return count_.load(std::memory_order_acquire) == 0; }
 
  private:
   void RemoveLocked(const std::string& uid);

@@ -290,13 +290,20 @@ Status Framework::RunFilterPlugins(const CycleState& state, const PodInfo& pod,
   return Status::Success();
 }
 
+namespace {
+
+// Whether the plugin with this index into the Filter plugins (-1: none) skipped at PreFilter.
+bool SkippedFilter(const CycleState& state, int filter) {
+  return filter >= 0 && static_cast<size_t>(filter) < state.skip_filter.size() &&
+         state.skip_filter[filter];
+}
+
+}  // namespace
+
 Status Framework::RunPreFilterExtensionAddPod(CycleState& state, const PodInfo& pod,
                                               const PodInfo& added, const NodeInfo& node) const {
   for (const auto& [ext, filter] : pre_filter_ext_) {
-    if (filter >= 0 && static_cast<size_t>(filter) < state.skip_filter.size() &&
-        state.skip_filter[filter]) {
-      continue;
-    }
+    if (SkippedFilter(state, filter)) continue;
     Status st = ext->AddPod(state, pod, added, node);
     if (!st.IsSuccess()) return WrapError("PreFilterExtensions AddPod", ext->Name(), st);
   }
@@ -307,10 +314,7 @@ Status Framework::RunPreFilterExtensionRemovePod(CycleState& state, const PodInf
                                                  const PodInfo& removed,
                                                  const NodeInfo& node) const {
   for (const auto& [ext, filter] : pre_filter_ext_) {
-    if (filter >= 0 && static_cast<size_t>(filter) < state.skip_filter.size() &&
-        state.skip_filter[filter]) {
-      continue;
-    }
+    if (SkippedFilter(state, filter)) continue;
     Status st = ext->RemovePod(state, pod, removed, node);
     if (!st.IsSuccess()) return WrapError("PreFilterExtensions RemovePod", ext->Name(), st);
   }

@@ -188,17 +188,13 @@ Status DefaultPreemption::PostFilter(CycleState& state, const PodInfo& pod,
     std::vector<std::pair<const NodeInfo*, Status>> failed;
     std::vector<Candidate> violating;
     std::atomic<bool> stop{false};
-    std::atomic<int> found_clean{0}, found_any{0};
+    int found_clean = 0, found_any = 0;  // guarded by mu
     handle_.parallelizer().Until(
         n,
         [&](int i) {
           const NodeInfo* base = potential[(offset + i) % potential.size()];
           // Most nodes usually hold nothing to preempt: say so before copying anything.
-          bool lower = false;
-          for (const PodInfoPtr& p : base->pods()) {
-            lower = lower || (p->priority < pod.priority && !p->IsReservePod());
-          }
-          if (!lower) {
+          if (!preemption::HasPotentialVictims(*base, pod)) {
             std::lock_guard<std::mutex> lock(mu);
             failed.emplace_back(base, Status(Code::kUnschedulableAndUnresolvable,
                                              std::string(preemption::kNoVictims)));
@@ -219,9 +215,9 @@ Status DefaultPreemption::PostFilter(CycleState& state, const PodInfo& pod,
           }
           const bool clean_node = v.pdb_violations == 0;
           (clean_node ? candidates : violating).push_back(Candidate{base->name(), std::move(v)});
-          int clean = clean_node ? found_clean.fetch_add(1) + 1 : found_clean.load();
-          int any = found_any.fetch_add(1) + 1;
-          if (clean > 0 && any >= wanted) stop = true;
+          found_clean += clean_node;
+          ++found_any;
+          if (found_clean > 0 && found_any >= wanted) stop = true;
         },
         &stop);
     for (Candidate& c : violating) candidates.push_back(std::move(c));

@@ -42,13 +42,28 @@ void SplitByBudgets(std::span<const PodInfoPtr> pods, const std::vector<Budget>&
   }
 }
 
+namespace {
+
+bool IsPotentialVictim(const PodInfo& p, const PodInfo& preemptor) {
+  return p.priority < preemptor.priority && !p.IsReservePod();
+}
+
+}  // namespace
+
+bool HasPotentialVictims(const NodeInfo& node, const PodInfo& pod) {
+  for (const PodInfoPtr& p : node.pods()) {
+    if (IsPotentialVictim(*p, pod)) return true;
+  }
+  return false;
+}
+
 Status SelectVictimsOnNode(const Handle& fw, CycleState& state, const PodInfo& pod, NodeInfo& node,
                            const std::vector<Budget>& budgets, const NominatedPods* nominated,
                            Time now, Victims& out) {
   out = Victims{};
   std::vector<PodInfoPtr> potential;
   for (const PodInfoPtr& p : node.pods()) {
-    if (p->priority < pod.priority && !p->IsReservePod()) potential.push_back(p);
+    if (IsPotentialVictim(*p, pod)) potential.push_back(p);
   }
   if (potential.empty()) {
     return Status(Code::kUnschedulableAndUnresolvable, std::string(kNoVictims));

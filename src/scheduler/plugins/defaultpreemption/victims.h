@@ -43,6 +43,10 @@ void SplitByBudgets(std::span<const PodInfoPtr> pods, const std::vector<Budget>&
 
 inline constexpr std::string_view kNoVictims = "No preemption victims found for incoming pod";
 
+// Whether `node` holds a pod preemption may evict for `pod`: of lower priority, not a reserve
+// pod.
+bool HasPotentialVictims(const NodeInfo& node, const PodInfo& pod);
+
 struct Victims {
   std::vector<PodInfoPtr> pods;  // most important first
   int pdb_violations = 0;
