@@ -2,7 +2,8 @@
 //
 // Binding parses the Binding body here and leaves the rules (already assigned, being deleted,
 // scheduling gates, preconditions, the PodScheduled condition) to store/pod_binding.h, which the
-// in-process client shares; the bind is one store write, as in Kubernetes.
+// in-process client shares; the bind is one store write, as in Kubernetes. Eviction parses the
+// Eviction body and leaves the disruption budgets to store/pod_eviction.h.
 #include <rapidjson/document.h>
 
 #include "api/codec/codec.h"
@@ -10,6 +11,7 @@
 #include "apiserver/handlers.h"
 #include "apiserver/request_params.h"
 #include "store/pod_binding.h"
+#include "store/pod_eviction.h"
 
 namespace allot::apiserver {
 
@@ -102,12 +104,14 @@ void ServeEviction(const CallPtr& call) {
   }
   auto opts = ParseDeleteOptions(call->req, delete_options, nullptr);
   if (!opts.ok()) return call->Fail(opts.status());
-  call->ctx.store.DeleteAsync(
-      call->resource(), call->route.namespace_, call->route.name, std::move(opts).value(),
-      call->Track<Result<api::DeleteResult>>("delete", [call](Result<api::DeleteResult> r) {
-        if (!r.ok()) return call->Fail(r.status());
-        call->Reply(JsonResponse(201, SuccessStatusJson({}, 201)));
-      }));
+  store::EvictPodAsync(call->ctx.store,
+                       {.namespace_ = call->route.namespace_,
+                        .name = call->route.name,
+                        .delete_options = std::move(opts).value()},
+                       call->ctx.clock, call->Track<Status>("delete", [call](Status s) {
+                         if (!s.ok()) return call->Fail(s);
+                         call->Reply(JsonResponse(201, SuccessStatusJson({}, 201)));
+                       }));
 }
 
 }  // namespace allot::apiserver

@@ -37,6 +37,7 @@ Controllers::~Controllers() { Stop(); }
 void Controllers::Stop() {
   if (resource_claims_) resource_claims_->Stop();
   if (reservations_) reservations_->Stop();
+  if (disruptions_) disruptions_->Stop();
   if (informers_) informers_->StopAll();
 }
 
@@ -58,6 +59,8 @@ Result<std::unique_ptr<Controllers>> StartControllers(client::Client& client,
   ALLOT_RETURN_IF_ERROR(c->resource_claims_->Start());
   c->reservations_ = std::make_unique<controllers::ReservationController>(client, *c->informers_);
   ALLOT_RETURN_IF_ERROR(c->reservations_->Start());
+  c->disruptions_ = std::make_unique<controllers::DisruptionController>(client, *c->informers_);
+  ALLOT_RETURN_IF_ERROR(c->disruptions_->Start());
   ALLOT_RETURN_IF_ERROR(c->informers_->StartAll());
   return c;
 }

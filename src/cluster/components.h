@@ -12,6 +12,7 @@
 #include "common/metrics.h"
 #include "common/status.h"
 #include "common/time.h"
+#include "controllers/disruption/controller.h"
 #include "controllers/reservation/controller.h"
 #include "controllers/resourceclaim/controller.h"
 #include "dra/features.h"
@@ -33,7 +34,7 @@ Result<std::unique_ptr<scheduler::Scheduler>> StartScheduler(client::Client& cli
                                                              metrics::Registry* metrics = nullptr,
                                                              const dra::Features& features = {});
 
-// The controllers (resourceclaim, reservation), with the informers they share.
+// The controllers (resourceclaim, reservation, disruption), with the informers they share.
 class Controllers {
  public:
   ~Controllers();  // Stop()s
@@ -46,6 +47,7 @@ class Controllers {
   std::unique_ptr<client::InformerFactory> informers_;
   std::unique_ptr<controllers::ResourceClaimController> resource_claims_;
   std::unique_ptr<controllers::ReservationController> reservations_;
+  std::unique_ptr<controllers::DisruptionController> disruptions_;
 };
 
 // Starts the controllers over `client` with their own informers. `metrics` (optional) is shared

@@ -163,8 +163,4 @@ std::chrono::seconds GracePeriod(const api::Pod& pod) {
   return std::chrono::seconds(std::max<int64_t>(s, 0));
 }
 
-bool IsTerminal(const api::Pod& pod) {
-  return pod.status.phase == "Succeeded" || pod.status.phase == "Failed";
-}
-
 }  // namespace allot::node

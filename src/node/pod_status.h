@@ -39,7 +39,4 @@ Result<std::optional<std::chrono::microseconds>> RunDuration(const api::Pod& pod
 // spec.terminationGracePeriodSeconds, else 30 s; never negative.
 std::chrono::seconds GracePeriod(const api::Pod& pod);
 
-// True for phase Succeeded or Failed.
-bool IsTerminal(const api::Pod& pod);
-
 }  // namespace allot::node

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include "api/core/pod_state.h"
 #include "testing/objects.h"
 
 namespace allot::node {
@@ -91,7 +92,7 @@ TEST(PodStatusTest, SucceededTerminatesEveryContainer) {
     EXPECT_EQ(c.state.terminated->finishedAt, t1);
     EXPECT_FALSE(c.ready);
   }
-  EXPECT_TRUE(IsTerminal(*done));
+  EXPECT_TRUE(api::IsPodTerminal(*done));
 }
 
 TEST(PodStatusTest, RunDurationAndGracePeriod) {

@@ -18,6 +18,7 @@
 #include <algorithm>
 #include <utility>
 
+#include "api/core/pod_state.h"
 #include "node/pod_status.h"
 #include "node/simulator_impl.h"
 
@@ -93,7 +94,7 @@ void NodeSimulator::Impl::ScheduleFinishLocked(const std::string& key, SimPod& p
 void NodeSimulator::Impl::FirstSightLocked(SimPod& p, const api::Pod& pod, Time now) {
   if (pod.metadata.deletionTimestamp) return;  // ReconcileLocked starts the termination
   std::string key = PodKey(pod.metadata);
-  if (IsTerminal(pod)) {
+  if (api::IsPodTerminal(pod)) {
     SetStageLocked(p, PodStage::kDone);
     return;
   }
@@ -119,7 +120,7 @@ void NodeSimulator::Impl::ReconcileLocked(const std::string& key, SimPod& p, Tim
     }
     return;
   }
-  if ((p.stage == PodStage::kPending || p.stage == PodStage::kRunning) && IsTerminal(pod)) {
+  if ((p.stage == PodStage::kPending || p.stage == PodStage::kRunning) && api::IsPodTerminal(pod)) {
     // Ended by someone else (evicted, marked Failed): stop tracking its run.
     ReleaseLocked(p, *nodes_[p.node], owed_unprepares_);
     if (!owed_unprepares_.empty()) WakeLocked();
@@ -343,7 +344,7 @@ void NodeSimulator::Impl::Terminate(const std::string& key, const SimPod& snap, 
     if (!p.ip.empty()) nodes_[p.node]->ips.Release(p.ip);
     p.ip.clear();
     const api::Pod& pod = AsPod(p.latest);
-    if (p.started && !IsTerminal(pod)) obj = SucceededPod(pod, now);
+    if (p.started && !api::IsPodTerminal(pod)) obj = SucceededPod(pod, now);
     SetStageLocked(p, PodStage::kDeleting);
     auto wait = std::min<std::chrono::microseconds>(GracePeriod(pod), options_.max_grace_period);
     SchedulePodLocked(key, p, AddDuration(now, wait));

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <set>
 
+#include "api/core/pod_state.h"
 #include "api/machinery/resources.h"
 #include "scheduler/plugins/registry.h"
 
@@ -16,10 +17,6 @@ namespace {
 // 30 s and 1 s).
 constexpr std::chrono::seconds kLeftoverFlushPeriod{30};
 constexpr std::chrono::seconds kAssumedCleanupPeriod{1};
-
-bool Terminal(const api::Pod& pod) {
-  return pod.status.phase == "Succeeded" || pod.status.phase == "Failed";
-}
 
 std::shared_ptr<const api::Pod> AsPodPtr(const api::ObjectPtr& obj) {
   if (!obj || !api::As<api::Pod>(*obj)) return nullptr;
@@ -277,7 +274,7 @@ void Scheduler::BindingDone() {
 
 void Scheduler::OnPodAdd(const api::ObjectPtr& obj) {
   auto pod = AsPodPtr(obj);
-  if (!pod || Terminal(*pod)) return;
+  if (!pod || api::IsPodTerminal(*pod)) return;
   if (!pod->spec.nodeName.empty()) {
     cache_->AddPod(PodInfo::Make(pod));
     queue_->OnEvent({EventResource::kAssignedPod, kAdd}, nullptr, obj);
@@ -295,7 +292,7 @@ void Scheduler::OnPodUpdate(const api::ObjectPtr& old_obj, const api::ObjectPtr&
   bool was_assigned = old_pod && !old_pod->spec.nodeName.empty();
   if (pod->spec.nodeName.empty()) {
     if (!Responsible(*pod)) return;
-    if (Terminal(*pod)) {
+    if (api::IsPodTerminal(*pod)) {
       nominator_.Remove(pod->metadata.uid);
       queue_->Delete(*pod);
     } else {
@@ -310,7 +307,7 @@ void Scheduler::OnPodUpdate(const api::ObjectPtr& old_obj, const api::ObjectPtr&
     nominator_.Remove(pod->metadata.uid);
     queue_->Delete(*old_pod);
   }
-  if (Terminal(*pod)) {
+  if (api::IsPodTerminal(*pod)) {
     // A finished pod frees its node, as if it were deleted.
     cache_->RemovePod(*pod);
     queue_->OnEvent({EventResource::kAssignedPod, kDelete}, old_obj, nullptr);

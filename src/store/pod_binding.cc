@@ -2,6 +2,7 @@
 
 #include <memory>
 
+#include "api/core/pod_state.h"
 #include "api/core/types.h"
 #include "api/machinery/validation.h"
 
@@ -41,19 +42,8 @@ Status CheckBindable(const api::Pod& pod, const PodBinding& b) {
   return Status::Ok();
 }
 
-// podutil.UpdatePodCondition(&status, {Type: PodScheduled, Status: True}).
 void SetScheduled(api::PodStatus& status, Time now) {
-  api::PodCondition c;
-  c.type = "PodScheduled";
-  c.status = "True";
-  c.lastTransitionTime = now.TruncatedToSeconds();
-  for (api::PodCondition& old : status.conditions) {
-    if (old.type != c.type) continue;
-    if (old.status == c.status) c.lastTransitionTime = old.lastTransitionTime;
-    old = std::move(c);
-    return;
-  }
-  status.conditions.push_back(std::move(c));
+  api::UpdatePodCondition(status, {.type = "PodScheduled", .status = "True"}, now);
 }
 
 }  // namespace

@@ -9,6 +9,7 @@
 #include <string_view>
 #include <vector>
 
+#include "api/core/pod_state.h"
 #include "api/core/strategy.h"
 
 namespace allot::api {
@@ -33,10 +34,8 @@ std::string SinceMicro(const std::optional<MicroTime>& t, Time now) {
 std::string OrNone(const std::string& s) { return s.empty() ? "<none>" : s; }
 
 bool HasCondition(const Pod& pod, std::string_view type) {
-  for (const PodCondition& c : pod.status.conditions) {
-    if (c.type == type && c.status == "True") return true;
-  }
-  return false;
+  const PodCondition* c = FindPodCondition(pod.status, type);
+  return c && c->status == "True";
 }
 
 // The reason kubectl shows for a terminated container without one.
@@ -129,7 +128,7 @@ PodSummary SummarizePod(const Pod& pod) {
       s.reason = HasCondition(pod, "Ready") ? "Running" : "NotReady";
     }
   }
-  bool terminal = pod.status.phase == "Succeeded" || pod.status.phase == "Failed";
+  bool terminal = IsPodTerminal(pod);
   if (pod.metadata.deletionTimestamp && pod.status.reason == "NodeLost") {
     s.reason = "Unknown";
   } else if (pod.metadata.deletionTimestamp && !terminal) {

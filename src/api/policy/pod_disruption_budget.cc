@@ -2,6 +2,7 @@
 
 #include <charconv>
 
+#include "api/machinery/conditions.h"
 #include "api/machinery/meta_validation.h"
 #include "api/machinery/names.h"
 #include "api/machinery/reflect.h"
@@ -49,9 +50,29 @@ void ValidateCount(int64_t v, const Path& p, FieldErrors& errs) {
 }  // namespace
 
 bool PodDisruptionBudgetSelects(const PodDisruptionBudget& pdb, const StringMap& pod_labels) {
-  if (!pdb.spec.selector) return true;
+  if (!pdb.spec.selector) return false;
   auto sel = LabelSelectorExpr::FromLabelSelector(*pdb.spec.selector);
   return sel.ok() && sel->Matches(pod_labels);
+}
+
+void UpdateDisruptionAllowedCondition(PodDisruptionBudget& pdb, Time now) {
+  const bool allowed = pdb.status.disruptionsAllowed > 0;
+  SetStatusCondition(
+      pdb.status.conditions,
+      {.type = std::string(kDisruptionAllowedCondition),
+       .status = allowed ? "True" : "False",
+       .observedGeneration = pdb.status.observedGeneration,
+       .reason = std::string(allowed ? kReasonSufficientPods : kReasonInsufficientPods)},
+      now);
+}
+
+bool DisruptionConditionsUpToDate(const PodDisruptionBudget& pdb) {
+  const Condition* c = FindStatusCondition(pdb.status.conditions, kDisruptionAllowedCondition);
+  if (!c || pdb.status.observedGeneration != pdb.metadata.generation) return false;
+  if (pdb.status.disruptionsAllowed > 0) {
+    return c->status == "True" && c->reason == kReasonSufficientPods;
+  }
+  return c->status == "False" && c->reason == kReasonInsufficientPods;
 }
 
 Result<int32_t> ScaledValue(const IntOrString& v, int32_t total) {

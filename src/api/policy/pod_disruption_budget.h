@@ -32,7 +32,7 @@ inline constexpr std::string_view kUnhealthyPodEvictionAlwaysAllow = "AlwaysAllo
 
 struct PodDisruptionBudgetSpec {
   std::optional<IntOrString> minAvailable;
-  std::optional<LabelSelector> selector;  // empty or absent: every pod of the namespace
+  std::optional<LabelSelector> selector;  // empty: every pod of the namespace; absent: none
   std::optional<IntOrString> maxUnavailable;
   std::optional<std::string> unhealthyPodEvictionPolicy;  // IfHealthyBudget | AlwaysAllow
   template <class V>
@@ -83,10 +83,19 @@ struct PodDisruptionBudget : TypedObject<PodDisruptionBudget> {
   }
 };
 
-// Whether the budget's selector selects pods with these labels (an empty or absent selector
-// selects every pod of the namespace, as policy/v1 says). A selector that does not parse
-// selects nothing.
+// Whether the budget's selector selects pods with these labels, as metav1.LabelSelectorAsSelector
+// reads it for policy/v1: an empty selector selects every pod of the namespace, an absent one
+// none. A selector that does not parse selects nothing.
 bool PodDisruptionBudgetSelects(const PodDisruptionBudget& pdb, const StringMap& pod_labels);
+
+// Sets the DisruptionAllowed condition from status.disruptionsAllowed: True with reason
+// SufficientPods when it is positive, else False with InsufficientPods; its observedGeneration
+// is status.observedGeneration (pdbhelper.UpdateDisruptionAllowedCondition).
+void UpdateDisruptionAllowedCondition(PodDisruptionBudget& pdb, Time now);
+
+// The status has seen the current generation and its DisruptionAllowed condition agrees with
+// disruptionsAllowed (pdbhelper.ConditionsAreUpToDate).
+bool DisruptionConditionsUpToDate(const PodDisruptionBudget& pdb);
 
 // An int-or-percent resolved against `total`: ints as they are, "N%" as N% of total rounded up
 // (intstr.GetScaledValueFromIntOrPercent with roundUp). Errors for a malformed percent.

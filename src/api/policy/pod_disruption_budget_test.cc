@@ -81,7 +81,9 @@ TEST(PodDisruptionBudgetTest, Validation) {
 
 TEST(PodDisruptionBudgetTest, SelectionAndScaledValues) {
   PodDisruptionBudget pdb = Budget();
-  EXPECT_TRUE(PodDisruptionBudgetSelects(pdb, {{"app", "db"}}));  // no selector: every pod
+  EXPECT_FALSE(PodDisruptionBudgetSelects(pdb, {{"app", "db"}}));  // no selector: no pod
+  pdb.spec.selector = LabelSelector{};
+  EXPECT_TRUE(PodDisruptionBudgetSelects(pdb, {{"app", "db"}}));  // empty: every pod
   pdb.spec.selector = LabelSelector{.matchLabels = {{"app", "web"}}};
   EXPECT_TRUE(PodDisruptionBudgetSelects(pdb, {{"app", "web"}}));
   EXPECT_FALSE(PodDisruptionBudgetSelects(pdb, {{"app", "db"}}));

@@ -4,6 +4,7 @@
 
 #include "api/core/pod.h"
 #include "api/core/pod_requests.h"
+#include "api/core/pod_state.h"
 #include "api/core/types.h"
 #include "api/koordinator/annotations.h"
 #include "api/machinery/resources.h"
@@ -44,8 +45,7 @@ std::vector<std::string> ReservationNode(const api::Object& obj) {
 }
 
 bool PodActive(const api::Pod& pod) {
-  return !pod.metadata.deletionTimestamp && pod.status.phase != "Succeeded" &&
-         pod.status.phase != "Failed";
+  return !pod.metadata.deletionTimestamp && !api::IsPodTerminal(pod);
 }
 
 std::chrono::steady_clock::duration Until(Time at, Time now) {

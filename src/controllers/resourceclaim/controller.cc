@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "api/core/pod.h"
+#include "api/core/pod_state.h"
 #include "api/machinery/resources.h"
 #include "api/resource/types.h"
 #include "common/log.h"
@@ -189,7 +190,7 @@ void ResourceClaimController::OnPod(const api::Pod& pod, bool removed) {
 }
 
 bool ResourceClaimController::PodNeedsWork(const api::Pod& pod) const {
-  if (pod.metadata.deletionTimestamp || IsPodTerminal(pod)) return false;
+  if (pod.metadata.deletionTimestamp || api::IsPodTerminal(pod)) return false;
   for (const api::PodResourceClaim& pc : pod.spec.resourceClaims) {
     PodClaimName n = ClaimNameFor(pod, pc);
     if (n.kind == PodClaimName::Kind::kNotNeeded) continue;

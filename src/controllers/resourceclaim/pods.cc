@@ -1,6 +1,7 @@
 // The pod sync of the resourceclaim controller: claims from templates, the pod status record of
 // their names, reservations for pods bound with allocated, unreserved claims, and contexts for
 // pods bound with control-plane claims still to be allocated.
+#include "api/core/pod_state.h"
 #include "api/resource/pod_scheduling_context.h"
 #include "client/retry.h"
 #include "controllers/resourceclaim/controller.h"
@@ -26,7 +27,7 @@ Status ResourceClaimController::SyncPod(const std::string& ns, const std::string
   const api::Pod& pod = *api::As<api::Pod>(*obj);
   // Nothing to create for a pod that is being deleted or finished (its claims would only be
   // deleted again).
-  if (pod.metadata.deletionTimestamp || IsPodTerminal(pod)) return Status::Ok();
+  if (pod.metadata.deletionTimestamp || api::IsPodTerminal(pod)) return Status::Ok();
 
   std::map<std::string, std::string> new_statuses;  // pod claim -> claim name
   for (const api::PodResourceClaim& pc : pod.spec.resourceClaims) {

@@ -3,6 +3,7 @@
 #include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>
 
+#include "api/core/pod_state.h"
 #include "api/machinery/owners.h"
 #include "api/resource/validation.h"
 
@@ -64,12 +65,8 @@ bool CanBeReserved(const api::ResourceClaim& claim) {
          !claim.status.deallocationRequested && !claim.metadata.deletionTimestamp;
 }
 
-bool IsPodTerminal(const api::Pod& pod) {
-  return pod.status.phase == "Succeeded" || pod.status.phase == "Failed";
-}
-
 bool IsPodDone(const api::Pod& pod) {
-  return IsPodTerminal(pod) || (pod.metadata.deletionTimestamp && pod.spec.nodeName.empty());
+  return api::IsPodTerminal(pod) || (pod.metadata.deletionTimestamp && pod.spec.nodeName.empty());
 }
 
 bool PodNeedsClaims(const api::Pod& pod, bool removed) { return !removed && !IsPodDone(pod); }

@@ -50,8 +50,6 @@ bool IsReservedForPod(const api::Pod& pod, const api::ResourceClaim& claim);
 // (validation forbids adding otherwise) neither deallocationRequested nor being deleted.
 bool CanBeReserved(const api::ResourceClaim& claim);
 
-// Phase Succeeded or Failed.
-bool IsPodTerminal(const api::Pod& pod);
 // Certain that no container runs now or ever will: terminal, or deleted before it was
 // scheduled (isPodDone).
 bool IsPodDone(const api::Pod& pod);
