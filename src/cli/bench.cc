@@ -35,6 +35,16 @@
 //       used); with _nonowners the pods own none (bench-reservation=none), which measures what
 //       R reservations cost everyone else. Compare with SchedulingBasic/<N>Nodes_<P>Pods.
 //
+//   PreemptionBasic/<N>nodes
+//       N nodes filled with 4N pods of priority 0 asking 900m CPU (4 per node, 3.6 of the 4
+//       CPU); then 2N pods of PriorityClass bench-high (1000) asking the same are measured: each
+//       fits nowhere, preempts one victim (deleted with grace period 0: no kubelet runs), is
+//       nominated, and binds once the victim is gone. Throughput is preemptors bound per second.
+//   PreemptionDRA/<N>nodes
+//       the same with devices: 4 per node, every pod asks 100m CPU and one device through a claim
+//       template, so the devices are what is short; a preemptor binds once the resourceclaim
+//       controller released its victim's claim.
+//
 //   --rate R: the measured pods are created at R pods/s (an open loop, as an offered load)
 //   instead of all at once; the latency percentiles then say how long a pod waits at that load.
 //   The throughput is bounded by R.
@@ -65,6 +75,7 @@
 #include "api/koordinator/reservation.h"
 #include "api/machinery/resources.h"
 #include "api/resource/types.h"
+#include "api/scheduling/priority_class.h"
 #include "cli/bench_support.h"
 #include "cli/controllers.h"
 #include "cli/roles.h"
@@ -103,8 +114,13 @@ struct Workload {
   int64_t steady_window = 0;  // > 0: measured pods are deleted once bound, this many alive
   int64_t infeasible = 0;
   int64_t reservations = 0;
-  bool owners = true;  // measured pods own the reservations
+  bool owners = true;       // measured pods own the reservations
+  bool preemption = false;  // measured pods have a higher priority than the fill pods
 };
+
+// The fill pods' size in the preemption workloads without devices: 4 fit a 4-CPU node.
+constexpr char kPreemptionCpu[] = "900m";
+constexpr char kHighPriorityClass[] = "bench-high";
 
 Result<Workload> ParseWorkload(const std::string& name) {
   std::smatch m;
@@ -113,6 +129,7 @@ Result<Workload> ParseWorkload(const std::string& name) {
       R"((SchedulingWithResourceClaimTemplate|SchedulingWithResourceClaim|SchedulingInfeasibleClaim|SchedulingWithControlPlaneController|SchedulingWithMixedClaims)/(\d+)pods_(\d+)nodes)");
   static const std::regex kReservation(
       R"(ReservationScheduling/(\d+)reservations_(\d+)pods_(\d+)nodes(_nonowners)?)");
+  static const std::regex kPreemption(R"((PreemptionBasic|PreemptionDRA)/(\d+)nodes)");
   static const std::regex kSteady(
       R"(SteadyStateClusterResourceClaimTemplate/(empty|half|full)_(\d+)nodes)");
   Workload w;
@@ -144,6 +161,15 @@ Result<Workload> ParseWorkload(const std::string& name) {
     w.pods = std::stoll(m[2]);
     w.nodes = std::stoll(m[3]);
     w.owners = !m[4].matched;
+  } else if (std::regex_match(name, m, kPreemption)) {
+    w.nodes = std::stoll(m[2]);
+    w.preemption = true;
+    w.init_pods = 4 * w.nodes;
+    w.pods = 2 * w.nodes;
+    if (m[1] == "PreemptionDRA") {
+      w.claims = ClaimKind::kTemplate;
+      w.devices_per_node = 4;
+    }
   } else if (std::regex_match(name, m, kSteady)) {
     w.nodes = std::stoll(m[2]);
     w.devices_per_node = 10;
@@ -160,7 +186,8 @@ Result<Workload> ParseWorkload(const std::string& name) {
         "SchedulingWithControlPlaneController/<P>pods_<N>nodes, "
         "SchedulingWithMixedClaims/<P>pods_<N>nodes, "
         "SteadyStateClusterResourceClaimTemplate/{empty,half,full}_<N>nodes, "
-        "ReservationScheduling/<R>reservations_<P>pods_<N>nodes[_nonowners] or "
+        "ReservationScheduling/<R>reservations_<P>pods_<N>nodes[_nonowners], "
+        "PreemptionBasic/<N>nodes, PreemptionDRA/<N>nodes or "
         "SchedulingInfeasibleClaim/<P>pods_<N>nodes");
   }
   if (w.nodes <= 0 || w.pods <= 0) return BadRequestError("nodes and pods must be positive");
@@ -179,10 +206,14 @@ std::unique_ptr<api::ResourceClaim> BenchSharedClaim(int64_t i) {
 }
 
 // A pod named `name`; with claims it references the template `tmpl` or shared claim
-// `claim_index / pods_per_claim`.
+// `claim_index / pods_per_claim`. In the preemption workloads a `measured` pod has the high
+// priority class.
 std::unique_ptr<api::Pod> BenchPod(const Workload& w, const std::string& name, int64_t claim_index,
-                                   const std::string& tmpl) {
-  auto p = workloads::MakePod(name, "default");
+                                   const std::string& tmpl, bool measured = false) {
+  const bool cpu_bound = w.preemption && w.claims == ClaimKind::kNone;
+  auto p = cpu_bound ? workloads::MakePod(name, "default", kPreemptionCpu, "500Mi")
+                     : workloads::MakePod(name, "default");
+  if (w.preemption && measured) p->spec.priorityClassName = kHighPriorityClass;
   if (w.reservations > 0) {
     p->metadata.labels["bench-reservation"] =
         w.owners ? "r-" + std::to_string(claim_index) : "none";
@@ -282,6 +313,12 @@ Result<Measurement> Drive(client::Client& client, const Workload& w, double rate
   Status first_error;
   auto drain = [&] { first_error = submitter.Drain(); };
   const bool dra = HasStructured(w);
+  if (w.preemption) {
+    auto pc = std::make_unique<api::PriorityClass>();
+    pc->metadata.name = kHighPriorityClass;
+    pc->value = 1000;
+    submit(api::ResourceFor<api::PriorityClass>(), std::move(pc));
+  }
   if (HasController(w)) submit(templates, ControllerTemplate());
   if (dra) {
     submit(classes, BenchClass());
@@ -366,7 +403,8 @@ Result<Measurement> Drive(client::Client& client, const Workload& w, double rate
     int64_t i = next.fetch_add(1);
     if (i >= w.pods) return;
     created[static_cast<size_t>(i)] = Steady::now();
-    submit(pods, BenchPod(w, "bench-pod-" + std::to_string(i), w.init_pods + i, "bench-claim"));
+    submit(pods, BenchPod(w, "bench-pod-" + std::to_string(i), w.init_pods + i, "bench-claim",
+                          /*measured=*/true));
   };
   std::thread creator([&] {
     int64_t first = w.steady_window > 0 ? std::min(w.steady_window, w.pods) : w.pods;

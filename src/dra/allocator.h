@@ -82,10 +82,14 @@ struct AllocatorOptions {
 //   (`reserved`, usable by this pod or already taken by another owner) takes held devices only
 //   ("what the reservation holds comes only from it"); alternatives the reservation cannot
 //   serve are not affected.
+// `taken`: devices free in `in_use` that pods nominated to the node will take (preemption keeps
+// what a victim freed for its preemptor): never usable by this pod, held or not. Their shared
+// counters are not charged.
 struct HeldDevices {
   // Sorted, unique; indices into the allocator's inventory.
   std::vector<DeviceIndex> devices;   // usable by this pod
   std::vector<DeviceIndex> reserved;  // everything the reservation holds (Restricted only)
+  std::vector<DeviceIndex> taken;     // promised to pods nominated to the node
   bool restricted = false;
 };
 

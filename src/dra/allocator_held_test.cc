@@ -88,5 +88,27 @@ TEST(AllocatorHeld, RestrictedOwnerGetsNothingElseOnceTheHeldDevicesAreTaken) {
   EXPECT_EQ(out.result, Result::kAllocated) << out.reason;
 }
 
+// Devices promised to pods nominated to the node (HeldDevices.taken) are never used, even the
+// ones the pod's own reservation holds; the rest of the node still serves.
+TEST(AllocatorHeld, TakenDevicesAreNeverUsed) {
+  HeldFixture f;
+  HeldDevices taken;
+  taken.taken = {*f.h.inventory()->Find(kDriver, "n1", "gpu-0")};
+  auto out = f.Run({ClaimBuilder("c").Request("r", "gpu", 1).Build()}, &taken);
+  ASSERT_EQ(out.result, Result::kAllocated) << out.reason;
+  EXPECT_THAT(DeviceNames(out.allocations[0]), ElementsAre("gpu-1"));
+  out = f.Run({ClaimBuilder("c").Request("r", "gpu", 2).Build()}, &taken);
+  EXPECT_EQ(out.result, Result::kUnschedulable);
+  // With the reservation's devices: gpu-2, gpu-3 and gpu-1, not gpu-0 nor a taken held one.
+  f.held.taken = {*f.h.inventory()->Find(kDriver, "n1", "gpu-0"),
+                  *f.h.inventory()->Find(kDriver, "n1", "gpu-3")};
+  std::sort(f.held.taken.begin(), f.held.taken.end());
+  out = f.Run({ClaimBuilder("c").Request("r", "gpu", 2).Build()}, &f.held);
+  ASSERT_EQ(out.result, Result::kAllocated) << out.reason;
+  EXPECT_THAT(DeviceNames(out.allocations[0]), ElementsAre("gpu-2", "gpu-1"));
+  out = f.Run({ClaimBuilder("c").Request("r", "gpu", 3).Build()}, &f.held);
+  EXPECT_EQ(out.result, Result::kUnschedulable);
+}
+
 }  // namespace
 }  // namespace allot::dra

@@ -16,7 +16,9 @@ Search::Search(const Allocator::Impl& impl, const api::Node& node, const Allocat
       inv_(*impl.inventory),
       node_(node),
       in_use_(in_use),
-      held_(held && (!held->devices.empty() || held->restricted) ? held : nullptr) {}
+      held_(held && (!held->devices.empty() || held->restricted || !held->taken.empty())
+                ? held
+                : nullptr) {}
 
 Allocator::Outcome Search::Run() {
   if (!Prepare() || !Feasible(0) || !ChooseAlternatives(0)) return Failure();
@@ -39,7 +41,8 @@ bool Search::Prepare() {
     l.shared = f.consumable_capacity && d.allowMultipleAllocations.value_or(false);
     l.counters = f.partitionable_devices && !inv_.info(l.global).counters.empty();
     l.prior_share = l.shared && in_use_.ShareCount(l.global) > 0;
-    l.held = held_ && !l.shared &&
+    l.taken = held_ && std::binary_search(held_->taken.begin(), held_->taken.end(), l.global);
+    l.held = held_ && !l.shared && !l.taken &&
              std::binary_search(held_->devices.begin(), held_->devices.end(), l.global);
     l.reserved =
         l.held || (held_ && held_->restricted &&
@@ -85,9 +88,9 @@ void Search::BuildAltStates() {
       Local& l = locals_[p];
       if (!set.Has(l.global)) continue;
       serves = serves || l.reserved;
-      const bool usable =
-          alt.admin || l.held ||
-          (l.shared ? !in_use_.IsExclusivelyAllocated(l.global) : !in_use_.IsInUse(l.global));
+      const bool usable = alt.admin || l.held ||
+                          (!l.taken && (l.shared ? !in_use_.IsExclusivelyAllocated(l.global)
+                                                 : !in_use_.IsInUse(l.global)));
       if (!usable) {
         st.blocked = true;  // only matters for All
         continue;

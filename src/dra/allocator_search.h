@@ -73,6 +73,7 @@ class Search {
     bool prior_share = false;  // `in_use` already has shares of it
     bool held = false;         // held for the pod: usable, its counters consumed already
     bool reserved = false;     // held by the pod's reservation (Restricted), maybe not for it
+    bool taken = false;        // promised to a pod nominated to the node: never usable
     uint32_t picks = 0;        // picks of a non-shared device in this call
     uint32_t shares = 0;       // shares of a shared device picked in this call
     uint32_t share_slot = kNone;

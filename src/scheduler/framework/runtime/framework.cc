@@ -332,6 +332,8 @@ Status Framework::RunFilterPluginsWithNominatedPods(const CycleState& state, con
   std::unique_ptr<CycleState> clone;
   std::optional<NodeInfo> with;
   if (here) {
+    Status alone = RunFilterPlugins(state, pod, node);
+    if (!alone.IsSuccess()) return alone;
     for (const PodInfoPtr& p : *here) {
       if (p->priority < pod.priority || p->uid() == pod.uid()) continue;
       bool already = false;  // assumed or bound meanwhile: counted on the node already

@@ -107,8 +107,10 @@ class Framework final : public Handle {
   // the pod itself, and not already on the node) ran there: on a copy of the node and a clone
   // of the state, each added through the PreFilterExtensions (Kubernetes'
   // RunFilterPluginsWithNominatedPods; its second pass without them matters only to plugins a
-  // pod's presence can help, inter-pod affinity, which Allot does not have). `nominated` may
-  // be null (none).
+  // pod's presence can help, inter-pod affinity, which Allot does not have). Since no Allot
+  // plugin is helped by another pod's presence, a node that rejects the pod alone is rejected
+  // without adding the nominated pods (the costly part, for devices). `nominated` may be null
+  // (none).
   Status RunFilterPluginsWithNominatedPods(const CycleState& state, const PodInfo& pod,
                                            const NodeInfo& node,
                                            const NominatedPods* nominated) const override;

@@ -97,6 +97,7 @@ std::optional<dra::HeldDevices> HeldFor(const CycleState& state, const DraState&
     }
   }
   if (h.reserved.empty()) h.restricted = false;
+  h.taken = s.nominated_taken;  // sorted
   // Preemption's dry run: the victims' devices are this pod's to take (within the reservation
   // only, for a Restricted one).
   for (dra::DeviceIndex i : s.freed) {
@@ -104,7 +105,7 @@ std::optional<dra::HeldDevices> HeldFor(const CycleState& state, const DraState&
       h.devices.push_back(i);
     }
   }
-  if (h.reserved.empty() && h.devices.empty()) return std::nullopt;
+  if (h.reserved.empty() && h.devices.empty() && h.taken.empty()) return std::nullopt;
   for (auto* v : {&h.devices, &h.reserved}) {
     std::sort(v->begin(), v->end());
     v->erase(std::unique(v->begin(), v->end()), v->end());
@@ -436,10 +437,14 @@ Status DynamicResources::RemovePod(CycleState& state, const PodInfo& /*pod*/,
 }
 
 Status DynamicResources::AddPod(CycleState& state, const PodInfo& /*pod*/, const PodInfo& added,
-                                const NodeInfo& /*node*/) const {
+                                const NodeInfo& node) const {
   DraState* s = state.Mutable(kDraStateKey);
-  if (!s || s->removed.erase(added.uid()) == 0) return Status::Success();
-  RecomputeFreed(*s);
+  if (!s || !s->allocator) return Status::Success();
+  if (s->removed.erase(added.uid()) > 0) {  // a victim reprieved
+    RecomputeFreed(*s);
+    return Status::Success();
+  }
+  if (node.node()) TakeForNominated(*s, added, *node.node());
   return Status::Success();
 }
 

@@ -68,7 +68,9 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "cel/cel.h"
@@ -84,6 +86,11 @@
 namespace allot::client {
 class Informer;
 }  // namespace allot::client
+
+namespace allot::dra {
+class Allocator;
+class Inventory;
+}  // namespace allot::dra
 
 namespace allot::scheduler {
 
@@ -143,7 +150,9 @@ class DynamicResources final : public PreEnqueuePlugin,
   Status PreEnqueue(const api::Pod& pod) const override;
   Status PreFilter(CycleState& state, const PodInfo& pod, PreFilterResult& result) override;
   // Preemption's dry run: a removed pod's claims that no remaining pod holds free their devices
-  // for this pod; adding it back takes them again.
+  // for this pod; adding it back takes them again. A pod nominated to the node (Filter with
+  // nominated pods) takes the devices its unallocated claims would get there first, so the
+  // devices a victim freed stay its preemptor's (nominated.cc).
   Status AddPod(CycleState& state, const PodInfo& pod, const PodInfo& added,
                 const NodeInfo& node) const override;
   Status RemovePod(CycleState& state, const PodInfo& pod, const PodInfo& removed,
@@ -208,6 +217,15 @@ class DynamicResources final : public PreEnqueuePlugin,
   bool AdminAccessAllowed(const std::string& ns) const;
   // The dry run's freed devices from s.removed.
   void RecomputeFreed(dra_plugin::DraState& s) const;
+  // scheduler/plugins/dynamicresources/nominated.cc
+  // Adds to s.nominated_taken the devices `nominated`'s unallocated structured claims would
+  // take on the node, given what is in use and taken already.
+  void TakeForNominated(dra_plugin::DraState& s, const PodInfo& nominated,
+                        const api::Node& node) const;
+  // The allocator for a nominated pod's unallocated claims (cached by pod uid while its claims
+  // and the inventory stay the same); null when it has none or they cannot be allocated.
+  std::shared_ptr<const dra::Allocator> NominatedAllocator(
+      const api::Pod& pod, const dra_plugin::DraState& s) const;
   // The DeviceClass from the informer; null when it does not exist.
   std::shared_ptr<const api::DeviceClass> Class(std::string_view name) const;
   // Keeps the verdicts this cycle's Filter computed in the pod's equivalence class.
@@ -225,7 +243,7 @@ class DynamicResources final : public PreEnqueuePlugin,
   Handle& handle_;
   dra::Features features_;
   DynamicResourcesArgs args_;
-  cel::ProgramCache programs_;
+  mutable cel::ProgramCache programs_;  // thread-safe; Filter's AddPod compiles too
   client::Informer* claims_ = nullptr;
   client::Informer* slices_ = nullptr;
   client::Informer* classes_ = nullptr;
@@ -236,6 +254,23 @@ class DynamicResources final : public PreEnqueuePlugin,
   VerdictCache verdicts_;                        // scheduling thread (see its header)
   std::atomic<uint64_t> classes_generation_{0};  // bumped on every DeviceClass event
   Negotiations negotiations_;
+  // NominatedAllocator's cache, by pod uid; cleared when it grows past a bound.
+  struct NominatedEntry {
+    std::vector<std::string> claim_versions;  // uid/resourceVersion of each unallocated claim
+    std::shared_ptr<const dra::Inventory> inventory;
+    std::shared_ptr<const dra::Allocator> allocator;
+  };
+  // TakeForNominated's answers, by "<pod uid>/<node>": valid while the allocator, the node's
+  // in-use generations and the devices taken before it are the same.
+  struct NominatedTake {
+    std::shared_ptr<const dra::Allocator> allocator;
+    uint64_t node_gen = 0, shared_gen = 0;
+    std::vector<uint32_t> before;  // s.nominated_taken on entry
+    std::vector<uint32_t> takes;
+  };
+  mutable std::mutex nominated_mu_;
+  mutable std::unordered_map<std::string, NominatedEntry> nominated_;  // guarded by nominated_mu_
+  mutable std::unordered_map<std::string, NominatedTake> nominated_takes_;  // likewise
   // PostFilter's and PostBind's API writes, off the scheduling thread. Declared last: it is
   // stopped (its queued writes run) before the members they use go away.
   TaskPool writer_{1};

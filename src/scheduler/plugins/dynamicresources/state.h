@@ -108,6 +108,9 @@ struct DraState {
   // exactly once), which Filter then counts as free for this pod.
   std::map<std::string, ClaimsOfPod, std::less<>> removed;
   std::vector<dra::DeviceIndex> freed;
+  // Filter with nominated pods (nominated.cc), in the node's own copy of the state: the devices
+  // the pods nominated to the node will take there (sorted), which this pod may not use.
+  std::vector<dra::DeviceIndex> nominated_taken;
 };
 inline const StateKey<DraState> kDraStateKey("PreFilterDynamicResources");
 
