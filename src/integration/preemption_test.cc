@@ -4,9 +4,11 @@
 // terminate, and preemptionPolicy Never.
 #include <gtest/gtest.h>
 
+#include "api/koordinator/reservation.h"
 #include "api/policy/pod_disruption_budget.h"
 #include "api/scheduling/priority_class.h"
 #include "integration/dra_fixture.h"
+#include "testing/objects.h"
 
 namespace allot::integration {
 namespace {
@@ -57,6 +59,27 @@ class PreemptionTest : public DraFixture {
     if (!WaitBound("slow")) return false;
     CpuPod("high", "40", "high");
     return WaitFor([&] { return Nominated("high") == "node-0"; }, seconds(10));
+  }
+  // A reservation of `cpu` for pods labelled app=<owner_app> (reserve pods have the highest
+  // priority, as in Koordinator).
+  void Reserve(const std::string& name, const std::string& cpu, const std::string& owner_app) {
+    const std::string spec =
+        R"({"template":{"spec":{"containers":[{"name":"c","image":"i","resources":{"requests":)"
+        R"({"cpu":")" +
+        cpu + R"("}}}]}},"owners":[{"labelSelector":{"matchLabels":{"app":")" + owner_app +
+        R"("}}}],"allocateOnce":false})";
+    auto r = client_->Create(api::ResourceFor<api::Reservation>(),
+                             allot::testing::MakeReservation(name, spec));
+    ASSERT_TRUE(r.ok()) << r.status().ToString();
+  }
+  std::string ReservationPhase(const std::string& name) {
+    auto r = client_->Get(api::ResourceFor<api::Reservation>(), "", name);
+    return r.ok() ? api::As<api::Reservation>(**r)->status.phase : "<gone>";
+  }
+  static SchedulerCustomizer PreemptionArgs(std::string json) {
+    return [json](scheduler::SchedulerOptions& o) {
+      o.config.profiles[0].plugin_config.push_back({"DefaultPreemption", json});
+    };
   }
   const api::PodCondition* Condition(const api::Pod& pod, std::string_view type) {
     for (const api::PodCondition& c : pod.status.conditions) {
@@ -195,6 +218,114 @@ TEST_F(PreemptionTest, SharedClaimOfAPodThatStaysIsNotFreed) {
             "Unschedulable: 0/1 nodes are available: 1 cannot allocate all claims. still not "
             "schedulable, preemption: 0/1 nodes are available: 1 cannot allocate all claims.");
   EXPECT_NE(GetPod("low"), nullptr);
+  ExpectInvariants();
+}
+
+TEST_F(PreemptionTest, ABudgetThatAllowsNothingStopsPreemptionAndSaysSo) {
+  Cluster(1, 0);
+  Class("low", 100);
+  Class("high", 1000);
+  auto pdb = std::make_unique<api::PodDisruptionBudget>();
+  pdb->metadata.name = "db";
+  pdb->metadata.namespace_ = "default";
+  pdb->spec.minAvailable = api::IntOrString{.int_value = 1};
+  pdb->spec.selector = api::LabelSelector{.matchLabels = {{"app", "db"}}};
+  Create(api::ResourceFor<api::PodDisruptionBudget>(), std::move(pdb));
+  Start();
+  CpuPod("db", "40", "low", "db");
+  ASSERT_TRUE(WaitBound("db"));
+  CpuPod("high", "40", "high");
+  ASSERT_TRUE(WaitFor([&] { return !PodMessage("high").empty(); }, seconds(10)));
+  EXPECT_EQ(PodMessage("high"),
+            "Unschedulable: 0/1 nodes are available: 1 Insufficient cpu. preemption: 0/1 nodes "
+            "are available: 1 Preemption would violate a PodDisruptionBudget.");
+  EXPECT_NE(GetPod("db"), nullptr);
+  EXPECT_EQ(Nominated("high"), "");
+}
+
+TEST_F(PreemptionTest, BudgetsAreBestEffortWhenTheArgsSaySo) {
+  Cluster(1, 0);
+  Class("low", 100);
+  Class("high", 1000);
+  auto pdb = std::make_unique<api::PodDisruptionBudget>();
+  pdb->metadata.name = "db";
+  pdb->metadata.namespace_ = "default";
+  pdb->spec.minAvailable = api::IntOrString{.int_value = 1};
+  pdb->spec.selector = api::LabelSelector{.matchLabels = {{"app", "db"}}};
+  Create(api::ResourceFor<api::PodDisruptionBudget>(), std::move(pdb));
+  Start(PreemptionArgs(R"({"allowBudgetViolations":true})"));
+  CpuPod("db", "40", "low", "db");
+  ASSERT_TRUE(WaitBound("db"));
+  CpuPod("high", "40", "high");
+  ASSERT_TRUE(WaitBound("high")) << PodMessage("high");
+  EXPECT_TRUE(WaitGone("db"));
+}
+
+TEST_F(PreemptionTest, TheDeviceAVictimFreedStaysWithItsNominatedPreemptor) {
+  Cluster(1, 2);
+  Template("one-gpu");
+  Class("low", 100);
+  Class("high", 1000);
+  // A backoff long enough to act in while the preemptor waits out its first.
+  Start([](scheduler::SchedulerOptions& o) {
+    o.config.pod_initial_backoff = std::chrono::milliseconds(3000);
+    o.config.pod_max_backoff = std::chrono::milliseconds(3000);
+  });
+  CpuPod("a", "1", "low", "", "one-gpu");
+  CpuPod("b", "1", "low", "", "one-gpu");
+  ASSERT_TRUE(WaitBound("a") && WaitBound("b"));
+  CpuPod("high", "1", "high", "", "one-gpu");
+  ASSERT_TRUE(WaitFor([&] { return Nominated("high") == "node-0"; }, seconds(10)));
+  // The victim is gone and its claim released: a device is free while the preemptor backs off.
+  ASSERT_TRUE(WaitFor(
+      [&] {
+        int allocated = 0;
+        for (const auto& c : Claims()) allocated += c->status.allocation.has_value();
+        return (!GetPod("a") || !GetPod("b")) && allocated == 1;
+      },
+      seconds(10)));
+  ASSERT_TRUE(GetPod("high")->spec.nodeName.empty());
+  // A new pod of lower priority sees that device as the preemptor's, and cannot preempt a pod of
+  // its own priority: it waits, and the preemptor binds.
+  CpuPod("late", "1", "low", "", "one-gpu");
+  ASSERT_TRUE(WaitFor([&] { return !PodMessage("late").empty(); }, seconds(10)));
+  EXPECT_TRUE(GetPod("late")->spec.nodeName.empty());
+  ASSERT_TRUE(WaitBound("high")) << PodMessage("high");
+  EXPECT_TRUE(GetPod("late")->spec.nodeName.empty());
+  ExpectInvariants();
+}
+
+TEST_F(PreemptionTest, AReservationPreemptsOnlyWhenTheArgsSaySo) {
+  Cluster(1, 0);
+  Class("low", 100);
+  Start();
+  CpuPod("job", "40", "low");
+  ASSERT_TRUE(WaitBound("job"));
+  Reserve("r", "40", "train");
+  ASSERT_TRUE(
+      WaitFor([&] { return HasEvent("r", "FailedScheduling", "Insufficient cpu"); }, seconds(10)));
+  EXPECT_EQ(ReservationPhase("r"), api::kReservationPending);
+  EXPECT_NE(GetPod("job"), nullptr);  // reservations do not preempt by default
+}
+
+TEST_F(PreemptionTest, AReservationPreemptsAndItsOwnerRunsInIt) {
+  Cluster(1, 0);
+  Class("low", 100);
+  Start(PreemptionArgs(R"({"reservationPreemption":true})"));
+  CpuPod("job", "40", "low");
+  ASSERT_TRUE(WaitBound("job"));
+  Reserve("r", "40", "train");
+  ASSERT_TRUE(
+      WaitFor([&] { return ReservationPhase("r") == api::kReservationAvailable; }, seconds(20)))
+      << ReservationPhase("r");
+  EXPECT_TRUE(WaitGone("job"));
+  // The space is the reservation's: a pod of low priority that does not own it cannot use it
+  // (nor preempt the reservation), its owner can.
+  CpuPod("other", "40", "low");
+  CpuPod("owner", "40", "low", "train");
+  ASSERT_TRUE(WaitBound("owner")) << PodMessage("owner");
+  ASSERT_TRUE(WaitFor([&] { return !PodMessage("other").empty(); }, seconds(10)));
+  EXPECT_TRUE(GetPod("other")->spec.nodeName.empty());
   ExpectInvariants();
 }
 

@@ -78,6 +78,12 @@ Result<DefaultPreemptionArgs> ParseDefaultPreemptionArgs(std::string_view json) 
             "DefaultPreemption args: reservationPreemption: must be a boolean");
       }
       args.reservation_preemption = it->value.GetBool();
+    } else if (key == "allowBudgetViolations") {
+      if (!it->value.IsBool()) {
+        return allot::BadRequestError(
+            "DefaultPreemption args: allowBudgetViolations: must be a boolean");
+      }
+      args.allow_budget_violations = it->value.GetBool();
     } else {
       return allot::BadRequestError("DefaultPreemption args: unknown field \"" + std::string(key) +
                                     "\"");
@@ -214,6 +220,11 @@ Status DefaultPreemption::PostFilter(CycleState& state, const PodInfo& pod,
             return;
           }
           const bool clean_node = v.pdb_violations == 0;
+          if (!clean_node && !args_.allow_budget_violations) {
+            failed.emplace_back(
+                base, Status(Code::kUnschedulable, std::string(preemption::kBudgetBlocks)));
+            return;
+          }
           (clean_node ? candidates : violating).push_back(Candidate{base->name(), std::move(v)});
           found_clean += clean_node;
           ++found_any;

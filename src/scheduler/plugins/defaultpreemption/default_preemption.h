@@ -10,6 +10,10 @@
 //    tried from a random offset until enough are found (minCandidateNodesPercentage of the
 //    nodes, at least minCandidateNodesAbsolute) with at least one that violates no budget;
 //  - per node, victims/victims.h; the node by PickOneNode;
+//  - Allot, unlike Kubernetes (where budgets only order the candidates): a node where the pod
+//    fits only by evicting pods a PodDisruptionBudget protects is not a candidate, so a budget
+//    that allows no disruption stops preemption and the pod's message says so
+//    (kBudgetBlocks). args.allowBudgetViolations restores Kubernetes' best effort.
 //  - each victim gets the DisruptionTarget condition (reason PreemptionByScheduler) and is
 //    deleted gracefully, with a Preempted event; a victim waiting in Permit is rejected instead;
 //    pods of lower priority nominated to the same node lose their nomination.
@@ -46,6 +50,7 @@ struct DefaultPreemptionArgs {
   int32_t min_candidate_nodes_percentage = 10;  // minCandidateNodesPercentage, 0..100
   int32_t min_candidate_nodes_absolute = 100;   // minCandidateNodesAbsolute, >= 0
   bool reservation_preemption = false;          // reservationPreemption (Allot)
+  bool allow_budget_violations = false;         // allowBudgetViolations (Allot; Kubernetes: true)
 };
 // The plugin's args (JSON); {} or "" gives the defaults. Errors name the field.
 Result<DefaultPreemptionArgs> ParseDefaultPreemptionArgs(std::string_view json);

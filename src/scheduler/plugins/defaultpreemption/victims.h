@@ -42,6 +42,9 @@ void SplitByBudgets(std::span<const PodInfoPtr> pods, const std::vector<Budget>&
                     std::vector<PodInfoPtr>& violating, std::vector<PodInfoPtr>& non_violating);
 
 inline constexpr std::string_view kNoVictims = "No preemption victims found for incoming pod";
+// A node where the pod fits only by evicting pods a PodDisruptionBudget protects (strict budgets).
+inline constexpr std::string_view kBudgetBlocks =
+    "Preemption would violate a PodDisruptionBudget";
 
 // Whether `node` holds a pod preemption may evict for `pod`: of lower priority, not a reserve
 // pod.
