@@ -4,6 +4,7 @@
 // terminate, and preemptionPolicy Never.
 #include <gtest/gtest.h>
 
+#include "api/koordinator/annotations.h"
 #include "api/koordinator/reservation.h"
 #include "api/policy/pod_disruption_budget.h"
 #include "api/scheduling/priority_class.h"
@@ -326,6 +327,48 @@ TEST_F(PreemptionTest, AReservationPreemptsAndItsOwnerRunsInIt) {
   ASSERT_TRUE(WaitBound("owner")) << PodMessage("owner");
   ASSERT_TRUE(WaitFor([&] { return !PodMessage("other").empty(); }, seconds(10)));
   EXPECT_TRUE(GetPod("other")->spec.nodeName.empty());
+  ExpectInvariants();
+}
+
+TEST_F(PreemptionTest, AVictimInsideAReservationFreesItsSpaceOnlyForTheOwners) {
+  Cluster(1, 0);  // 64 CPU
+  Class("low", 100);
+  Class("high", 1000);
+  Start();
+  Reserve("r", "40", "train");
+  ASSERT_TRUE(
+      WaitFor([&] { return ReservationPhase("r") == api::kReservationAvailable; }, seconds(10)));
+  CpuPod("inside", "40", "low", "train");  // an owner, in the reservation
+  ASSERT_TRUE(WaitBound("inside"));
+  CpuPod("outside", "20", "low");
+  ASSERT_TRUE(WaitBound("outside"));
+  // 4 CPU left. Evicting "inside" would free reservation capacity this pod may not use.
+  CpuPod("high", "20", "high");
+  ASSERT_TRUE(WaitBound("high")) << PodMessage("high");
+  EXPECT_TRUE(WaitGone("outside"));
+  EXPECT_NE(GetPod("inside"), nullptr);
+  ExpectInvariants();
+}
+
+TEST_F(PreemptionTest, AnOwnerPreemptsInsideItsReservation) {
+  Cluster(1, 0);  // 64 CPU
+  Class("low", 100);
+  Class("high", 1000);
+  Start();
+  Reserve("r", "40", "train");
+  ASSERT_TRUE(
+      WaitFor([&] { return ReservationPhase("r") == api::kReservationAvailable; }, seconds(10)));
+  CpuPod("a", "40", "low", "train");  // fills the reservation
+  ASSERT_TRUE(WaitBound("a"));
+  CpuPod("filler", "24", "low");  // fills the rest of the node
+  ASSERT_TRUE(WaitBound("filler"));
+  CpuPod("b", "40", "high", "train");
+  ASSERT_TRUE(WaitBound("b")) << PodMessage("b");
+  EXPECT_TRUE(WaitGone("a"));
+  EXPECT_NE(GetPod("filler"), nullptr);
+  EXPECT_NE(
+      GetPod("b")->metadata.annotations.count(std::string(api::kAnnotationReservationAllocated)),
+      0u);
   ExpectInvariants();
 }
 
