@@ -1,5 +1,6 @@
 // Victim selection and node choice against brute-force oracles on small random clusters (CPU
-// only; devices are covered end to end in src/integration/preemption_test.cc).
+// only; with devices, the same oracle runs end to end in src/integration/preemption_test.cc,
+// VictimsWithDevicesMatchTheOracleOnRandomNodes).
 #include "scheduler/plugins/defaultpreemption/victims.h"
 
 #include <gtest/gtest.h>
