@@ -1,7 +1,6 @@
 // YAML to JSON. yaml-cpp parses (through its event API, so we see tags, anchors and marks);
 // the conversion below applies go-yaml v2's decoding rules and sigs.k8s.io/yaml's JSON mapping.
 #include "api/codec/yaml.h"
-#include "common/utf8.h"
 
 #include <yaml-cpp/eventhandler.h>
 #include <yaml-cpp/exceptions.h>
@@ -16,6 +15,7 @@
 
 #include "api/codec/yaml_scalar.h"
 #include "api/machinery/go_format.h"
+#include "common/utf8.h"
 
 namespace allot::api {
 namespace {
@@ -43,12 +43,18 @@ std::optional<std::string> CheckInput(std::string_view s) {
   for (size_t i = 0; i < s.size();) {
     const utf8::Rune r = utf8::Decode(s, i);
     switch (r.error) {
-      case utf8::Error::kNone: break;
-      case utf8::Error::kInvalidLeading: return "yaml: invalid leading UTF-8 octet";
-      case utf8::Error::kIncomplete: return "yaml: incomplete UTF-8 octet sequence";
-      case utf8::Error::kInvalidTrailing: return "yaml: invalid trailing UTF-8 octet";
-      case utf8::Error::kOverlong: return "yaml: invalid length of a UTF-8 sequence";
-      case utf8::Error::kInvalidCodePoint: return "yaml: invalid Unicode character";
+      case utf8::Error::kNone:
+        break;
+      case utf8::Error::kInvalidLeading:
+        return "yaml: invalid leading UTF-8 octet";
+      case utf8::Error::kIncomplete:
+        return "yaml: incomplete UTF-8 octet sequence";
+      case utf8::Error::kInvalidTrailing:
+        return "yaml: invalid trailing UTF-8 octet";
+      case utf8::Error::kOverlong:
+        return "yaml: invalid length of a UTF-8 sequence";
+      case utf8::Error::kInvalidCodePoint:
+        return "yaml: invalid Unicode character";
     }
     const char32_t value = r.value;
     bool printable = value == 0x09 || value == 0x0A || value == 0x0D ||
@@ -132,7 +138,34 @@ class TreeBuilder : public YAML::EventHandler {
 
   void OnScalar(const YAML::Mark&, const std::string& tag, YAML::anchor_t anchor,
                 const std::string& value) override {
-    Add(YNode::Kind::kScalar, tag, value, anchor);
+    Add(YNode::Kind::kScalar, tag, RepairEscapes(value), anchor);
+  }
+
+  // yaml-cpp decodes the double-quoted escapes \N (U+0085) and \_ (U+00A0) to the single bytes
+  // 0x85 and 0xA0 instead of their UTF-8 encodings. The input was checked to be UTF-8, so a lone
+  // such byte can only come from those escapes: encode it as the character it stands for.
+  static std::string RepairEscapes(const std::string& value) {
+    std::string out;
+    bool repaired = false;
+    for (size_t i = 0; i < value.size();) {
+      const unsigned char c = static_cast<unsigned char>(value[i]);
+      size_t width = 1;
+      if (c >= 0x80) {
+        const utf8::Rune r = utf8::Decode(value, i);
+        if (r.error != utf8::Error::kNone && (c == 0x85 || c == 0xA0)) {
+          if (!repaired) out.assign(value, 0, i);
+          repaired = true;
+          out += '\xC2';
+          out += static_cast<char>(c);
+          ++i;
+          continue;
+        }
+        if (r.error == utf8::Error::kNone) width = r.width;
+      }
+      if (repaired) out.append(value, i, width);
+      i += width;
+    }
+    return repaired ? out : value;
   }
 
   void OnSequenceStart(const YAML::Mark&, const std::string& tag, YAML::anchor_t anchor,

@@ -98,6 +98,13 @@ TEST(YamlTest, RejectedScalars) {
             "data");
 }
 
+// yaml-cpp turns \N and \_ into lone bytes; they must come out as U+0085 and U+00A0 (found by
+// decode_fuzz: the emitter writes U+0085 as \N, as go-yaml does).
+TEST(YamlTest, NextLineAndNonBreakingSpaceEscapes) {
+  EXPECT_EQ(Convert("a: \"x\\Ny\\_z\"\n"), "{\"a\":\"x\u0085y\u00a0z\"}");
+  EXPECT_EQ(Convert("\"\\N\": \"\u00e9\\_\"\n"), "{\"\u0085\":\"\u00e9\u00a0\"}");
+}
+
 TEST(YamlTest, KeysBecomeStrings) {
   EXPECT_EQ(Convert("1: a\ntrue: b\n1.5: c\nno: d\n0x10: e\n"),
             R"({"1":"a","1.5":"c","16":"e","false":"d","true":"b"})");
