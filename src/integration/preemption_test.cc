@@ -79,6 +79,15 @@ class PreemptionTest : public DraFixture {
     auto r = client_->Get(api::ResourceFor<api::Reservation>(), "", name);
     return r.ok() ? api::As<api::Reservation>(**r)->status.phase : "<gone>";
   }
+  // A budget "db" (minAvailable 1) over the pods labelled app=db.
+  void DbBudget() {
+    auto pdb = std::make_unique<api::PodDisruptionBudget>();
+    pdb->metadata.name = "db";
+    pdb->metadata.namespace_ = "default";
+    pdb->spec.minAvailable = api::IntOrString{.int_value = 1};
+    pdb->spec.selector = api::LabelSelector{.matchLabels = {{"app", "db"}}};
+    Create(api::ResourceFor<api::PodDisruptionBudget>(), std::move(pdb));
+  }
   static SchedulerCustomizer PreemptionArgs(std::string json) {
     return [json](scheduler::SchedulerOptions& o) {
       o.config.profiles[0].plugin_config.push_back({"DefaultPreemption", json});
@@ -172,12 +181,7 @@ TEST_F(PreemptionTest, BudgetProtectedPodIsSparedForAnother) {
   Cluster(2, 0);
   Class("low", 100);
   Class("high", 1000);
-  auto pdb = std::make_unique<api::PodDisruptionBudget>();
-  pdb->metadata.name = "db";
-  pdb->metadata.namespace_ = "default";
-  pdb->spec.minAvailable = api::IntOrString{.int_value = 1};
-  pdb->spec.selector = api::LabelSelector{.matchLabels = {{"app", "db"}}};
-  Create(api::ResourceFor<api::PodDisruptionBudget>(), std::move(pdb));  // allows 0 disruptions
+  DbBudget();  // allows 0 disruptions
   Start();
   CpuPod("db", "40", "low", "db");
   ASSERT_TRUE(WaitBound("db"));
@@ -228,12 +232,7 @@ TEST_F(PreemptionTest, ABudgetThatAllowsNothingStopsPreemptionAndSaysSo) {
   Cluster(1, 0);
   Class("low", 100);
   Class("high", 1000);
-  auto pdb = std::make_unique<api::PodDisruptionBudget>();
-  pdb->metadata.name = "db";
-  pdb->metadata.namespace_ = "default";
-  pdb->spec.minAvailable = api::IntOrString{.int_value = 1};
-  pdb->spec.selector = api::LabelSelector{.matchLabels = {{"app", "db"}}};
-  Create(api::ResourceFor<api::PodDisruptionBudget>(), std::move(pdb));
+  DbBudget();  // minAvailable 1 over the one db pod: allows no disruption
   Start();
   CpuPod("db", "40", "low", "db");
   ASSERT_TRUE(WaitBound("db"));
@@ -250,12 +249,7 @@ TEST_F(PreemptionTest, BudgetsAreBestEffortWhenTheArgsSaySo) {
   Cluster(1, 0);
   Class("low", 100);
   Class("high", 1000);
-  auto pdb = std::make_unique<api::PodDisruptionBudget>();
-  pdb->metadata.name = "db";
-  pdb->metadata.namespace_ = "default";
-  pdb->spec.minAvailable = api::IntOrString{.int_value = 1};
-  pdb->spec.selector = api::LabelSelector{.matchLabels = {{"app", "db"}}};
-  Create(api::ResourceFor<api::PodDisruptionBudget>(), std::move(pdb));
+  DbBudget();  // minAvailable 1 over the one db pod: allows no disruption
   Start(PreemptionArgs(R"({"allowBudgetViolations":true})"));
   CpuPod("db", "40", "low", "db");
   ASSERT_TRUE(WaitBound("db"));

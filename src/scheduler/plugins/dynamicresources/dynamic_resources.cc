@@ -335,6 +335,20 @@ Status DynamicResources::PreEnqueue(const api::Pod& pod) const {
   return GatherClaims(pod, claims);
 }
 
+Result<std::unique_ptr<dra::Allocator>> DynamicResources::NewAllocator(
+    const std::string& ns, std::shared_ptr<const dra::Inventory> inventory,
+    std::vector<std::shared_ptr<const api::ResourceClaim>> claims,
+    bool* admin_access_allowed) const {
+  dra::AllocatorOptions opts;
+  opts.features = features_;
+  opts.compile = [this](std::string_view expr) { return programs_.Get(expr); };
+  opts.admin_access_allowed = AdminAccessAllowed(ns);
+  opts.max_steps = args_.max_allocation_steps;
+  if (admin_access_allowed) *admin_access_allowed = opts.admin_access_allowed;
+  dra::ClassLookup classes = [this](std::string_view name) { return Class(name); };
+  return dra::Allocator::Create(opts, std::move(inventory), std::move(claims), classes);
+}
+
 Status DynamicResources::PreFilter(CycleState& state, const PodInfo& pod_info,
                                    PreFilterResult& result) {
   const api::Pod& pod = *pod_info.pod;
@@ -386,20 +400,16 @@ Status DynamicResources::PreFilter(CycleState& state, const PodInfo& pod_info,
     // Read before the classes are: a class changing meanwhile only starts a new pod class.
     const uint64_t classes_gen = classes_generation_.load();
     s.view = tracker_->Current();
-    dra::AllocatorOptions opts;
-    opts.features = features_;
-    opts.compile = [this](std::string_view expr) { return programs_.Get(expr); };
-    opts.admin_access_allowed = AdminAccessAllowed(pod.metadata.namespace_);
-    opts.max_steps = args_.max_allocation_steps;
-    dra::ClassLookup classes = [this](std::string_view name) { return Class(name); };
-    auto allocator = dra::Allocator::Create(opts, s.view.inventory, unallocated, classes);
+    bool admin_access_allowed = false;
+    auto allocator =
+        NewAllocator(pod.metadata.namespace_, s.view.inventory, unallocated, &admin_access_allowed);
     // A missing class or a selector that does not compile: the pod waits for a class or
     // claim event.
     if (!allocator.ok()) return Unschedulable(allocator.status().message());
     s.allocator = std::move(allocator).value();
     std::vector<const api::ResourceClaimSpec*> specs;
     for (const auto& c : unallocated) specs.push_back(&c->spec);
-    s.verdicts = verdicts_.Lookup(s.view.inventory, specs, opts.admin_access_allowed, classes_gen);
+    s.verdicts = verdicts_.Lookup(s.view.inventory, specs, admin_access_allowed, classes_gen);
     for (const auto& c : unallocated) {
       for (const auto& r : c->spec.devices.requests) {
         if (!r.firstAvailable.empty()) s.has_preferences = true;

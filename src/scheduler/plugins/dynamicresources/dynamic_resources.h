@@ -215,6 +215,12 @@ class DynamicResources final : public PreEnqueuePlugin,
   allot::Status WriteClaim(const PodInfo& pod, const api::ResourceClaim& claim,
                            const api::AllocationResult* allocation, std::string* written_rv);
   bool AdminAccessAllowed(const std::string& ns) const;
+  // An allocator for `claims` of a pod in `ns` with this plugin's features, CEL cache, classes
+  // and step budget; `admin_access_allowed` (optional) gets whether `ns` allows adminAccess.
+  Result<std::unique_ptr<dra::Allocator>> NewAllocator(
+      const std::string& ns, std::shared_ptr<const dra::Inventory> inventory,
+      std::vector<std::shared_ptr<const api::ResourceClaim>> claims,
+      bool* admin_access_allowed = nullptr) const;
   // The dry run's freed devices from s.removed.
   void RecomputeFreed(dra_plugin::DraState& s) const;
   // scheduler/plugins/dynamicresources/nominated.cc
@@ -224,8 +230,8 @@ class DynamicResources final : public PreEnqueuePlugin,
                         const api::Node& node) const;
   // The allocator for a nominated pod's unallocated claims (cached by pod uid while its claims
   // and the inventory stay the same); null when it has none or they cannot be allocated.
-  std::shared_ptr<const dra::Allocator> NominatedAllocator(
-      const api::Pod& pod, const dra_plugin::DraState& s) const;
+  std::shared_ptr<const dra::Allocator> NominatedAllocator(const api::Pod& pod,
+                                                           const dra_plugin::DraState& s) const;
   // The DeviceClass from the informer; null when it does not exist.
   std::shared_ptr<const api::DeviceClass> Class(std::string_view name) const;
   // Keeps the verdicts this cycle's Filter computed in the pod's equivalence class.

@@ -44,13 +44,7 @@ std::shared_ptr<const dra::Allocator> DynamicResources::NominatedAllocator(
       return it->second.allocator;
     }
   }
-  dra::AllocatorOptions opts;
-  opts.features = features_;
-  opts.compile = [this](std::string_view expr) { return programs_.Get(expr); };
-  opts.admin_access_allowed = AdminAccessAllowed(pod.metadata.namespace_);
-  opts.max_steps = args_.max_allocation_steps;
-  dra::ClassLookup classes = [this](std::string_view name) { return Class(name); };
-  auto created = dra::Allocator::Create(opts, s.view.inventory, std::move(unallocated), classes);
+  auto created = NewAllocator(pod.metadata.namespace_, s.view.inventory, std::move(unallocated));
   std::shared_ptr<const dra::Allocator> allocator;
   if (created.ok()) allocator = std::move(created).value();
   std::lock_guard<std::mutex> lock(nominated_mu_);
