@@ -75,6 +75,13 @@ class PreemptionTest : public DraFixture {
                              allot::testing::MakeReservation(name, spec));
     ASSERT_TRUE(r.ok()) << r.status().ToString();
   }
+  // Reserve, then wait until the scheduler placed it.
+  bool AvailableReservation(const std::string& name, const std::string& cpu,
+                            const std::string& owner_app) {
+    Reserve(name, cpu, owner_app);
+    return WaitFor([&] { return ReservationPhase(name) == api::kReservationAvailable; },
+                   seconds(10));
+  }
   std::string ReservationPhase(const std::string& name) {
     auto r = client_->Get(api::ResourceFor<api::Reservation>(), "", name);
     return r.ok() ? api::As<api::Reservation>(**r)->status.phase : "<gone>";
@@ -331,9 +338,7 @@ TEST_F(PreemptionTest, AVictimInsideAReservationFreesItsSpaceOnlyForTheOwners) {
   Class("low", 100);
   Class("high", 1000);
   Start();
-  Reserve("r", "40", "train");
-  ASSERT_TRUE(
-      WaitFor([&] { return ReservationPhase("r") == api::kReservationAvailable; }, seconds(10)));
+  ASSERT_TRUE(AvailableReservation("r", "40", "train"));
   CpuPod("inside", "40", "low", "train");  // an owner, in the reservation
   ASSERT_TRUE(WaitBound("inside"));
   CpuPod("outside", "20", "low");
@@ -351,9 +356,7 @@ TEST_F(PreemptionTest, AnOwnerPreemptsInsideItsReservation) {
   Class("low", 100);
   Class("high", 1000);
   Start();
-  Reserve("r", "40", "train");
-  ASSERT_TRUE(
-      WaitFor([&] { return ReservationPhase("r") == api::kReservationAvailable; }, seconds(10)));
+  ASSERT_TRUE(AvailableReservation("r", "40", "train"));
   CpuPod("a", "40", "low", "train");  // fills the reservation
   ASSERT_TRUE(WaitBound("a"));
   CpuPod("filler", "24", "low");  // fills the rest of the node

@@ -228,10 +228,6 @@ class DynamicResources final : public PreEnqueuePlugin,
   // take on the node, given what is in use and taken already.
   void TakeForNominated(dra_plugin::DraState& s, const PodInfo& nominated,
                         const api::Node& node) const;
-  // The allocator for a nominated pod's unallocated claims (cached by pod uid while its claims
-  // and the inventory stay the same); null when it has none or they cannot be allocated.
-  std::shared_ptr<const dra::Allocator> NominatedAllocator(const api::Pod& pod,
-                                                           const dra_plugin::DraState& s) const;
   // The DeviceClass from the informer; null when it does not exist.
   std::shared_ptr<const api::DeviceClass> Class(std::string_view name) const;
   // Keeps the verdicts this cycle's Filter computed in the pod's equivalence class.
@@ -260,23 +256,23 @@ class DynamicResources final : public PreEnqueuePlugin,
   VerdictCache verdicts_;                        // scheduling thread (see its header)
   std::atomic<uint64_t> classes_generation_{0};  // bumped on every DeviceClass event
   Negotiations negotiations_;
-  // NominatedAllocator's cache, by pod uid; cleared when it grows past a bound.
-  struct NominatedEntry {
-    std::vector<std::string> claim_versions;  // uid/resourceVersion of each unallocated claim
-    std::shared_ptr<const dra::Inventory> inventory;
-    std::shared_ptr<const dra::Allocator> allocator;
-  };
-  // TakeForNominated's answers, by "<pod uid>/<node>": valid while the allocator, the node's
-  // in-use generations and the devices taken before it are the same.
+  // TakeForNominated's cache, by nominated pod uid: its allocator (null when its claims cannot
+  // be allocated), valid while the same claim objects and inventory stand, and per node the
+  // devices it takes there, valid while the node's in-use generations and the devices taken
+  // before it are the same. Emptied when it grows past a bound.
   struct NominatedTake {
-    std::shared_ptr<const dra::Allocator> allocator;
     uint64_t node_gen = 0, shared_gen = 0;
     std::vector<uint32_t> before;  // s.nominated_taken on entry
     std::vector<uint32_t> takes;
   };
+  struct NominatedEntry {
+    std::vector<std::shared_ptr<const api::ResourceClaim>> claims;  // the unallocated ones
+    std::shared_ptr<const dra::Inventory> inventory;
+    std::shared_ptr<const dra::Allocator> allocator;
+    std::unordered_map<std::string, NominatedTake> by_node;
+  };
   mutable std::mutex nominated_mu_;
   mutable std::unordered_map<std::string, NominatedEntry> nominated_;  // guarded by nominated_mu_
-  mutable std::unordered_map<std::string, NominatedTake> nominated_takes_;  // likewise
   // PostFilter's and PostBind's API writes, off the scheduling thread. Declared last: it is
   // stopped (its queued writes run) before the members they use go away.
   TaskPool writer_{1};

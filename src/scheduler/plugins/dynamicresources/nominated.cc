@@ -18,63 +18,55 @@ using dra_plugin::DraState;
 
 namespace {
 
-// Entries kept in the allocator cache before it is emptied (nominated pods are few; this only
+// Nominated pods kept in the cache before it is emptied (nominated pods are few; this only
 // bounds what pods that bound or went away leave behind).
 constexpr size_t kMaxNominatedEntries = 4096;
 
 }  // namespace
 
-std::shared_ptr<const dra::Allocator> DynamicResources::NominatedAllocator(
-    const api::Pod& pod, const DraState& s) const {
-  ClaimList claims;
-  if (!GatherClaims(pod, claims).IsSuccess()) return nullptr;  // not ready to allocate anyway
-  std::vector<std::shared_ptr<const api::ResourceClaim>> unallocated;
-  std::vector<std::string> versions;
-  for (const auto& c : claims) {
-    if (c->status.allocation || !c->spec.controllerName.empty()) continue;
-    unallocated.push_back(c);
-    versions.push_back(c->metadata.uid + "/" + c->metadata.resourceVersion);
-  }
-  if (unallocated.empty()) return nullptr;
-  {
-    std::lock_guard<std::mutex> lock(nominated_mu_);
-    auto it = nominated_.find(pod.metadata.uid);
-    if (it != nominated_.end() && it->second.inventory == s.view.inventory &&
-        it->second.claim_versions == versions) {
-      return it->second.allocator;
-    }
-  }
-  auto created = NewAllocator(pod.metadata.namespace_, s.view.inventory, std::move(unallocated));
-  std::shared_ptr<const dra::Allocator> allocator;
-  if (created.ok()) allocator = std::move(created).value();
-  std::lock_guard<std::mutex> lock(nominated_mu_);
-  if (nominated_.size() >= kMaxNominatedEntries) nominated_.clear();
-  nominated_[pod.metadata.uid] = {std::move(versions), s.view.inventory, allocator};
-  return allocator;
-}
-
 void DynamicResources::TakeForNominated(DraState& s, const PodInfo& nominated,
                                         const api::Node& node) const {
-  if (!s.view.inventory || !s.view.in_use || nominated.pod->spec.resourceClaims.empty()) return;
-  std::shared_ptr<const dra::Allocator> allocator = NominatedAllocator(*nominated.pod, s);
-  if (!allocator) return;
+  const api::Pod& pod = *nominated.pod;
+  if (!s.view.inventory || !s.view.in_use || pod.spec.resourceClaims.empty()) return;
+  ClaimList claims;
+  if (!GatherClaims(pod, claims).IsSuccess()) return;  // not ready to allocate anyway
+  ClaimList unallocated;
+  for (auto& c : claims) {
+    if (!c->status.allocation && c->spec.controllerName.empty())
+      unallocated.push_back(std::move(c));
+  }
+  if (unallocated.empty()) return;
   // Every Filter of every pod on this node asks the same question while nothing changes.
   const uint32_t slot = s.view.inventory->NodeSlot(node.metadata.name);
   const uint64_t node_gen = s.view.in_use->node_generation(slot);
   const uint64_t shared_gen = s.view.in_use->shared_generation();
-  const std::string key = nominated.uid() + "/" + node.metadata.name;
+  std::shared_ptr<const dra::Allocator> allocator;
+  bool known = false;
   {
     std::lock_guard<std::mutex> lock(nominated_mu_);
-    auto it = nominated_takes_.find(key);
-    if (it != nominated_takes_.end() && it->second.allocator == allocator &&
-        it->second.node_gen == node_gen && it->second.shared_gen == shared_gen &&
-        it->second.before == s.nominated_taken) {
-      s.nominated_taken.insert(s.nominated_taken.end(), it->second.takes.begin(),
-                               it->second.takes.end());
-      std::sort(s.nominated_taken.begin(), s.nominated_taken.end());
-      return;
+    auto it = nominated_.find(pod.metadata.uid);
+    if (it != nominated_.end() && it->second.inventory == s.view.inventory &&
+        it->second.claims == unallocated) {
+      known = true;
+      allocator = it->second.allocator;
+      auto t = it->second.by_node.find(node.metadata.name);
+      if (t != it->second.by_node.end() && t->second.node_gen == node_gen &&
+          t->second.shared_gen == shared_gen && t->second.before == s.nominated_taken) {
+        s.nominated_taken.insert(s.nominated_taken.end(), t->second.takes.begin(),
+                                 t->second.takes.end());
+        std::sort(s.nominated_taken.begin(), s.nominated_taken.end());
+        return;
+      }
     }
   }
+  if (!known) {
+    auto created = NewAllocator(pod.metadata.namespace_, s.view.inventory, unallocated);
+    if (created.ok()) allocator = std::move(created).value();
+    std::lock_guard<std::mutex> lock(nominated_mu_);
+    if (nominated_.size() >= kMaxNominatedEntries) nominated_.clear();
+    nominated_[pod.metadata.uid] = {unallocated, s.view.inventory, allocator, {}};
+  }
+  if (!allocator) return;  // its claims cannot be allocated: it holds nothing
   dra::HeldDevices taken;
   taken.taken = s.nominated_taken;
   dra::Allocator::Outcome out = allocator->Allocate(node, *s.view.in_use, &taken);
@@ -90,8 +82,10 @@ void DynamicResources::TakeForNominated(DraState& s, const PodInfo& nominated,
   }
   {
     std::lock_guard<std::mutex> lock(nominated_mu_);
-    if (nominated_takes_.size() >= kMaxNominatedEntries) nominated_takes_.clear();
-    nominated_takes_[key] = {allocator, node_gen, shared_gen, s.nominated_taken, takes};
+    auto it = nominated_.find(pod.metadata.uid);
+    if (it != nominated_.end() && it->second.allocator == allocator) {
+      it->second.by_node[node.metadata.name] = {node_gen, shared_gen, s.nominated_taken, takes};
+    }
   }
   s.nominated_taken.insert(s.nominated_taken.end(), takes.begin(), takes.end());
   std::sort(s.nominated_taken.begin(), s.nominated_taken.end());
