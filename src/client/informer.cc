@@ -8,6 +8,7 @@
 #include <set>
 #include <shared_mutex>
 #include <thread>
+#include <tuple>
 #include <unordered_map>
 
 namespace allot::client {
@@ -26,6 +27,40 @@ std::string KeyOf(std::string_view ns, std::string_view name) {
 }
 
 std::string KeyOf(const Object& obj) { return KeyOf(obj.metadata.namespace_, obj.metadata.name); }
+
+// A key looked up without building it: Get() runs in every scheduling cycle.
+struct KeyParts {
+  std::string_view ns;
+  std::string_view name;
+};
+
+KeyParts Split(std::string_view key) {
+  size_t slash = key.find('/');  // neither a namespace nor a name holds one
+  return {key.substr(0, slash), key.substr(slash + 1)};
+}
+
+struct KeyHash {
+  using is_transparent = void;
+  size_t operator()(KeyParts k) const {
+    return std::hash<std::string_view>()(k.ns) ^
+           (std::hash<std::string_view>()(k.name) * 0x9E3779B97F4A7C15ULL);
+  }
+  size_t operator()(std::string_view key) const { return (*this)(Split(key)); }
+  size_t operator()(const std::string& key) const { return (*this)(Split(key)); }
+};
+
+struct KeyEq {
+  using is_transparent = void;
+  bool operator()(std::string_view a, std::string_view b) const { return a == b; }
+  bool operator()(KeyParts a, std::string_view b) const {
+    return b.size() == a.ns.size() + 1 + a.name.size() && b.starts_with(a.ns) &&
+           b[a.ns.size()] == '/' && b.ends_with(a.name);
+  }
+  bool operator()(std::string_view a, KeyParts b) const { return (*this)(b, a); }
+};
+
+// "<ns>/<name>" (cluster-scoped: "/<name>") -> object.
+using Cache = std::unordered_map<std::string, ObjectPtr, KeyHash, KeyEq>;
 
 bool IsExpired(const Status& st) { return !st.ok() && HttpCode(st.code()) == 410; }
 
@@ -117,7 +152,7 @@ class Informer::Impl {
 
   ObjectPtr Get(std::string_view ns, std::string_view name) const {
     std::shared_lock lock(cache_mu_);
-    auto it = cache_.find(KeyOf(resource_.namespaced ? ns : std::string_view(), name));
+    auto it = cache_.find(KeyParts{resource_.namespaced ? ns : std::string_view(), name});
     return it == cache_.end() ? nullptr : it->second;
   }
 
@@ -126,6 +161,11 @@ class Informer::Impl {
     std::vector<ObjectPtr> out;
     out.reserve(cache_.size());
     for (const auto& [key, obj] : cache_) out.push_back(obj);
+    lock.unlock();
+    std::sort(out.begin(), out.end(), [](const ObjectPtr& a, const ObjectPtr& b) {
+      return std::tie(a->metadata.namespace_, a->metadata.name) <
+             std::tie(b->metadata.namespace_, b->metadata.name);
+    });
     return out;
   }
 
@@ -217,6 +257,7 @@ class Informer::Impl {
   // Makes `fresh` the cache. Objects whose resourceVersion did not change keep their old value.
   std::vector<Delta> Replace(std::map<std::string, ObjectPtr> fresh) {
     std::vector<Delta> deltas;
+    std::vector<std::pair<std::string_view, ObjectPtr>> gone;
     std::unique_lock lock(cache_mu_);
     for (auto& [key, obj] : fresh) {
       auto old = cache_.find(key);
@@ -229,9 +270,15 @@ class Informer::Impl {
       }
     }
     for (const auto& [key, obj] : cache_) {
-      if (!fresh.count(key)) deltas.push_back({Delta::kDelete, obj, nullptr});
+      if (!fresh.count(key)) gone.emplace_back(key, obj);
     }
-    cache_ = std::move(fresh);
+    std::sort(gone.begin(), gone.end());  // deltas in key order, as the adds
+    for (auto& [key, obj] : gone) deltas.push_back({Delta::kDelete, std::move(obj), nullptr});
+    gone.clear();
+    Cache next;
+    next.reserve(fresh.size());
+    for (auto& [key, obj] : fresh) next.emplace(key, std::move(obj));
+    cache_ = std::move(next);
     for (auto& [name, index] : indexes_) {
       index.by_value.clear();
       for (const auto& [key, obj] : cache_) IndexAdd(index, key, *obj);
@@ -419,17 +466,17 @@ class Informer::Impl {
 
   // The cache and its indexes: written by the informer thread, read by anyone.
   mutable std::shared_mutex cache_mu_;
-  std::map<std::string, ObjectPtr> cache_;  // "<ns>/<name>"; guarded by cache_mu_
-  std::map<std::string, Index> indexes_;    // guarded by cache_mu_
+  Cache cache_;                           // guarded by cache_mu_
+  std::map<std::string, Index> indexes_;  // guarded by cache_mu_
 
   // Lock order: mu_ before signal_->mu; cache_mu_ is never held with either.
   mutable std::mutex mu_;
-  std::condition_variable sync_cv_;          // synced_ or stopping_ changed
-  std::vector<EventHandler> new_handlers_;   // guarded by mu_
-  std::shared_ptr<api::Watcher> watcher_;  // the open watch; guarded by mu_
-  bool started_ = false;                     // guarded by mu_
-  bool stopping_ = false;                    // guarded by mu_
-  bool synced_ = false;                      // guarded by mu_
+  std::condition_variable sync_cv_;         // synced_ or stopping_ changed
+  std::vector<EventHandler> new_handlers_;  // guarded by mu_
+  std::shared_ptr<api::Watcher> watcher_;   // the open watch; guarded by mu_
+  bool started_ = false;                    // guarded by mu_
+  bool stopping_ = false;                   // guarded by mu_
+  bool synced_ = false;                     // guarded by mu_
   std::thread thread_;
 
   std::vector<EventHandler> handlers_;  // informer thread only

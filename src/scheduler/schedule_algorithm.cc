@@ -163,6 +163,7 @@ Status ScheduleAlgorithm::FindNodesThatFitPod(Framework& fwk, CycleState& state,
     diagnosis.AddPluginStatus(st);
     return Status::Success();
   }
+  if (FitsNominatedNode(fwk, state, pod, snapshot, pre)) return Status::Success();
   const std::vector<const NodeInfo*>* nodes = &snapshot.nodes();
   if (!pre.AllNodes()) {
     candidates_.clear();
@@ -177,6 +178,34 @@ Status ScheduleAlgorithm::FindNodesThatFitPod(Framework& fwk, CycleState& state,
   }
   if (nodes->empty()) return Status::Success();
   return FindNodesThatPassFilters(fwk, state, pod, *nodes, diagnosis);
+}
+
+bool ScheduleAlgorithm::FitsNominatedNode(Framework& fwk, const CycleState& state,
+                                          const PodInfo& pod, const Snapshot& snapshot,
+                                          const PreFilterResult& pre) {
+  // The nominator knows a nomination before the pod's status shows it.
+  const Nominator* nom = fwk.nominator();
+  std::string name = nom && !nom->empty() ? nom->NodeOf(pod.uid()) : std::string();
+  if (name.empty()) name = pod.pod->status.nominatedNodeName;
+  if (name.empty() || (!pre.AllNodes() &&
+                       !std::binary_search(pre.node_names->begin(), pre.node_names->end(), name)))
+    return false;
+  const NodeInfo* base = snapshot.Get(name);
+  if (!base) return false;
+  auto start = SteadyClock::now();
+  const NodeInfo* node = state.NodeView(base);
+  std::shared_ptr<const NominatedPods> nominated;
+  if (nom && !nom->empty()) nominated = nom->Current();
+  Status st = nominated ? fwk.RunFilterPluginsWithNominatedPods(state, pod, *node, nominated.get())
+                        : fwk.RunFilterPlugins(state, pod, *node);
+  std::chrono::duration<double> d = SteadyClock::now() - start;
+  fwk.extension_metrics().Observe(ExtensionPoint::kFilter, st.code(), d.count());
+  if (st.IsSuccess()) {
+    feasible_.assign(1, node);
+    return true;
+  }
+  // Not the cycle's verdict: every node, this one included, is filtered next and says why.
+  return false;
 }
 
 Status ScheduleAlgorithm::FindNodesThatPassFilters(Framework& fwk, const CycleState& state,
@@ -208,8 +237,9 @@ Status ScheduleAlgorithm::FindNodesThatPassFilters(Framework& fwk, const CycleSt
   if (const Nominator* nom = fwk.nominator(); nom && !nom->empty()) nominated = nom->Current();
   auto check = [&](int i) {
     const NodeInfo* node = state.NodeView(nodes[(offset + i) % nodes.size()]);
-    Status st = nominated ? fwk.RunFilterPluginsWithNominatedPods(state, pod, *node, nominated.get())
-                          : fwk.RunFilterPlugins(state, pod, *node);
+    Status st = nominated
+                    ? fwk.RunFilterPluginsWithNominatedPods(state, pod, *node, nominated.get())
+                    : fwk.RunFilterPlugins(state, pod, *node);
     if (st.IsSuccess()) {
       int k = found.fetch_add(1) + 1;
       if (k > to_find) {

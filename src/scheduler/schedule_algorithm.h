@@ -67,6 +67,10 @@ class ScheduleAlgorithm {
  private:
   Status FindNodesThatFitPod(Framework& fwk, CycleState& state, const PodInfo& pod,
                              const Snapshot& snapshot, Diagnosis& diagnosis);
+  // The node preemption nominated `pod` to, filtered alone first (kube-scheduler's
+  // evaluateNominatedNode): true with feasible_ = {it} when the pod fits there.
+  bool FitsNominatedNode(Framework& fwk, const CycleState& state, const PodInfo& pod,
+                         const Snapshot& snapshot, const PreFilterResult& pre);
   Status FindNodesThatPassFilters(Framework& fwk, const CycleState& state, const PodInfo& pod,
                                   const std::vector<const NodeInfo*>& nodes, Diagnosis& diagnosis);
   const NodeInfo* SelectHost(const std::vector<int64_t>& totals);

@@ -176,6 +176,49 @@ TEST(ScheduleAlgorithm, PicksHighestScoreAndBreaksTiesRandomly) {
   EXPECT_EQ(chosen, (std::set<std::string>{"n1", "n4"}));
 }
 
+// kube-scheduler's evaluateNominatedNode: the node preemption nominated the pod to is filtered
+// first, alone, and taken when the pod fits there.
+TEST(ScheduleAlgorithm, TriesTheNominatedNodeFirst) {
+  Cluster c = MakeCluster(6);
+  FrameworkHarness h;
+  h.Add("Prefer", {.filter =
+                       [](const PodInfo&, const NodeInfo& n) {
+                         if (n.name() == "n5") return Status(Code::kUnschedulable, "Full");
+                         return Status();
+                       },
+                   .score = [](const PodInfo&, const NodeInfo& n) -> int64_t {
+                     return n.name() == "n1" ? 90 : 10;
+                   }});
+  h.Enable("filter", "Prefer");
+  h.Enable("score", "Prefer");
+  h.Enable("bind", "DefaultBinder");
+  h.SetSnapshot(std::move(c.snapshot));
+  auto fw = h.Build();
+  ASSERT_TRUE(fw.ok());
+  ScheduleAlgorithm algo(0, 1);
+  auto nominated = [](const std::string& node) {
+    auto pod = PodBuilder("p").Build();
+    pod->status.nominatedNodeName = node;
+    return PodInfo::Make(pod);
+  };
+  CycleState state;
+  ScheduleResult r;
+  Diagnosis d;
+  ASSERT_TRUE(algo.SchedulePod(**fw, state, *nominated("n4"), h.snapshot(), r, d).IsSuccess());
+  EXPECT_EQ(r.suggested_host, "n4");  // not the best-scoring n1: no other node was looked at
+  EXPECT_EQ(r.evaluated_nodes, 1u);
+  // The nominated node no longer fits: every node is filtered, each counted once.
+  CycleState state2;
+  ASSERT_TRUE(algo.SchedulePod(**fw, state2, *nominated("n5"), h.snapshot(), r, d).IsSuccess());
+  EXPECT_EQ(r.suggested_host, "n1");
+  EXPECT_EQ(r.evaluated_nodes, 6u);
+  EXPECT_EQ(d.node_to_status.size(), 1u);
+  // A node that is gone is no shortcut.
+  CycleState state3;
+  ASSERT_TRUE(algo.SchedulePod(**fw, state3, *nominated("gone"), h.snapshot(), r, d).IsSuccess());
+  EXPECT_EQ(r.suggested_host, "n1");
+}
+
 TEST(ScheduleAlgorithm, PreFilterResultLimitsCandidates) {
   Cluster c = MakeCluster(4);
   FrameworkHarness h;

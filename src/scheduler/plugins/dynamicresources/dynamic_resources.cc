@@ -32,17 +32,18 @@ using namespace dra_plugin;  // NOLINT: the plugin's own internals
 namespace {
 
 // The name of the claim behind pod.spec.resourceClaims[i]: the claim it names, or the one the
-// resourceclaim controller generated (pod.status.resourceClaimStatuses). nullopt with `needed`
-// false: the controller decided no claim is needed. nullopt with `needed` true: not created yet.
-std::optional<std::string> ClaimName(const api::Pod& pod, const api::PodResourceClaim& ref,
-                                     bool& from_template) {
+// resourceclaim controller generated (pod.status.resourceClaimStatuses); "" when the controller
+// decided no claim is needed; null when it has not created it yet. `from_template` says which.
+const std::string* ClaimName(const api::Pod& pod, const api::PodResourceClaim& ref,
+                             bool& from_template) {
+  static const std::string kNone;
   from_template = false;
-  if (ref.resourceClaimName) return *ref.resourceClaimName;
+  if (ref.resourceClaimName) return &*ref.resourceClaimName;
   from_template = true;
   for (const auto& s : pod.status.resourceClaimStatuses) {
-    if (s.name == ref.name) return s.resourceClaimName ? *s.resourceClaimName : std::string();
+    if (s.name == ref.name) return s.resourceClaimName ? &*s.resourceClaimName : &kNone;
   }
-  return std::nullopt;
+  return nullptr;
 }
 
 // The keys ("namespace/name") of the claims the pod references: by name, or generated from a
@@ -199,20 +200,23 @@ DynamicResources::DynamicResources(Handle& handle, dra::Features features,
     DeviceTracker* t = tracker_.get();
     BindingWaiter* w = waiter_.get();
     claims_->AddHandler({.on_add =
-                             [t, w](const api::ObjectPtr& o) {
+                             [this, t, w](const api::ObjectPtr& o) {
                                if (auto c = AsClaim(o)) t->ClaimChanged(nullptr, c.get());
                                w->OnClaim(o->metadata.namespace_, o->metadata.name);
+                               ClaimChangedForNominated(*o);
                              },
                          .on_update =
-                             [t, w](const api::ObjectPtr& o, const api::ObjectPtr& n) {
+                             [this, t, w](const api::ObjectPtr& o, const api::ObjectPtr& n) {
                                auto oc = AsClaim(o), nc = AsClaim(n);
                                if (nc) t->ClaimChanged(oc.get(), nc.get());
                                w->OnClaim(n->metadata.namespace_, n->metadata.name);
+                               ClaimChangedForNominated(*n);
                              },
                          .on_delete =
-                             [t, w](const api::ObjectPtr& o) {
+                             [this, t, w](const api::ObjectPtr& o) {
                                if (auto c = AsClaim(o)) t->ClaimChanged(c.get(), nullptr);
                                w->OnClaim(o->metadata.namespace_, o->metadata.name);
+                               ClaimChangedForNominated(*o);
                              }});
     std::atomic<uint64_t>* classes_gen = &classes_generation_;
     classes_->AddHandler({.on_add = [classes_gen](const api::ObjectPtr&) { ++*classes_gen; },
@@ -252,7 +256,7 @@ Status DynamicResources::GatherClaims(const api::Pod& pod, ClaimList& out,
                                       std::vector<std::string>* entries) const {
   for (const api::PodResourceClaim& ref : pod.spec.resourceClaims) {
     bool from_template;
-    std::optional<std::string> name = ClaimName(pod, ref, from_template);
+    const std::string* name = ClaimName(pod, ref, from_template);
     if (!name) {
       return Unresolvable("pod \"" + pod.metadata.namespace_ + "/" + pod.metadata.name +
                           "\": ResourceClaim not created yet");
@@ -351,6 +355,11 @@ Result<std::unique_ptr<dra::Allocator>> DynamicResources::NewAllocator(
 
 Status DynamicResources::PreFilter(CycleState& state, const PodInfo& pod_info,
                                    PreFilterResult& result) {
+  if (unrecorded_.verdicts) {
+    std::lock_guard<std::mutex> lock(unrecorded_.results->mu);
+    VerdictCache::Record(*unrecorded_.verdicts, unrecorded_.results->fresh);
+    unrecorded_ = {};
+  }
   const api::Pod& pod = *pod_info.pod;
   if (pod.spec.resourceClaims.empty()) return Status::Skip();
   ClaimList claims;
@@ -436,11 +445,21 @@ Status DynamicResources::RemovePod(CycleState& state, const PodInfo& /*pod*/,
                                    const PodInfo& removed, const NodeInfo& /*node*/) const {
   DraState* s = state.Mutable(kDraStateKey);
   if (!s || !s->allocator || !claims_) return Status::Success();  // nothing to allocate here
-  ClaimsOfPod& claims = s->removed[removed.uid()];
+  std::vector<DraState::RemovedClaim>& claims = s->removed[removed.uid()];
   claims.clear();
   for (const api::PodClaimUse& use : api::PodClaims(*removed.pod)) {
     if (use.not_ready) continue;
-    if (auto c = AsClaim(claims_->Get(removed.namespace_(), use.claim_name))) claims.push_back(c);
+    auto c = AsClaim(claims_->Get(removed.namespace_(), use.claim_name));
+    if (!c || !c->status.allocation) continue;
+    DraState::RemovedClaim& r = claims.emplace_back();
+    if (s->view.inventory && s->view.in_use) {
+      for (const auto& d : c->status.allocation->devices.results) {
+        if (d.adminAccess.value_or(false) || d.shareID) continue;
+        std::optional<dra::DeviceIndex> i = s->view.inventory->Find(d.driver, d.pool, d.device);
+        if (i && s->view.in_use->ExclusiveUses(*i) == 1) r.devices.push_back(*i);
+      }
+    }
+    r.claim = std::move(c);
   }
   RecomputeFreed(*s);
   return Status::Success();
@@ -460,22 +479,14 @@ Status DynamicResources::AddPod(CycleState& state, const PodInfo& /*pod*/, const
 
 void DynamicResources::RecomputeFreed(DraState& s) const {
   s.freed.clear();
-  if (!s.view.inventory || !s.view.in_use) return;
   for (const auto& [uid, claims] : s.removed) {
-    for (const auto& claim : claims) {
-      const auto& alloc = claim->status.allocation;
-      if (!alloc) continue;
+    for (const DraState::RemovedClaim& r : claims) {
       // Freed only when every consumer is gone (a shared claim a remaining pod uses stays).
       bool only_removed = true;
-      for (const auto& r : claim->status.reservedFor) {
-        only_removed = only_removed && s.removed.count(r.uid) > 0;
+      for (const auto& consumer : r.claim->status.reservedFor) {
+        only_removed = only_removed && s.removed.count(consumer.uid) > 0;
       }
-      if (!only_removed) continue;
-      for (const auto& d : alloc->devices.results) {
-        if (d.adminAccess.value_or(false) || d.shareID) continue;
-        std::optional<dra::DeviceIndex> i = s.view.inventory->Find(d.driver, d.pool, d.device);
-        if (i && s.view.in_use->ExclusiveUses(*i) == 1) s.freed.push_back(*i);
-      }
+      if (only_removed) s.freed.insert(s.freed.end(), r.devices.begin(), r.devices.end());
     }
   }
   std::sort(s.freed.begin(), s.freed.end());
@@ -503,16 +514,19 @@ Status DynamicResources::Filter(const CycleState& state, const PodInfo& /*pod*/,
     if (p.Unsuitable(node.metadata.name)) return Unschedulable(std::string(kErrReasonUnsuitable));
   }
   if (!s->allocator) return Status::Success();
-  // An owner of reservations holding devices here: its own search, never a shared verdict.
+  // Devices held for the pod or from it (reservations, preemption, nominated pods).
   std::optional<dra::HeldDevices> held = HeldFor(state, *s, node.metadata.name);
-  // The verdict of an earlier pod of the same class, if nothing it depends on changed.
+  const dra::HeldDevices* held_ptr = held ? &*held : nullptr;
+  // The verdict of an earlier pod of the same class, if nothing it depends on changed; an owner
+  // of reservations holding devices here makes its own search.
+  const bool cacheable = s->verdicts && VerdictCache::Cacheable(held_ptr);
   const uint32_t slot = s->view.inventory->NodeSlot(node.metadata.name);
   const uint64_t node_gen = s->view.in_use->node_generation(slot);
   const uint64_t shared_gen = s->view.in_use->shared_generation();
   const VerdictCache::Verdict* cached =
-      s->verdicts && !held ? s->verdicts->Find(node.metadata.name, node.metadata.resourceVersion,
-                                               node_gen, shared_gen)
-                           : nullptr;
+      cacheable ? s->verdicts->Find(node.metadata.name, node.metadata.resourceVersion, node_gen,
+                                    shared_gen, held_ptr)
+                : nullptr;
   dra::Allocator::Outcome out;
   if (cached) {
     out.result = cached->feasible ? dra::Allocator::Outcome::Result::kAllocated
@@ -520,14 +534,16 @@ Status DynamicResources::Filter(const CycleState& state, const PodInfo& /*pod*/,
     out.score = cached->score;
     out.reason = cached->reason;
   } else {
-    out = s->allocator->Check(node, *s->view.in_use, held ? &*held : nullptr);
-    if (s->verdicts && !held && out.result != dra::Allocator::Outcome::Result::kError) {
+    out = s->allocator->Check(node, *s->view.in_use, held_ptr);
+    if (cacheable && out.result != dra::Allocator::Outcome::Result::kError) {
       VerdictCache::Verdict v{node.metadata.resourceVersion,
                               node_gen,
                               shared_gen,
                               out.result == dra::Allocator::Outcome::Result::kAllocated,
                               out.score,
-                              out.reason};
+                              out.reason,
+                              held ? held->devices : std::vector<dra::DeviceIndex>(),
+                              held ? held->taken : std::vector<dra::DeviceIndex>()};
       std::lock_guard<std::mutex> lock(s->filter_results->mu);
       s->filter_results->fresh.emplace_back(node.metadata.name, std::move(v));
     }
@@ -547,6 +563,7 @@ Status DynamicResources::PostFilter(CycleState& state, const PodInfo& pod,
                                     PostFilterResult& /*result*/) {
   RecordVerdicts(state);
   DraState* s = state.Mutable(kDraStateKey);
+  if (s && s->verdicts) unrecorded_ = {s->verdicts, s->filter_results};  // dry run: later
   // Nothing to do for a pod without claims: no reason, so the message stays as Filter made it.
   if (!s) return Status(Code::kUnschedulable, std::vector<std::string>{});
   if (!s->node_in_allocation.empty() && s->context) {

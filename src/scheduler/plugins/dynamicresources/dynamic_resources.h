@@ -96,6 +96,7 @@ namespace allot::scheduler {
 
 namespace dra_plugin {
 struct DraState;
+struct FilterResults;
 struct PendingControllerClaim;
 }  // namespace dra_plugin
 
@@ -253,26 +254,42 @@ class DynamicResources final : public PreEnqueuePlugin,
   client::Informer* contexts_ = nullptr;
   std::unique_ptr<DeviceTracker> tracker_;
   std::unique_ptr<BindingWaiter> waiter_;
-  VerdictCache verdicts_;                        // scheduling thread (see its header)
+  VerdictCache verdicts_;  // scheduling thread (see its header)
+  // The state of the last cycle that reached PostFilter: the verdicts preemption's dry run
+  // computes after PostFilter recorded the others are recorded by the next PreFilter, when no
+  // Filter runs (scheduling thread).
+  struct Unrecorded {
+    std::shared_ptr<VerdictCache::Class> verdicts;
+    std::shared_ptr<dra_plugin::FilterResults> results;
+  };
+  Unrecorded unrecorded_;
   std::atomic<uint64_t> classes_generation_{0};  // bumped on every DeviceClass event
   Negotiations negotiations_;
-  // TakeForNominated's cache, by nominated pod uid: its allocator (null when its claims cannot
-  // be allocated), valid while the same claim objects and inventory stand, and per node the
-  // devices it takes there, valid while the node's in-use generations and the devices taken
-  // before it are the same. Emptied when it grows past a bound.
+  // TakeForNominated's cache, by nominated pod uid: its allocator (null when it has no
+  // unallocated structured claims, or they cannot be allocated), valid for that version of the
+  // pod and the inventory until one of its claims changes (the claim handler drops the entry),
+  // and per node the devices it takes there, valid while the node's in-use generations and the
+  // devices taken before it are the same. Emptied when it grows past a bound.
   struct NominatedTake {
     uint64_t node_gen = 0, shared_gen = 0;
     std::vector<uint32_t> before;  // s.nominated_taken on entry
     std::vector<uint32_t> takes;
   };
   struct NominatedEntry {
-    std::vector<std::shared_ptr<const api::ResourceClaim>> claims;  // the unallocated ones
+    std::string pod_version;  // the pod's resourceVersion
     std::shared_ptr<const dra::Inventory> inventory;
     std::shared_ptr<const dra::Allocator> allocator;
     std::unordered_map<std::string, NominatedTake> by_node;
   };
   mutable std::mutex nominated_mu_;
   mutable std::unordered_map<std::string, NominatedEntry> nominated_;  // guarded by nominated_mu_
+  // "<namespace>/<claim>" -> the uids of the nominated pods whose entries used it; guarded by
+  // nominated_mu_. claim_changes_ counts claim events (written under nominated_mu_), so an entry
+  // gathered across a change is not kept.
+  mutable std::unordered_map<std::string, std::vector<std::string>> nominated_by_claim_;
+  mutable std::atomic<uint64_t> claim_changes_{0};
+  // A claim changed: forgets what TakeForNominated knew about the pod that uses it.
+  void ClaimChangedForNominated(const api::Object& claim);
   // PostFilter's and PostBind's API writes, off the scheduling thread. Declared last: it is
   // stopped (its queued writes run) before the members they use go away.
   TaskPool writer_{1};

@@ -28,14 +28,6 @@ void DynamicResources::TakeForNominated(DraState& s, const PodInfo& nominated,
                                         const api::Node& node) const {
   const api::Pod& pod = *nominated.pod;
   if (!s.view.inventory || !s.view.in_use || pod.spec.resourceClaims.empty()) return;
-  ClaimList claims;
-  if (!GatherClaims(pod, claims).IsSuccess()) return;  // not ready to allocate anyway
-  ClaimList unallocated;
-  for (auto& c : claims) {
-    if (!c->status.allocation && c->spec.controllerName.empty())
-      unallocated.push_back(std::move(c));
-  }
-  if (unallocated.empty()) return;
   // Every Filter of every pod on this node asks the same question while nothing changes.
   const uint32_t slot = s.view.inventory->NodeSlot(node.metadata.name);
   const uint64_t node_gen = s.view.in_use->node_generation(slot);
@@ -45,8 +37,9 @@ void DynamicResources::TakeForNominated(DraState& s, const PodInfo& nominated,
   {
     std::lock_guard<std::mutex> lock(nominated_mu_);
     auto it = nominated_.find(pod.metadata.uid);
+    // The same pod version and inventory; a change to one of its claims drops the entry.
     if (it != nominated_.end() && it->second.inventory == s.view.inventory &&
-        it->second.claims == unallocated) {
+        it->second.pod_version == pod.metadata.resourceVersion) {
       known = true;
       allocator = it->second.allocator;
       auto t = it->second.by_node.find(node.metadata.name);
@@ -60,11 +53,36 @@ void DynamicResources::TakeForNominated(DraState& s, const PodInfo& nominated,
     }
   }
   if (!known) {
-    auto created = NewAllocator(pod.metadata.namespace_, s.view.inventory, unallocated);
-    if (created.ok()) allocator = std::move(created).value();
+    const uint64_t seq = claim_changes_.load();
+    ClaimList claims;
+    if (!GatherClaims(pod, claims).IsSuccess()) return;  // not ready to allocate anyway
+    ClaimList unallocated;
+    for (auto& c : claims) {
+      if (!c->status.allocation && c->spec.controllerName.empty()) unallocated.push_back(c);
+    }
+    if (!unallocated.empty()) {
+      auto created = NewAllocator(pod.metadata.namespace_, s.view.inventory, unallocated);
+      if (created.ok()) allocator = std::move(created).value();
+    }
     std::lock_guard<std::mutex> lock(nominated_mu_);
-    if (nominated_.size() >= kMaxNominatedEntries) nominated_.clear();
-    nominated_[pod.metadata.uid] = {unallocated, s.view.inventory, allocator, {}};
+    if (nominated_.size() >= kMaxNominatedEntries) {
+      nominated_.clear();
+      nominated_by_claim_.clear();
+    }
+    // A claim that changed while they were gathered may have been read before the change.
+    if (claim_changes_.load() == seq) {
+      for (const auto& c : claims) {
+        std::vector<std::string>& uids =
+            nominated_by_claim_[c->metadata.namespace_ + "/" + c->metadata.name];
+        if (std::find(uids.begin(), uids.end(), pod.metadata.uid) == uids.end()) {
+          uids.push_back(pod.metadata.uid);
+        }
+      }
+      nominated_[pod.metadata.uid] = {
+          pod.metadata.resourceVersion, s.view.inventory, allocator, {}};
+    } else {
+      nominated_.erase(pod.metadata.uid);
+    }
   }
   if (!allocator) return;  // its claims cannot be allocated: it holds nothing
   dra::HeldDevices taken;
@@ -91,6 +109,16 @@ void DynamicResources::TakeForNominated(DraState& s, const PodInfo& nominated,
   std::sort(s.nominated_taken.begin(), s.nominated_taken.end());
   s.nominated_taken.erase(std::unique(s.nominated_taken.begin(), s.nominated_taken.end()),
                           s.nominated_taken.end());
+}
+
+void DynamicResources::ClaimChangedForNominated(const api::Object& claim) {
+  std::string key = claim.metadata.namespace_ + "/" + claim.metadata.name;
+  std::lock_guard<std::mutex> lock(nominated_mu_);
+  ++claim_changes_;
+  auto it = nominated_by_claim_.find(key);
+  if (it == nominated_by_claim_.end()) return;
+  for (const std::string& uid : it->second) nominated_.erase(uid);
+  nominated_by_claim_.erase(it);
 }
 
 }  // namespace allot::scheduler

@@ -104,9 +104,13 @@ struct DraState {
   bool abandoned = false;  // the scheduler stopped while the pod waited: leave the claims be
   bool nominated = false;  // PreBind set pod.status.nominatedNodeName
   // Preemption's dry run (PreFilterExtensions): the pods removed from the node, with their
-  // claims, and the devices of the allocated claims only removed pods hold (sorted; in use
+  // allocated claims, and the devices of the claims only removed pods hold (sorted; in use
   // exactly once), which Filter then counts as free for this pod.
-  std::map<std::string, ClaimsOfPod, std::less<>> removed;
+  struct RemovedClaim {
+    std::shared_ptr<const api::ResourceClaim> claim;
+    std::vector<dra::DeviceIndex> devices;  // its exclusive devices, in use exactly once
+  };
+  std::map<std::string, std::vector<RemovedClaim>, std::less<>> removed;
   std::vector<dra::DeviceIndex> freed;
   // Filter with nominated pods (nominated.cc), in the node's own copy of the state: the devices
   // the pods nominated to the node will take there (sorted), which this pod may not use.

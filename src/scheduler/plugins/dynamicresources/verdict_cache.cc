@@ -2,17 +2,32 @@
 
 namespace allot::scheduler {
 
+namespace {
+
+const std::vector<dra::DeviceIndex> kNone;
+
+bool SameVersions(const VerdictCache::Verdict& a, const VerdictCache::Verdict& b) {
+  return a.node_gen == b.node_gen && a.shared_gen == b.shared_gen &&
+         a.node_version == b.node_version;
+}
+
+}  // namespace
+
 const VerdictCache::Verdict* VerdictCache::Class::Find(const std::string& node,
                                                        const std::string& node_version,
-                                                       uint64_t node_gen,
-                                                       uint64_t shared_gen) const {
+                                                       uint64_t node_gen, uint64_t shared_gen,
+                                                       const dra::HeldDevices* held) const {
   auto it = by_node.find(node);
   if (it == by_node.end()) return nullptr;
-  const Verdict& v = it->second;
-  if (v.node_gen != node_gen || v.shared_gen != shared_gen || v.node_version != node_version) {
-    return nullptr;
+  const std::vector<dra::DeviceIndex>& usable = held ? held->devices : kNone;
+  const std::vector<dra::DeviceIndex>& taken = held ? held->taken : kNone;
+  for (const Verdict& v : it->second) {
+    if (v.node_gen == node_gen && v.shared_gen == shared_gen && v.node_version == node_version &&
+        v.usable == usable && v.taken == taken) {
+      return &v;
+    }
   }
-  return &v;
+  return nullptr;
 }
 
 std::shared_ptr<VerdictCache::Class> VerdictCache::Lookup(
@@ -48,7 +63,15 @@ std::shared_ptr<VerdictCache::Class> VerdictCache::Lookup(
 }
 
 void VerdictCache::Record(Class& c, std::vector<std::pair<std::string, Verdict>>& fresh) {
-  for (auto& [node, v] : fresh) c.by_node.insert_or_assign(std::move(node), std::move(v));
+  for (auto& [node, v] : fresh) {
+    std::vector<Verdict>& kept = c.by_node[node];
+    // Versions only move forward: verdicts of other versions can never match again.
+    std::erase_if(kept, [&](const Verdict& k) {
+      return !SameVersions(k, v) || (k.usable == v.usable && k.taken == v.taken);
+    });
+    if (kept.size() >= kVerdictsPerNode) kept.erase(kept.begin());
+    kept.push_back(std::move(v));
+  }
   fresh.clear();
 }
 

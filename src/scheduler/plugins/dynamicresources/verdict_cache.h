@@ -13,6 +13,11 @@
 // and for shared devices are where they were (dra/allocated_state.h). Verdicts that ran out of
 // search budget are not kept.
 //
+// A verdict may also assume held devices (dra::HeldDevices without a reservation): the devices
+// preemption's dry run frees and those promised to pods nominated to the node. It answers only
+// a search with exactly those devices; a node keeps a few such verdicts side by side, since one
+// dry run asks about each step of its reprieves and every later preemptor asks the same.
+//
 // Threading (the scheduling cycle's own): Lookup and Record run on the scheduling thread, Find
 // from Filter's threads during the cycle; a class is never written while Filter runs, because
 // Record is called only after Filter (PreScore, PostFilter or Reserve).
@@ -26,6 +31,7 @@
 #include <vector>
 
 #include "api/resource/types.h"
+#include "dra/allocator.h"
 #include "dra/inventory.h"
 
 namespace allot::scheduler {
@@ -39,13 +45,25 @@ class VerdictCache {
     bool feasible = false;
     int64_t score = 0;   // when feasible
     std::string reason;  // when not
+    // The held devices assumed (HeldDevices::devices and ::taken; sorted), none for a plain one.
+    std::vector<dra::DeviceIndex> usable;
+    std::vector<dra::DeviceIndex> taken;
   };
+
+  // Verdicts kept per node (the plain one and those assuming held devices).
+  static constexpr size_t kVerdictsPerNode = 8;
+
+  // Whether a verdict may assume `held`: only devices freed or promised, no reservation.
+  static bool Cacheable(const dra::HeldDevices* held) {
+    return !held || (held->reserved.empty() && !held->restricted);
+  }
 
   class Class {
    public:
-    // The verdict for `node` if still valid for these versions, else null.
+    // The verdict for `node` if still valid for these versions and made with the same held
+    // devices (`held` null: none), else null.
     const Verdict* Find(const std::string& node, const std::string& node_version, uint64_t node_gen,
-                        uint64_t shared_gen) const;
+                        uint64_t shared_gen, const dra::HeldDevices* held = nullptr) const;
 
    private:
     friend class VerdictCache;
@@ -53,7 +71,7 @@ class VerdictCache {
     std::vector<api::ResourceClaimSpec> specs;
     bool admin_access = false;
     uint64_t classes_gen = 0;
-    std::unordered_map<std::string, Verdict> by_node;
+    std::unordered_map<std::string, std::vector<Verdict>> by_node;  // oldest first
   };
 
   explicit VerdictCache(size_t max_classes = 32) : max_classes_(max_classes) {}

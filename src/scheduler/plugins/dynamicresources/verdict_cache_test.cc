@@ -59,6 +59,52 @@ TEST(VerdictCache, VerdictsHoldWhileTheNodeAndItsDevicesAreUnchanged) {
   EXPECT_EQ(cls->Find("n2", "11", 0, 5)->reason, "cannot allocate all claims");
 }
 
+TEST(VerdictCache, VerdictsWithHeldDevicesAnswerOnlyTheSameHeldDevices) {
+  VerdictCache cache;
+  api::ResourceClaimSpec one = Spec(1);
+  auto cls = cache.Lookup(EmptyInventory(), {&one}, false, 0);
+  auto held = [](std::vector<dra::DeviceIndex> usable, std::vector<dra::DeviceIndex> taken) {
+    dra::HeldDevices h;
+    h.devices = std::move(usable);
+    h.taken = std::move(taken);
+    return h;
+  };
+  const dra::HeldDevices freed = held({3}, {}), promised = held({}, {2}), both = held({3}, {2});
+  std::vector<std::pair<std::string, VerdictCache::Verdict>> fresh;
+  fresh.emplace_back("n1", VerdictCache::Verdict{"10", 3, 5, false, 0, "full"});
+  fresh.emplace_back("n1", VerdictCache::Verdict{"10", 3, 5, true, 7, "", {3}, {}});
+  fresh.emplace_back("n1", VerdictCache::Verdict{"10", 3, 5, false, 0, "taken", {}, {2}});
+  VerdictCache::Record(*cls, fresh);
+  ASSERT_NE(cls->Find("n1", "10", 3, 5), nullptr);
+  EXPECT_EQ(cls->Find("n1", "10", 3, 5)->reason, "full");
+  ASSERT_NE(cls->Find("n1", "10", 3, 5, &freed), nullptr);
+  EXPECT_TRUE(cls->Find("n1", "10", 3, 5, &freed)->feasible);
+  ASSERT_NE(cls->Find("n1", "10", 3, 5, &promised), nullptr);
+  EXPECT_EQ(cls->Find("n1", "10", 3, 5, &promised)->reason, "taken");
+  EXPECT_EQ(cls->Find("n1", "10", 3, 5, &both), nullptr);
+  EXPECT_EQ(cls->Find("n1", "10", 4, 5, &freed), nullptr);  // the node's devices changed
+  // A newer version replaces every verdict of the older one.
+  fresh.emplace_back("n1", VerdictCache::Verdict{"10", 4, 5, true, 1, "", {3}, {}});
+  VerdictCache::Record(*cls, fresh);
+  EXPECT_EQ(cls->Find("n1", "10", 3, 5), nullptr);
+  ASSERT_NE(cls->Find("n1", "10", 4, 5, &freed), nullptr);
+  EXPECT_EQ(cls->Find("n1", "10", 4, 5, &freed)->score, 1);
+  // At most kVerdictsPerNode per node, the oldest dropped first.
+  for (dra::DeviceIndex i = 0; i < VerdictCache::kVerdictsPerNode + 2; ++i) {
+    fresh.emplace_back("n1", VerdictCache::Verdict{"10", 4, 5, true, 0, "", {100 + i}, {}});
+  }
+  VerdictCache::Record(*cls, fresh);
+  EXPECT_EQ(cls->Find("n1", "10", 4, 5, &freed), nullptr);
+  const dra::HeldDevices last = held({100 + VerdictCache::kVerdictsPerNode + 1}, {});
+  EXPECT_NE(cls->Find("n1", "10", 4, 5, &last), nullptr);
+  // Held devices of a reservation are never shared.
+  dra::HeldDevices reserved = held({3}, {});
+  reserved.reserved = {3};
+  EXPECT_FALSE(VerdictCache::Cacheable(&reserved));
+  EXPECT_TRUE(VerdictCache::Cacheable(&freed));
+  EXPECT_TRUE(VerdictCache::Cacheable(nullptr));
+}
+
 TEST(VerdictCache, KeepsAtMostMaxClassesDroppingTheLeastRecentlyUsed) {
   VerdictCache cache(2);
   auto inv = EmptyInventory();
