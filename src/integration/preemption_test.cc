@@ -299,6 +299,38 @@ TEST_F(PreemptionTest, TheDeviceAVictimFreedStaysWithItsNominatedPreemptor) {
   ExpectInvariants();
 }
 
+// A nominated pod whose victim is still terminating (its claim allocated) holds nothing free on
+// the node; a second preemptor of its priority must not count on the device that victim frees.
+TEST_F(PreemptionTest, ASecondPreemptorDoesNotCountOnTheFirstOnesVictim) {
+  Cluster(1, 2);
+  Template("one-gpu");
+  Class("lowest", 50);
+  Class("low", 100);
+  Class("high", 1000);
+  Start();
+  auto slow = workloads::MakePod("slow", "default", "1", "100Mi");
+  slow->spec.priorityClassName = "lowest";
+  slow->metadata.finalizers = {"example.com/hold"};
+  workloads::AddTemplateClaim(*slow, "gpu", "one-gpu");
+  Create(api::ResourceFor<api::Pod>(), std::move(slow));
+  CpuPod("b", "1", "low", "", "one-gpu");
+  ASSERT_TRUE(WaitBound("slow") && WaitBound("b"));
+  // "first" preempts "slow" (the least important), which stays terminating with its device.
+  CpuPod("first", "1", "high", "", "one-gpu");
+  ASSERT_TRUE(WaitFor([&] { return Nominated("first") == "node-0"; }, seconds(10)));
+  ASSERT_TRUE(GetPod("slow")->metadata.deletionTimestamp);
+  // "second" needs a device of its own: "b"'s, not the one "slow" frees for "first".
+  CpuPod("second", "1", "high", "", "one-gpu");
+  ASSERT_TRUE(WaitGone("b")) << PodMessage("second");
+  EXPECT_TRUE(GetPod("slow")->metadata.deletionTimestamp);
+  auto copy = GetPod("slow")->Clone();
+  copy->metadata.finalizers.clear();
+  ASSERT_TRUE(client_->Update(api::ResourceFor<api::Pod>(), std::move(copy)).ok());
+  ASSERT_TRUE(WaitBound("first")) << PodMessage("first");
+  ASSERT_TRUE(WaitBound("second")) << PodMessage("second");
+  ExpectInvariants();
+}
+
 TEST_F(PreemptionTest, AReservationPreemptsOnlyWhenTheArgsSaySo) {
   Cluster(1, 0);
   Class("low", 100);

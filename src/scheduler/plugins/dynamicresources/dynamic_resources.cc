@@ -445,24 +445,59 @@ Status DynamicResources::RemovePod(CycleState& state, const PodInfo& /*pod*/,
                                    const PodInfo& removed, const NodeInfo& /*node*/) const {
   DraState* s = state.Mutable(kDraStateKey);
   if (!s || !s->allocator || !claims_) return Status::Success();  // nothing to allocate here
-  std::vector<DraState::RemovedClaim>& claims = s->removed[removed.uid()];
+  std::shared_ptr<const VictimClaims> known = VictimClaimsOf(*removed.pod, s->view.inventory);
+  std::vector<RemovedClaim>& claims = s->removed[removed.uid()];
   claims.clear();
-  for (const api::PodClaimUse& use : api::PodClaims(*removed.pod)) {
+  for (const RemovedClaim& c : *known) {
+    RemovedClaim& r = claims.emplace_back();
+    r.claim = c.claim;
+    for (dra::DeviceIndex i : c.devices) {
+      if (s->view.in_use && s->view.in_use->ExclusiveUses(i) == 1) r.devices.push_back(i);
+    }
+  }
+  RecomputeFreed(*s);
+  return Status::Success();
+}
+
+std::shared_ptr<const DynamicResources::VictimClaims> DynamicResources::VictimClaimsOf(
+    const api::Pod& pod, const std::shared_ptr<const dra::Inventory>& inventory) const {
+  {
+    std::lock_guard<std::mutex> lock(nominated_mu_);
+    auto it = victims_.find(pod.metadata.uid);
+    if (it != victims_.end() && it->second.pod_version == pod.metadata.resourceVersion &&
+        it->second.inventory == inventory) {
+      return it->second.claims;
+    }
+  }
+  const uint64_t seq = claim_changes_.load();
+  auto out = std::make_shared<VictimClaims>();
+  std::vector<std::string> keys;
+  for (const api::PodClaimUse& use : api::PodClaims(pod)) {
     if (use.not_ready) continue;
-    auto c = AsClaim(claims_->Get(removed.namespace_(), use.claim_name));
+    keys.push_back(pod.metadata.namespace_ + "/" + use.claim_name);
+    auto c = AsClaim(claims_->Get(pod.metadata.namespace_, use.claim_name));
     if (!c || !c->status.allocation) continue;
-    DraState::RemovedClaim& r = claims.emplace_back();
-    if (s->view.inventory && s->view.in_use) {
+    RemovedClaim& r = out->emplace_back();
+    if (inventory) {
       for (const auto& d : c->status.allocation->devices.results) {
         if (d.adminAccess.value_or(false) || d.shareID) continue;
-        std::optional<dra::DeviceIndex> i = s->view.inventory->Find(d.driver, d.pool, d.device);
-        if (i && s->view.in_use->ExclusiveUses(*i) == 1) r.devices.push_back(*i);
+        if (std::optional<dra::DeviceIndex> i = inventory->Find(d.driver, d.pool, d.device)) {
+          r.devices.push_back(*i);
+        }
       }
     }
     r.claim = std::move(c);
   }
-  RecomputeFreed(*s);
-  return Status::Success();
+  std::lock_guard<std::mutex> lock(nominated_mu_);
+  if (claim_changes_.load() != seq) return out;  // a claim changed meanwhile: not kept
+  if (victims_.size() >= kMaxVictimEntries) {
+    victims_.clear();
+    nominated_.clear();
+    nominated_by_claim_.clear();
+  }
+  for (std::string& key : keys) Remember(std::move(key), pod.metadata.uid);
+  victims_[pod.metadata.uid] = {pod.metadata.resourceVersion, inventory, out};
+  return out;
 }
 
 Status DynamicResources::AddPod(CycleState& state, const PodInfo& /*pod*/, const PodInfo& added,
@@ -480,7 +515,7 @@ Status DynamicResources::AddPod(CycleState& state, const PodInfo& /*pod*/, const
 void DynamicResources::RecomputeFreed(DraState& s) const {
   s.freed.clear();
   for (const auto& [uid, claims] : s.removed) {
-    for (const DraState::RemovedClaim& r : claims) {
+    for (const RemovedClaim& r : claims) {
       // Freed only when every consumer is gone (a shared claim a remaining pod uses stays).
       bool only_removed = true;
       for (const auto& consumer : r.claim->status.reservedFor) {

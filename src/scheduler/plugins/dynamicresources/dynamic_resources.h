@@ -97,6 +97,7 @@ namespace allot::scheduler {
 namespace dra_plugin {
 struct DraState;
 struct FilterResults;
+struct RemovedClaim;
 struct PendingControllerClaim;
 }  // namespace dra_plugin
 
@@ -273,22 +274,38 @@ class DynamicResources final : public PreEnqueuePlugin,
   struct NominatedTake {
     uint64_t node_gen = 0, shared_gen = 0;
     std::vector<uint32_t> before;  // s.nominated_taken on entry
+    bool used_freed = false;       // free devices did not suffice: took from s.freed
+    std::vector<uint32_t> freed;   // s.freed then (preemption's dry run)
     std::vector<uint32_t> takes;
   };
   struct NominatedEntry {
     std::string pod_version;  // the pod's resourceVersion
     std::shared_ptr<const dra::Inventory> inventory;
     std::shared_ptr<const dra::Allocator> allocator;
-    std::unordered_map<std::string, NominatedTake> by_node;
+    std::unordered_map<std::string, std::vector<NominatedTake>> by_node;
   };
   mutable std::mutex nominated_mu_;
   mutable std::unordered_map<std::string, NominatedEntry> nominated_;  // guarded by nominated_mu_
-  // "<namespace>/<claim>" -> the uids of the nominated pods whose entries used it; guarded by
-  // nominated_mu_. claim_changes_ counts claim events (written under nominated_mu_), so an entry
-  // gathered across a change is not kept.
+  // Preemption's dry run asks about the same victims over and over: their allocated claims and
+  // the exclusive devices those hold (inventory indices), by pod uid, for one version of the pod
+  // and the inventory, until one of its claims changes. Guarded by nominated_mu_.
+  using VictimClaims = std::vector<dra_plugin::RemovedClaim>;
+  struct VictimEntry {
+    std::string pod_version;
+    std::shared_ptr<const dra::Inventory> inventory;
+    std::shared_ptr<const VictimClaims> claims;
+  };
+  static constexpr size_t kMaxVictimEntries = 1 << 16;
+  mutable std::unordered_map<std::string, VictimEntry> victims_;
+  std::shared_ptr<const VictimClaims> VictimClaimsOf(
+      const api::Pod& pod, const std::shared_ptr<const dra::Inventory>& inventory) const;
+  // "<namespace>/<claim>" -> the uids of the pods whose entries (nominated_, victims_) used it;
+  // guarded by nominated_mu_. claim_changes_ counts claim events (written under nominated_mu_),
+  // so an entry gathered across a change is not kept.
   mutable std::unordered_map<std::string, std::vector<std::string>> nominated_by_claim_;
   mutable std::atomic<uint64_t> claim_changes_{0};
-  // A claim changed: forgets what TakeForNominated knew about the pod that uses it.
+  void Remember(std::string claim_key, const std::string& pod_uid) const;  // nominated_mu_ held
+  // A claim changed: forgets what the caches above knew about the pods that use it.
   void ClaimChangedForNominated(const api::Object& claim);
   // PostFilter's and PostBind's API writes, off the scheduling thread. Declared last: it is
   // stopped (its queued writes run) before the members they use go away.

@@ -21,6 +21,8 @@ namespace {
 // Nominated pods kept in the cache before it is emptied (nominated pods are few; this only
 // bounds what pods that bound or went away leave behind).
 constexpr size_t kMaxNominatedEntries = 4096;
+// Answers kept per nominated pod and node (one per state a dry run's reprieve steps ask about).
+constexpr size_t kTakesPerNode = 4;
 
 }  // namespace
 
@@ -43,12 +45,16 @@ void DynamicResources::TakeForNominated(DraState& s, const PodInfo& nominated,
       known = true;
       allocator = it->second.allocator;
       auto t = it->second.by_node.find(node.metadata.name);
-      if (t != it->second.by_node.end() && t->second.node_gen == node_gen &&
-          t->second.shared_gen == shared_gen && t->second.before == s.nominated_taken) {
-        s.nominated_taken.insert(s.nominated_taken.end(), t->second.takes.begin(),
-                                 t->second.takes.end());
-        std::sort(s.nominated_taken.begin(), s.nominated_taken.end());
-        return;
+      if (t != it->second.by_node.end()) {
+        for (const NominatedTake& k : t->second) {
+          if (k.node_gen != node_gen || k.shared_gen != shared_gen ||
+              k.before != s.nominated_taken || (k.used_freed && k.freed != s.freed)) {
+            continue;
+          }
+          s.nominated_taken.insert(s.nominated_taken.end(), k.takes.begin(), k.takes.end());
+          std::sort(s.nominated_taken.begin(), s.nominated_taken.end());
+          return;
+        }
       }
     }
   }
@@ -67,16 +73,13 @@ void DynamicResources::TakeForNominated(DraState& s, const PodInfo& nominated,
     std::lock_guard<std::mutex> lock(nominated_mu_);
     if (nominated_.size() >= kMaxNominatedEntries) {
       nominated_.clear();
+      victims_.clear();
       nominated_by_claim_.clear();
     }
     // A claim that changed while they were gathered may have been read before the change.
     if (claim_changes_.load() == seq) {
       for (const auto& c : claims) {
-        std::vector<std::string>& uids =
-            nominated_by_claim_[c->metadata.namespace_ + "/" + c->metadata.name];
-        if (std::find(uids.begin(), uids.end(), pod.metadata.uid) == uids.end()) {
-          uids.push_back(pod.metadata.uid);
-        }
+        Remember(c->metadata.namespace_ + "/" + c->metadata.name, pod.metadata.uid);
       }
       nominated_[pod.metadata.uid] = {
           pod.metadata.resourceVersion, s.view.inventory, allocator, {}};
@@ -85,11 +88,13 @@ void DynamicResources::TakeForNominated(DraState& s, const PodInfo& nominated,
     }
   }
   if (!allocator) return;  // its claims cannot be allocated: it holds nothing
-  dra::HeldDevices taken;
-  taken.taken = s.nominated_taken;
-  dra::Allocator::Outcome out = allocator->Allocate(node, *s.view.in_use, &taken);
-  std::vector<dra::DeviceIndex> takes;
-  if (out.result == dra::Allocator::Outcome::Result::kAllocated) {  // else it holds nothing
+  auto allocate = [&](const std::vector<dra::DeviceIndex>& usable) {
+    dra::HeldDevices held;
+    held.taken = s.nominated_taken;
+    held.devices = usable;
+    dra::Allocator::Outcome out = allocator->Allocate(node, *s.view.in_use, &held);
+    std::vector<dra::DeviceIndex> takes;
+    if (out.result != dra::Allocator::Outcome::Result::kAllocated) return takes;
     for (const api::AllocationResult& a : out.allocations) {
       for (const auto& d : a.devices.results) {
         if (d.adminAccess.value_or(false) || d.shareID) continue;
@@ -97,12 +102,26 @@ void DynamicResources::TakeForNominated(DraState& s, const PodInfo& nominated,
         if (i) takes.push_back(*i);
       }
     }
-  }
+    return takes;
+  };
+  // Free devices first. When they do not suffice, the devices preemption's dry run frees are the
+  // nominated pod's before the incoming pod's: its own victims' may still be in use (their
+  // claims not yet released), and holding nothing then would let a second preemptor count on
+  // the device its victim frees.
+  std::vector<dra::DeviceIndex> takes = allocate({});
+  const bool used_freed = takes.empty() && !s.freed.empty();
+  if (used_freed) takes = allocate(s.freed);
   {
     std::lock_guard<std::mutex> lock(nominated_mu_);
     auto it = nominated_.find(pod.metadata.uid);
     if (it != nominated_.end() && it->second.allocator == allocator) {
-      it->second.by_node[node.metadata.name] = {node_gen, shared_gen, s.nominated_taken, takes};
+      std::vector<NominatedTake>& kept = it->second.by_node[node.metadata.name];
+      std::erase_if(kept, [&](const NominatedTake& k) {
+        return k.node_gen != node_gen || k.shared_gen != shared_gen;  // never valid again
+      });
+      if (kept.size() >= kTakesPerNode) kept.erase(kept.begin());
+      kept.push_back({node_gen, shared_gen, s.nominated_taken, used_freed,
+                      used_freed ? s.freed : std::vector<dra::DeviceIndex>(), takes});
     }
   }
   s.nominated_taken.insert(s.nominated_taken.end(), takes.begin(), takes.end());
@@ -117,8 +136,16 @@ void DynamicResources::ClaimChangedForNominated(const api::Object& claim) {
   ++claim_changes_;
   auto it = nominated_by_claim_.find(key);
   if (it == nominated_by_claim_.end()) return;
-  for (const std::string& uid : it->second) nominated_.erase(uid);
+  for (const std::string& uid : it->second) {
+    nominated_.erase(uid);
+    victims_.erase(uid);
+  }
   nominated_by_claim_.erase(it);
+}
+
+void DynamicResources::Remember(std::string claim_key, const std::string& pod_uid) const {
+  std::vector<std::string>& uids = nominated_by_claim_[std::move(claim_key)];
+  if (std::find(uids.begin(), uids.end(), pod_uid) == uids.end()) uids.push_back(pod_uid);
 }
 
 }  // namespace allot::scheduler

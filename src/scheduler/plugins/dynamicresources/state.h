@@ -59,6 +59,12 @@ struct FilterResults {
 
 using ClaimsOfPod = std::vector<std::shared_ptr<const api::ResourceClaim>>;
 
+// An allocated claim of a pod preemption's dry run removes, with its exclusive devices.
+struct RemovedClaim {
+  std::shared_ptr<const api::ResourceClaim> claim;
+  std::vector<dra::DeviceIndex> devices;
+};
+
 // What one attempt knows, from PreFilter to PreBind / Unreserve.
 struct DraState {
   std::vector<std::shared_ptr<const api::ResourceClaim>> claims;  // the pod's, spec order
@@ -106,10 +112,6 @@ struct DraState {
   // Preemption's dry run (PreFilterExtensions): the pods removed from the node, with their
   // allocated claims, and the devices of the claims only removed pods hold (sorted; in use
   // exactly once), which Filter then counts as free for this pod.
-  struct RemovedClaim {
-    std::shared_ptr<const api::ResourceClaim> claim;
-    std::vector<dra::DeviceIndex> devices;  // its exclusive devices, in use exactly once
-  };
   std::map<std::string, std::vector<RemovedClaim>, std::less<>> removed;
   std::vector<dra::DeviceIndex> freed;
   // Filter with nominated pods (nominated.cc), in the node's own copy of the state: the devices
