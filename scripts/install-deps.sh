@@ -5,6 +5,7 @@ set -euo pipefail
 PKGS=(
   build-essential cmake ninja-build ccache pkg-config
   libboost-dev            # Boost.Asio / Boost.Beast (HTTP server, header-only)
+  libssl-dev              # OpenSSL: TLS for Asio, the CA and certificates (src/pki/)
   rapidjson-dev           # JSON DOM, reader and writer
   libyaml-cpp-dev         # YAML manifests
   libsqlite3-dev          # the embedded durable store

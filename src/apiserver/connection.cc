@@ -8,15 +8,19 @@
 
 #include <atomic>
 #include <boost/asio/post.hpp>
+#include <boost/asio/ssl.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/write.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
+#include <boost/beast/ssl.hpp>
 #include <memory>
 #include <optional>
 #include <string>
+#include <type_traits>
 
 #include "apiserver/status_json.h"
+#include "pki/pki.h"
 
 namespace allot::apiserver {
 
@@ -35,22 +39,63 @@ constexpr std::chrono::milliseconds kMaxTimerWait{1000};
 // Bytes a client may send while it receives a watch (nothing, normally).
 constexpr size_t kMaxUnreadWhileStreaming = 64 * 1024;
 
-class Connection : public std::enable_shared_from_this<Connection> {
+using TlsStream = beast::ssl_stream<beast::tcp_stream>;
+
+// The subject of the certificate the peer presented (already verified by the handshake).
+std::optional<Request::Certificate> PeerCertificate(TlsStream& stream) {
+  X509* cert = SSL_get1_peer_certificate(stream.native_handle());
+  if (!cert) return std::nullopt;
+  std::string pem;
+  if (BIO* bio = BIO_new(BIO_s_mem())) {
+    if (PEM_write_bio_X509(bio, cert) == 1) {
+      char* data = nullptr;
+      long n = BIO_get_mem_data(bio, &data);
+      if (n > 0) pem.assign(data, static_cast<size_t>(n));
+    }
+    BIO_free(bio);
+  }
+  X509_free(cert);
+  auto info = pki::Inspect(pem);
+  if (!info.ok()) return std::nullopt;
+  return Request::Certificate{std::move(info->common_name), std::move(info->organizations)};
+}
+
+// Stream: beast::tcp_stream (plain HTTP) or TlsStream.
+template <class Stream>
+class Connection : public std::enable_shared_from_this<Connection<Stream>> {
  public:
-  Connection(tcp::socket socket, Handler& handler, Clock& clock, const ConnectionOptions& opts)
-      : stream_(std::move(socket)),
+  static constexpr bool kTls = std::is_same_v<Stream, TlsStream>;
+
+  template <class... StreamArgs>
+  Connection(Handler& handler, Clock& clock, const ConnectionOptions& opts, StreamArgs&&... args)
+      : stream_(std::forward<StreamArgs>(args)...),
         timer_(stream_.get_executor()),
         handler_(handler),
         clock_(clock),
         opts_(opts) {
     beast::error_code ec;
-    auto local = stream_.socket().local_endpoint(ec);
+    auto local = Lowest().socket().local_endpoint(ec);
     if (!ec) server_address_ = local.address().to_string() + ":" + std::to_string(local.port());
   }
 
-  void Start() { ReadHeader(); }
+  void Start() {
+    if constexpr (kTls) {
+      // A client that connects and never finishes the handshake holds nothing for long.
+      Lowest().expires_after(opts_.handshake_timeout);
+      stream_.async_handshake(net::ssl::stream_base::server,
+                              [self = this->shared_from_this()](beast::error_code ec) {
+                                if (ec) return self->Close();
+                                self->client_certificate_ = PeerCertificate(self->stream_);
+                                self->ReadHeader();
+                              });
+    } else {
+      ReadHeader();
+    }
+  }
 
  private:
+  beast::tcp_stream& Lowest() { return beast::get_lowest_layer(stream_); }
+
   void ReadHeader();
   void OnHeader(beast::error_code ec);
   void ReadBody();
@@ -67,8 +112,9 @@ class Connection : public std::enable_shared_from_this<Connection> {
   void FinishStream();
   void Close();
 
-  beast::tcp_stream stream_;
+  Stream stream_;
   net::steady_timer timer_;
+  std::optional<Request::Certificate> client_certificate_;  // TLS only
   beast::flat_buffer buffer_;
   std::optional<http::request_parser<http::string_body>> parser_;
   Handler& handler_;
@@ -86,17 +132,19 @@ class Connection : public std::enable_shared_from_this<Connection> {
   std::atomic<bool> wake_pending_{false};
 };
 
-void Connection::ReadHeader() {
+template <class Stream>
+void Connection<Stream>::ReadHeader() {
   parser_.emplace();
   parser_->header_limit(kHeaderLimit);
   parser_->body_limit(opts_.max_body_bytes);
-  stream_.expires_after(opts_.idle_timeout);
+  Lowest().expires_after(opts_.idle_timeout);
   http::async_read_header(
       stream_, buffer_, *parser_,
-      [self = shared_from_this()](beast::error_code ec, size_t) { self->OnHeader(ec); });
+      [self = this->shared_from_this()](beast::error_code ec, size_t) { self->OnHeader(ec); });
 }
 
-void Connection::OnHeader(beast::error_code ec) {
+template <class Stream>
+void Connection<Stream>::OnHeader(beast::error_code ec) {
   if (ec == http::error::body_limit) return SendError(RequestTooLargeError(opts_.max_body_bytes));
   if (ec == http::error::header_limit) {
     return SendError(BadRequestError("request header fields too large"));
@@ -114,7 +162,7 @@ void Connection::OnHeader(beast::error_code ec) {
   if (beast::iequals(parser_->get()[http::field::expect], "100-continue")) {
     static const std::string kContinue = "HTTP/1.1 100 Continue\r\n\r\n";
     net::async_write(stream_, net::buffer(kContinue),
-                     [self = shared_from_this()](beast::error_code ec, size_t) {
+                     [self = this->shared_from_this()](beast::error_code ec, size_t) {
                        if (ec) return self->Close();
                        self->ReadBody();
                      });
@@ -123,13 +171,15 @@ void Connection::OnHeader(beast::error_code ec) {
   ReadBody();
 }
 
-void Connection::ReadBody() {
+template <class Stream>
+void Connection<Stream>::ReadBody() {
   http::async_read(
       stream_, buffer_, *parser_,
-      [self = shared_from_this()](beast::error_code ec, size_t) { self->OnRequest(ec); });
+      [self = this->shared_from_this()](beast::error_code ec, size_t) { self->OnRequest(ec); });
 }
 
-Request Connection::Convert() {
+template <class Stream>
+Request Connection<Stream>::Convert() {
   http::request<http::string_body> msg = parser_->release();
   Request r;
   r.method = std::string(msg.method_string());
@@ -139,35 +189,39 @@ Request Connection::Convert() {
     r.headers.emplace_back(std::string(field.name_string()), std::string(field.value()));
   }
   r.body = std::move(msg.body());
+  r.client_certificate = client_certificate_;
   beast::error_code ec;
-  auto remote = stream_.socket().remote_endpoint(ec);
+  auto remote = Lowest().socket().remote_endpoint(ec);
   if (!ec) r.remote = remote.address().to_string() + ":" + std::to_string(remote.port());
   return r;
 }
 
-void Connection::OnRequest(beast::error_code ec) {
+template <class Stream>
+void Connection<Stream>::OnRequest(beast::error_code ec) {
   if (ec == http::error::body_limit) return SendError(RequestTooLargeError(opts_.max_body_bytes));
   if (ec == http::error::end_of_stream || ec == beast::error::timeout || ec == net::error::eof) {
     return Close();
   }
   if (ec) return SendError(BadRequestError("malformed HTTP request: " + ec.message()));
-  stream_.expires_never();  // the handler may wait for the store
+  Lowest().expires_never();  // the handler may wait for the store
   Request req = Convert();
   head_ = req.method == "HEAD";
-  auto self = shared_from_this();
+  auto self = this->shared_from_this();
   handler_.Handle(std::move(req), server_address_, [self](Response res) {
     net::post(self->stream_.get_executor(),
               [self, res = std::move(res)]() mutable { self->Send(std::move(res)); });
   });
 }
 
-void Connection::SendError(const Status& status) {
+template <class Stream>
+void Connection<Stream>::SendError(const Status& status) {
   Response res = ErrorResponse(status);
   res.close = true;
   Send(std::move(res));
 }
 
-void Connection::Send(Response res) {
+template <class Stream>
+void Connection<Stream>::Send(Response res) {
   if (closed_) return;
   if (res.stream) return StartStream(std::move(res));
   auto msg = std::make_shared<http::response<http::string_body>>(
@@ -179,9 +233,9 @@ void Connection::Send(Response res) {
   const bool keep = keep_alive_ && !res.close;
   msg->keep_alive(keep);
   msg->prepare_payload();
-  stream_.expires_after(kWriteTimeout);
+  Lowest().expires_after(kWriteTimeout);
   http::async_write(stream_, *msg,
-                    [self = shared_from_this(), msg, keep](beast::error_code ec, size_t) {
+                    [self = this->shared_from_this(), msg, keep](beast::error_code ec, size_t) {
                       if (ec || !keep) return self->Close();
                       self->ReadHeader();
                     });
@@ -189,7 +243,8 @@ void Connection::Send(Response res) {
 
 // --- streaming --------------------------------------------------------------------------------
 
-void Connection::StartStream(Response res) {
+template <class Stream>
+void Connection<Stream>::StartStream(Response res) {
   source_ = std::move(res.stream);
   auto msg =
       std::make_shared<http::response<http::empty_body>>(static_cast<http::status>(res.status), 11);
@@ -200,10 +255,10 @@ void Connection::StartStream(Response res) {
   // The stream ends the connection: a client cannot reuse it while the watch runs anyway.
   msg->keep_alive(false);
   auto serializer = std::make_shared<http::response_serializer<http::empty_body>>(*msg);
-  stream_.expires_never();
+  Lowest().expires_never();
   http::async_write_header(
       stream_, *serializer,
-      [self = shared_from_this(), msg, serializer](beast::error_code ec, size_t) {
+      [self = this->shared_from_this(), msg, serializer](beast::error_code ec, size_t) {
         if (ec) return self->Close();
         std::weak_ptr<Connection> weak = self;
         self->source_->Start([weak] {
@@ -214,15 +269,17 @@ void Connection::StartStream(Response res) {
       });
 }
 
-void Connection::Wake() {
+template <class Stream>
+void Connection<Stream>::Wake() {
   if (wake_pending_.exchange(true)) return;
-  net::post(stream_.get_executor(), [self = shared_from_this()] {
+  net::post(stream_.get_executor(), [self = this->shared_from_this()] {
     self->wake_pending_.store(false);
     self->Pump();
   });
 }
 
-void Connection::Pump() {
+template <class Stream>
+void Connection<Stream>::Pump() {
   if (closed_ || writing_ || !source_) return;
   bool finished = false;
   std::string data = source_->Next(&finished);
@@ -231,12 +288,12 @@ void Connection::Pump() {
     chunk_ = std::move(data);
     // A client that stops reading is dropped instead of holding the watch forever. (The
     // pending disconnect read was started without a deadline and is not affected.)
-    stream_.expires_after(kWriteTimeout);
+    Lowest().expires_after(kWriteTimeout);
     net::async_write(stream_, http::make_chunk(net::buffer(chunk_)),
-                     [self = shared_from_this()](beast::error_code ec, size_t) {
+                     [self = this->shared_from_this()](beast::error_code ec, size_t) {
                        self->writing_ = false;
                        if (ec) return self->Close();
-                       self->stream_.expires_never();
+                       self->Lowest().expires_never();
                        self->Pump();
                      });
     return;
@@ -245,22 +302,24 @@ void Connection::Pump() {
   ArmTimer();
 }
 
-void Connection::ArmTimer() {
+template <class Stream>
+void Connection<Stream>::ArmTimer() {
   auto deadline = source_->Deadline();
   if (!deadline) return;
   auto wait = std::chrono::duration_cast<std::chrono::milliseconds>(*deadline - clock_.Steady());
   if (wait < std::chrono::milliseconds(0)) wait = std::chrono::milliseconds(0);
   if (wait > kMaxTimerWait) wait = kMaxTimerWait;
   timer_.expires_after(wait);
-  timer_.async_wait([self = shared_from_this()](beast::error_code ec) {
+  timer_.async_wait([self = this->shared_from_this()](beast::error_code ec) {
     if (!ec) self->Pump();
   });
 }
 
-void Connection::WatchForDisconnect() {
+template <class Stream>
+void Connection<Stream>::WatchForDisconnect() {
   // Clients send nothing during a watch; a read that completes with an error means they left.
   stream_.async_read_some(buffer_.prepare(4096),
-                          [self = shared_from_this()](beast::error_code ec, size_t n) {
+                          [self = this->shared_from_this()](beast::error_code ec, size_t n) {
                             if (ec) return self->Close();
                             self->buffer_.commit(n);
                             if (self->buffer_.size() > kMaxUnreadWhileStreaming) {
@@ -270,28 +329,36 @@ void Connection::WatchForDisconnect() {
                           });
 }
 
-void Connection::FinishStream() {
+template <class Stream>
+void Connection<Stream>::FinishStream() {
   writing_ = true;  // no more Pump() writes
-  stream_.expires_after(kWriteTimeout);
+  Lowest().expires_after(kWriteTimeout);
   net::async_write(stream_, http::make_chunk_last(),
-                   [self = shared_from_this()](beast::error_code, size_t) { self->Close(); });
+                   [self = this->shared_from_this()](beast::error_code, size_t) { self->Close(); });
 }
 
-void Connection::Close() {
+template <class Stream>
+void Connection<Stream>::Close() {
   if (closed_) return;
   closed_ = true;
   if (source_) source_->Cancel();
   timer_.cancel();
   beast::error_code ec;
-  stream_.socket().shutdown(tcp::socket::shutdown_both, ec);
-  stream_.socket().close(ec);
+  Lowest().socket().shutdown(tcp::socket::shutdown_both, ec);
+  Lowest().socket().close(ec);
 }
 
 }  // namespace
 
 void StartConnection(tcp::socket socket, Handler& handler, Clock& clock,
                      const ConnectionOptions& options) {
-  std::make_shared<Connection>(std::move(socket), handler, clock, options)->Start();
+  std::make_shared<Connection<beast::tcp_stream>>(handler, clock, options, std::move(socket))
+      ->Start();
+}
+
+void StartTlsConnection(tcp::socket socket, net::ssl::context& tls, Handler& handler, Clock& clock,
+                        const ConnectionOptions& options) {
+  std::make_shared<Connection<TlsStream>>(handler, clock, options, std::move(socket), tls)->Start();
 }
 
 }  // namespace allot::apiserver

@@ -26,6 +26,13 @@ struct Request {
   Pairs headers;
   std::string body;
   std::string remote;  // "127.0.0.1:5555", for logs
+  // The client certificate the TLS handshake verified against the client CA: its subject's
+  // common name and organizations (user name and groups, as kube-apiserver reads them).
+  struct Certificate {
+    std::string common_name;
+    std::vector<std::string> organizations;
+  };
+  std::optional<Certificate> client_certificate;
 
   // First header with this name (case-insensitive), or "".
   std::string_view Header(std::string_view name) const;

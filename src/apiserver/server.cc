@@ -3,6 +3,7 @@
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/post.hpp>
+#include <boost/asio/ssl/context.hpp>
 #include <boost/asio/strand.hpp>
 #include <charconv>
 #include <cstdio>
@@ -62,6 +63,28 @@ Result<tcp::endpoint> ParseListenAddress(const std::string& address) {
   return tcp::endpoint(ip, static_cast<uint16_t>(port));
 }
 
+// The server side of TLS: 1.2 or newer, the serving certificate, and client certificates
+// verified against the client CA when the client offers one.
+Result<std::unique_ptr<net::ssl::context>> MakeTlsContext(const ApiServerTls& tls) {
+  auto ctx = std::make_unique<net::ssl::context>(net::ssl::context::tls_server);
+  boost::system::error_code ec;
+  ctx->set_options(net::ssl::context::default_workarounds | net::ssl::context::no_sslv2 |
+                       net::ssl::context::no_sslv3 | net::ssl::context::no_tlsv1 |
+                       net::ssl::context::no_tlsv1_1 | net::ssl::context::single_dh_use,
+                   ec);
+  if (!ec) ctx->use_certificate_chain(net::buffer(tls.cert_pem), ec);
+  if (ec) return BadRequestError("TLS serving certificate: " + ec.message());
+  ctx->use_private_key(net::buffer(tls.key_pem), net::ssl::context::pem, ec);
+  if (ec) return BadRequestError("TLS private key: " + ec.message());
+  if (!tls.client_ca_pem.empty()) {
+    ctx->add_certificate_authority(net::buffer(tls.client_ca_pem), ec);
+    if (ec) return BadRequestError("client CA: " + ec.message());
+    ctx->set_verify_mode(net::ssl::verify_peer, ec);
+    if (ec) return BadRequestError("client CA: " + ec.message());
+  }
+  return ctx;
+}
+
 }  // namespace
 
 class ApiServer::Impl {
@@ -97,6 +120,7 @@ class ApiServer::Impl {
   metrics::Registry& registry_;
   Clock& clock_;
   ConnectionOptions conn_options_;
+  std::unique_ptr<net::ssl::context> tls_;  // null: plain HTTP
   // Destroyed after the io_context: connections and their watch streams still reference it
   // while the io_context destroys their pending handlers.
   Handler handler_;
@@ -114,6 +138,9 @@ Status ApiServer::Impl::Start() {
   std::lock_guard<std::mutex> lock(mu_);
   if (started_) return Status(StatusCode::kInternalError, "the server was already started");
   ALLOT_ASSIGN_OR_RETURN(tcp::endpoint endpoint, ParseListenAddress(options_.listen_address));
+  if (options_.tls) {
+    ALLOT_ASSIGN_OR_RETURN(tls_, MakeTlsContext(*options_.tls));
+  }
   boost::system::error_code ec;
   acceptor_.open(endpoint.protocol(), ec);
   if (!ec) acceptor_.set_option(net::socket_base::reuse_address(true), ec);
@@ -146,15 +173,19 @@ void ApiServer::Impl::RunIo() {
 }
 
 void ApiServer::Impl::Accept() {
-  acceptor_.async_accept(net::make_strand(ioc_),
-                         [this](boost::system::error_code ec, tcp::socket socket) {
-                           if (ec == net::error::operation_aborted || !acceptor_.is_open()) return;
-                           if (!ec) {
-                             socket.set_option(tcp::no_delay(true), ec);
-                             StartConnection(std::move(socket), handler_, clock_, conn_options_);
-                           }
-                           Accept();
-                         });
+  acceptor_.async_accept(
+      net::make_strand(ioc_), [this](boost::system::error_code ec, tcp::socket socket) {
+        if (ec == net::error::operation_aborted || !acceptor_.is_open()) return;
+        if (!ec) {
+          socket.set_option(tcp::no_delay(true), ec);
+          if (tls_) {
+            StartTlsConnection(std::move(socket), *tls_, handler_, clock_, conn_options_);
+          } else {
+            StartConnection(std::move(socket), handler_, clock_, conn_options_);
+          }
+        }
+        Accept();
+      });
 }
 
 void ApiServer::Impl::Stop() {

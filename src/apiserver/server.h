@@ -19,6 +19,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "common/metrics.h"
@@ -28,9 +29,20 @@
 
 namespace allot::apiserver {
 
+// Serving over TLS (PEM). With a client CA, a client certificate signed by it identifies the
+// client (CN = user, O = groups); a certificate it did not sign fails the handshake; clients
+// without one may still connect (and authenticate otherwise).
+struct ApiServerTls {
+  std::string cert_pem;  // the serving certificate (then any intermediates)
+  std::string key_pem;
+  std::string client_ca_pem;  // "" : client certificates are not asked for
+};
+
 struct ApiServerOptions {
   // "host:port"; port 0 picks a free port (see port()).
   std::string listen_address = "127.0.0.1:0";
+  // TLS; absent: plain HTTP.
+  std::optional<ApiServerTls> tls;
   int threads = 2;
   // Larger request bodies are refused with 413.
   size_t max_body_bytes = 3 * 1024 * 1024;

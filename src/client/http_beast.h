@@ -7,10 +7,13 @@
 
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/ssl.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
+#include <boost/beast/ssl.hpp>
 #include <cstdint>
 #include <limits>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -41,8 +44,58 @@ beast::error_code RunOnce(net::io_context& ioc, Start start) {
 // (kTimeout).
 Status NetworkError(std::string_view what, const HttpEndpoint& ep, const beast::error_code& ec);
 
-// Resolves and connects `stream` within the endpoint's connect timeout.
-Status ConnectStream(net::io_context& ioc, beast::tcp_stream& stream, const HttpEndpoint& ep);
+// A client connection's byte stream: TCP, or TLS over TCP when the endpoint has a TLS context.
+// It is an AsyncReadStream / AsyncWriteStream, so Beast's HTTP operations take it as they are.
+class ClientStream {
+ public:
+  using executor_type = beast::tcp_stream::executor_type;
+
+  ClientStream(net::io_context& ioc, const HttpEndpoint& ep) : ioc_(ioc), ep_(ep) { Renew(); }
+
+  executor_type get_executor() { return Lowest().get_executor(); }
+  beast::tcp_stream& Lowest() { return tls_ ? beast::get_lowest_layer(*tls_) : *tcp_; }
+  bool tls() const { return tls_.has_value(); }
+  beast::ssl_stream<beast::tcp_stream>& tls_stream() { return *tls_; }
+
+  // Closes the socket; the stream can be connected again (a TLS session starts anew).
+  void Close() {
+    beast::error_code ec;
+    Lowest().socket().shutdown(tcp::socket::shutdown_both, ec);
+    Lowest().socket().close(ec);
+    Renew();
+  }
+
+  template <class MutableBuffers, class Handler>
+  void async_read_some(const MutableBuffers& buffers, Handler&& handler) {
+    if (tls_) return tls_->async_read_some(buffers, std::forward<Handler>(handler));
+    tcp_->async_read_some(buffers, std::forward<Handler>(handler));
+  }
+  template <class ConstBuffers, class Handler>
+  void async_write_some(const ConstBuffers& buffers, Handler&& handler) {
+    if (tls_) return tls_->async_write_some(buffers, std::forward<Handler>(handler));
+    tcp_->async_write_some(buffers, std::forward<Handler>(handler));
+  }
+
+ private:
+  void Renew() {
+    tcp_.reset();
+    tls_.reset();
+    if (ep_.tls) {
+      tls_.emplace(ioc_, *ep_.tls);
+    } else {
+      tcp_.emplace(ioc_);
+    }
+  }
+
+  net::io_context& ioc_;
+  const HttpEndpoint& ep_;
+  std::optional<beast::tcp_stream> tcp_;
+  std::optional<beast::ssl_stream<beast::tcp_stream>> tls_;
+};
+
+// Resolves and connects `stream` within the endpoint's connect timeout; over TLS, the handshake
+// too, checking that the server's certificate names the endpoint's host.
+Status ConnectStream(net::io_context& ioc, ClientStream& stream, const HttpEndpoint& ep);
 
 // The request with Host, User-Agent, Accept, Authorization and Content-Type set.
 http::request<http::string_body> BuildRequest(const HttpEndpoint& ep, const HttpRequest& r);

@@ -119,7 +119,7 @@ ObjectPtr StubFromDetails(const ResourceInfo& r, std::string_view ns, std::strin
 }
 
 Result<api::DeleteResult> DeleteResultFrom(const ResourceInfo& r, std::string_view ns,
-                                             const HttpResponse& res) {
+                                           const HttpResponse& res) {
   if (!IsSuccess(res.status)) return ErrorFromResponse(res.status, res.body);
   rapidjson::Document doc;
   doc.Parse(res.body.data(), res.body.size());
@@ -202,20 +202,25 @@ HttpEndpoint MakeEndpoint(std::string host, uint16_t port, const HttpClientOptio
 
 Result<std::unique_ptr<HttpClient>> HttpClient::FromUrl(std::string_view url,
                                                         HttpClientOptions options) {
-  constexpr std::string_view kScheme = "http://";
-  if (url.substr(0, kScheme.size()) != kScheme) {
+  bool https = false;
+  std::string_view rest;
+  if (url.starts_with("http://")) {
+    rest = url.substr(7);
+  } else if (url.starts_with("https://")) {
+    rest = url.substr(8);
+    https = true;
+  } else {
     return BadRequestError("unsupported server URL \"" + std::string(url) +
-                           "\": only http://host:port is supported");
+                           "\": expected http://host:port or https://host:port");
   }
-  std::string_view rest = url.substr(kScheme.size());
   if (!rest.empty() && rest.back() == '/') rest.remove_suffix(1);
   if (rest.empty() || rest.find('/') != std::string_view::npos) {
     return BadRequestError("malformed server URL \"" + std::string(url) + "\"");
   }
-  uint16_t port = 80;
-  size_t colon = rest.rfind(':');
+  uint16_t port = https ? 443 : 80;
   std::string_view host = rest;
-  if (colon != std::string_view::npos) {
+  size_t colon = rest.rfind(':');
+  if (colon != std::string_view::npos && rest.find(']', colon) == std::string_view::npos) {
     host = rest.substr(0, colon);
     std::string_view p = rest.substr(colon + 1);
     auto [end, ec] = std::from_chars(p.data(), p.data() + p.size(), port);
@@ -223,12 +228,27 @@ Result<std::unique_ptr<HttpClient>> HttpClient::FromUrl(std::string_view url,
       return BadRequestError("malformed port in server URL \"" + std::string(url) + "\"");
     }
   }
-  return std::make_unique<HttpClient>(std::string(host), port, std::move(options));
+  if (host.size() >= 2 && host.front() == '[' && host.back() == ']') {
+    host = host.substr(1, host.size() - 2);
+  }
+  HttpEndpoint ep = MakeEndpoint(std::string(host), port, options);
+  if (https) {
+    ALLOT_ASSIGN_OR_RETURN(
+        ep.tls, MakeClientTlsContext(options.tls.ca_pem, options.tls.cert_pem, options.tls.key_pem,
+                                     options.tls.insecure_skip_verify));
+    if (!options.tls.insecure_skip_verify) {
+      ep.tls_server_name = options.tls.server_name.empty() ? ep.host : options.tls.server_name;
+    }
+  }
+  return std::unique_ptr<HttpClient>(new HttpClient(std::move(ep), std::move(options)));
 }
 
 HttpClient::HttpClient(std::string host, uint16_t port, HttpClientOptions options)
     : options_(std::move(options)),
       pool_(MakeEndpoint(std::move(host), port, options_), options_.workers) {}
+
+HttpClient::HttpClient(HttpEndpoint endpoint, HttpClientOptions options)
+    : options_(std::move(options)), pool_(std::move(endpoint), options_.workers) {}
 
 HttpClient::~HttpClient() = default;
 
@@ -280,7 +300,7 @@ Result<api::ListResult> HttpClient::List(const ResourceInfo& r, const api::ListO
 }
 
 Result<std::unique_ptr<api::Watcher>> HttpClient::Watch(const ResourceInfo& r,
-                                                          const api::WatchOptions& opts) {
+                                                        const api::WatchOptions& opts) {
   Query q;
   q.Add("watch", "true");
   q.Add("allowWatchBookmarks", "true");

@@ -24,7 +24,9 @@
 // A Delete whose answer is a Status (the object was removed and the server did not return it)
 // yields a DeleteResult whose object carries only name, namespace and uid.
 //
-// Only plain http:// for now (no TLS). Thread-safe.
+// https:// verifies the server's certificate against options.tls (its CA, its name) and may
+// present a client certificate; connections stay open across requests, so the handshake is
+// paid once per connection. A certificate the client does not trust fails with 401. Thread-safe.
 #pragma once
 
 #include <chrono>
@@ -47,6 +49,16 @@ struct HttpClientOptions {
   std::chrono::seconds watch_timeout{300};
   // "Authorization: Bearer <token>" when set.
   std::string bearer_token;
+  // For https:// servers (PEM): the CAs to trust ("" : the system's), the client certificate
+  // and its key (both or neither), or no verification of the server at all.
+  struct Tls {
+    std::string ca_pem;
+    std::string cert_pem;
+    std::string key_pem;
+    bool insecure_skip_verify = false;
+    std::string server_name;  // the name the certificate must carry; "" : the URL's host
+  };
+  Tls tls;
   std::string user_agent = "allot";
   // fieldManager for apply patches (the server requires one).
   std::string field_manager = "allot";
@@ -54,17 +66,18 @@ struct HttpClientOptions {
 
 class HttpClient final : public Client {
  public:
-  // `url` is "http://host:port" (a trailing "/" is allowed). Errors: 400 for other forms.
+  // `url` is "http://host[:port]" or "https://host[:port]" (a trailing "/" is allowed; default
+  // ports 80 and 443). Errors: 400 for other forms, for TLS material that does not load.
   static Result<std::unique_ptr<HttpClient>> FromUrl(std::string_view url,
                                                      HttpClientOptions options = {});
-  // Does not connect until the first request.
+  // Plain HTTP. Does not connect until the first request.
   HttpClient(std::string host, uint16_t port, HttpClientOptions options = {});
   ~HttpClient() override;
 
   Result<ObjectPtr> Get(const ResourceInfo& r, std::string_view ns, std::string_view name) override;
   Result<api::ListResult> List(const ResourceInfo& r, const api::ListOptions& opts) override;
   Result<std::unique_ptr<api::Watcher>> Watch(const ResourceInfo& r,
-                                                const api::WatchOptions& opts) override;
+                                              const api::WatchOptions& opts) override;
 
   void CreateAsync(const ResourceInfo& r, std::unique_ptr<Object> obj,
                    Callback<ObjectPtr> done) override;
@@ -74,8 +87,8 @@ class HttpClient final : public Client {
                          Callback<ObjectPtr> done) override;
   void PatchAsync(const ResourceInfo& r, std::string ns, std::string name, PatchKind kind,
                   std::string patch, bool status, Callback<ObjectPtr> done) override;
-  void DeleteAsync(const ResourceInfo& r, std::string ns, std::string name,
-                   api::DeleteOptions opts, Callback<api::DeleteResult> done) override;
+  void DeleteAsync(const ResourceInfo& r, std::string ns, std::string name, api::DeleteOptions opts,
+                   Callback<api::DeleteResult> done) override;
   void BindAsync(std::string ns, std::string pod, std::string uid, std::string node,
                  Annotations annotations, Callback<bool> done) override;
 
@@ -93,6 +106,8 @@ class HttpClient final : public Client {
   void Send(HttpRequest req, std::function<void(Result<HttpResponse>)> done);
   // Sends `req` and decodes the object of a 2xx answer.
   void SendObject(HttpRequest req, const ResourceInfo& r, Callback<ObjectPtr> done);
+
+  HttpClient(HttpEndpoint endpoint, HttpClientOptions options);
 
   const HttpClientOptions options_;
   HttpPool pool_;

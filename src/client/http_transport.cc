@@ -18,16 +18,69 @@ Status NetworkError(std::string_view what, const HttpEndpoint& ep, const beast::
                 std::string(what) + " " + where + ": " + ec.message());
 }
 
-Status ConnectStream(net::io_context& ioc, beast::tcp_stream& stream, const HttpEndpoint& ep) {
+Status ConnectStream(net::io_context& ioc, ClientStream& stream, const HttpEndpoint& ep) {
   tcp::resolver resolver(ioc);
   beast::error_code ec;
   auto endpoints = resolver.resolve(ep.host, std::to_string(ep.port), ec);
   if (ec) return NetworkError("resolve", ep, ec);
-  stream.expires_after(ep.connect_timeout);
-  ec = RunOnce(ioc, [&](auto done) { stream.async_connect(endpoints, done); });
+  beast::tcp_stream& tcp = stream.Lowest();
+  tcp.expires_after(ep.connect_timeout);
+  ec = RunOnce(ioc, [&](auto done) { tcp.async_connect(endpoints, done); });
   if (ec) return NetworkError("connect", ep, ec);
-  stream.socket().set_option(tcp::no_delay(true), ec);
+  tcp.socket().set_option(tcp::no_delay(true), ec);
+  if (!stream.tls()) return Status::Ok();
+  auto& tls = stream.tls_stream();
+  if (!ep.tls_server_name.empty()) {
+    // SNI for names (not addresses), and the name the certificate must carry.
+    beast::error_code addr_ec;
+    net::ip::make_address(ep.tls_server_name, addr_ec);
+    if (addr_ec) SSL_set_tlsext_host_name(tls.native_handle(), ep.tls_server_name.c_str());
+    tls.set_verify_callback(net::ssl::host_name_verification(ep.tls_server_name), ec);
+  }
+  tcp.expires_after(ep.connect_timeout);
+  ec = RunOnce(ioc, [&](auto done) { tls.async_handshake(net::ssl::stream_base::client, done); });
+  if (ec) {
+    std::string where = ep.host + ":" + std::to_string(ep.port);
+    if (ec == beast::error::timeout) {
+      return Status(StatusCode::kTimeout, "TLS handshake with " + where + ": timed out");
+    }
+    // A certificate the client does not trust is not something a retry fixes.
+    return Status(StatusCode::kUnauthorized, "TLS handshake with " + where + ": " + ec.message());
+  }
   return Status::Ok();
+}
+
+Result<std::shared_ptr<net::ssl::context>> MakeClientTlsContext(std::string_view ca_pem,
+                                                                std::string_view cert_pem,
+                                                                std::string_view key_pem,
+                                                                bool insecure) {
+  auto ctx = std::make_shared<net::ssl::context>(net::ssl::context::tls_client);
+  beast::error_code ec;
+  ctx->set_options(net::ssl::context::default_workarounds | net::ssl::context::no_sslv2 |
+                       net::ssl::context::no_sslv3 | net::ssl::context::no_tlsv1 |
+                       net::ssl::context::no_tlsv1_1,
+                   ec);
+  if (insecure) {
+    ctx->set_verify_mode(net::ssl::verify_none, ec);
+  } else {
+    ctx->set_verify_mode(net::ssl::verify_peer, ec);
+    if (ca_pem.empty()) {
+      ctx->set_default_verify_paths(ec);
+    } else {
+      ctx->add_certificate_authority(net::buffer(ca_pem.data(), ca_pem.size()), ec);
+      if (ec) return BadRequestError("certificate-authority: " + ec.message());
+    }
+  }
+  if (cert_pem.empty() != key_pem.empty()) {
+    return BadRequestError("a client certificate needs its key, and a key its certificate");
+  }
+  if (!cert_pem.empty()) {
+    ctx->use_certificate_chain(net::buffer(cert_pem.data(), cert_pem.size()), ec);
+    if (ec) return BadRequestError("client-certificate: " + ec.message());
+    ctx->use_private_key(net::buffer(key_pem.data(), key_pem.size()), net::ssl::context::pem, ec);
+    if (ec) return BadRequestError("client-key: " + ec.message());
+  }
+  return ctx;
 }
 
 http::request<http::string_body> BuildRequest(const HttpEndpoint& ep, const HttpRequest& r) {
@@ -193,7 +246,7 @@ class HttpConnection::Impl {
       connected_ = true;
     }
     auto req = BuildRequest(ep_, r);
-    stream_.expires_after(ep_.request_timeout);
+    stream_.Lowest().expires_after(ep_.request_timeout);
     beast::error_code ec = RunOnce(ioc_, [&](auto done) { http::async_write(stream_, req, done); });
     if (ec) return NetworkError("write to", ep_, ec);
     http::response_parser<http::string_body> parser;
@@ -202,7 +255,7 @@ class HttpConnection::Impl {
     ec = RunOnce(ioc_, [&](auto done) { http::async_read(stream_, buffer_, parser, done); });
     got_response = parser.got_some();
     if (ec) return NetworkError("read from", ep_, ec);
-    stream_.expires_never();
+    stream_.Lowest().expires_never();
     HttpResponse res;
     res.status = static_cast<int>(parser.get().result_int());
     res.body = std::move(parser.get().body());
@@ -211,16 +264,14 @@ class HttpConnection::Impl {
   }
 
   void Reset() {
-    beast::error_code ec;
-    stream_.socket().shutdown(tcp::socket::shutdown_both, ec);
-    stream_.socket().close(ec);
+    stream_.Close();
     buffer_.clear();
     connected_ = false;
   }
 
   const HttpEndpoint& ep_;
   net::io_context ioc_;
-  beast::tcp_stream stream_{ioc_};
+  ClientStream stream_{ioc_, ep_};
   beast::flat_buffer buffer_;
   bool connected_ = false;
 };

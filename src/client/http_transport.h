@@ -24,11 +24,20 @@
 
 #include "common/status.h"
 
+namespace boost::asio::ssl {
+class context;
+}  // namespace boost::asio::ssl
+
 namespace allot::client {
 
 struct HttpEndpoint {
   std::string host;  // name or address
   uint16_t port = 0;
+  // https: the TLS context (trusted CAs, the client certificate); null for plain http.
+  std::shared_ptr<boost::asio::ssl::context> tls;
+  // The name the server's certificate must carry (defaults to `host`); "" with a context
+  // that verifies nothing (insecure-skip-tls-verify).
+  std::string tls_server_name;
   // Sent with every request.
   std::string bearer_token;
   std::string user_agent = "allot";
@@ -47,6 +56,14 @@ struct HttpResponse {
   int status = 0;
   std::string body;
 };
+
+// A client TLS context: TLS 1.2 or newer, trusting the CAs in `ca_pem` ("" : the system's),
+// presenting the client certificate when given, verifying the server unless `insecure`.
+// Errors: 400 for PEM that does not load, or a certificate without its key.
+Result<std::shared_ptr<boost::asio::ssl::context>> MakeClientTlsContext(std::string_view ca_pem,
+                                                                        std::string_view cert_pem,
+                                                                        std::string_view key_pem,
+                                                                        bool insecure);
 
 // One connection, reconnected on demand. Not thread-safe.
 class HttpConnection {

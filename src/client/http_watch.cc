@@ -119,7 +119,7 @@ class HttpWatcher final : public api::Watcher {
   Status Open(const std::string& target) {
     ALLOT_RETURN_IF_ERROR(ConnectStream(ioc_, stream_, ep_));
     auto req = BuildRequest(ep_, HttpRequest{"GET", target, {}, {}});
-    stream_.expires_after(ep_.request_timeout);
+    stream_.Lowest().expires_after(ep_.request_timeout);
     beast::error_code ec = RunOnce(ioc_, [&](auto done) { http::async_write(stream_, req, done); });
     if (ec) return NetworkError("write to", ep_, ec);
     ec =
@@ -180,8 +180,8 @@ class HttpWatcher final : public api::Watcher {
     // Closing the socket on the reader's io_context aborts its pending read.
     net::post(ioc_, [this] {
       beast::error_code ec;
-      stream_.socket().shutdown(tcp::socket::shutdown_both, ec);
-      stream_.socket().close(ec);
+      stream_.Lowest().socket().shutdown(tcp::socket::shutdown_both, ec);
+      stream_.Lowest().socket().close(ec);
     });
   }
 
@@ -204,9 +204,9 @@ class HttpWatcher final : public api::Watcher {
     parser_.get().body().data = chunk_;
     parser_.get().body().size = sizeof(chunk_);
     if (opts_.idle_timeout.count() > 0) {
-      stream_.expires_after(opts_.idle_timeout);
+      stream_.Lowest().expires_after(opts_.idle_timeout);
     } else {
-      stream_.expires_never();
+      stream_.Lowest().expires_never();
     }
     http::async_read_some(stream_, buffer_, parser_,
                           [this](beast::error_code ec, size_t) { OnRead(ec); });
@@ -267,7 +267,7 @@ class HttpWatcher final : public api::Watcher {
     }
     Notify();
     beast::error_code ec;
-    stream_.socket().close(ec);
+    stream_.Lowest().socket().close(ec);
   }
 
   void Notify() {
@@ -285,7 +285,7 @@ class HttpWatcher final : public api::Watcher {
   const HttpWatchOptions opts_;
   // Reader state: used by Open on the caller's thread, then only by thread_.
   net::io_context ioc_;
-  beast::tcp_stream stream_{ioc_};
+  ClientStream stream_{ioc_, ep_};
   beast::flat_buffer buffer_;
   http::response_parser<http::buffer_body> parser_;
   char chunk_[65536];
@@ -295,17 +295,17 @@ class HttpWatcher final : public api::Watcher {
   mutable std::mutex mu_;
   std::condition_variable cv_;
   std::deque<api::WatchEvent> queue_;  // guarded by mu_
-  std::function<void()> notify_;         // guarded by mu_
-  uint64_t progress_ = 0;                // guarded by mu_
-  bool ended_ = false;                   // guarded by mu_
+  std::function<void()> notify_;       // guarded by mu_
+  uint64_t progress_ = 0;              // guarded by mu_
+  bool ended_ = false;                 // guarded by mu_
 };
 
 }  // namespace
 
 Result<std::unique_ptr<api::Watcher>> OpenHttpWatch(const HttpEndpoint& endpoint,
-                                                      std::string target,
-                                                      const api::ResourceInfo& resource,
-                                                      HttpWatchOptions options) {
+                                                    std::string target,
+                                                    const api::ResourceInfo& resource,
+                                                    HttpWatchOptions options) {
   auto w = std::make_unique<HttpWatcher>(endpoint, resource, options);
   ALLOT_RETURN_IF_ERROR(w->Open(target));
   w->StartReading();

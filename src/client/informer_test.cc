@@ -25,7 +25,7 @@ class GatedClient final : public client::ForwardingClient {
     return inner().List(r, o);
   }
   Result<std::unique_ptr<api::Watcher>> Watch(const ResourceInfo& r,
-                                                const api::WatchOptions& o) override {
+                                              const api::WatchOptions& o) override {
     {
       std::unique_lock<std::mutex> lock(mu_);
       cv_.wait(lock, [&] { return open_; });
@@ -345,7 +345,7 @@ TEST_P(InformerTest, RelistsAfterExpiredAndDeliversTheDifference) {
 
 // The server's watch timeout and bookmarks are features of HTTP watches.
 class HttpInformerTest : public InformerTest {};
-INSTANTIATE_TEST_SUITE_P(Http, HttpInformerTest, ::testing::Values("http"));
+INSTANTIATE_TEST_SUITE_P(Http, HttpInformerTest, ::testing::Values("http", "https"));
 
 TEST_P(HttpInformerTest, ResumesAfterTheServerTimesTheWatchOut) {
   HttpClientOptions options;

@@ -17,6 +17,7 @@ import sys
 # Each room and the rooms it may include directly. Lower rooms come first.
 DEPENDS = {
     'common': [],
+    'pki': ['common'],                # certificates: the CA, serving and client certificates
     'api/machinery': ['common'],      # object model, meta, reflection, quantities, selectors
     'api/codec': ['api/machinery'],   # JSON and YAML
     'api/patch': ['api/codec'],       # JSON, merge and strategic-merge patches
@@ -33,7 +34,7 @@ DEPENDS = {
     'store': ['api'],
     'client': ['api'],
     'client/inprocess': ['client', 'store'],
-    'apiserver': ['store'],
+    'apiserver': ['store', 'pki'],
     'scheduler': ['client', 'dra'],
     'controllers': ['client', 'dra'],
     'node': ['client', 'dra'],

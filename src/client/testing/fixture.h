@@ -19,6 +19,7 @@
 #include "client/http_client.h"
 #include "client/inprocess/inprocess_client.h"
 #include "common/time.h"
+#include "pki/pki.h"
 #include "store/backend.h"
 #include "store/store.h"
 #include "testing/objects.h"
@@ -56,6 +57,27 @@ class Waiter {
   std::condition_variable cv_;
 };
 
+// A CA, a serving certificate for 127.0.0.1 and a client certificate, made once per process.
+struct TestPki {
+  pki::KeyPair ca, server, client;
+};
+inline const TestPki& SharedPki() {
+  static const TestPki kPki = [] {
+    TestPki p;
+    p.ca = pki::NewCA("test-ca", std::chrono::hours(24)).value();
+    p.server = pki::Issue(p.ca, {.common_name = "apiserver",
+                                 .dns_names = {"localhost"},
+                                 .ip_addresses = {"127.0.0.1"},
+                                 .server = true})
+                   .value();
+    p.client =
+        pki::Issue(p.ca, {.common_name = "tester", .organizations = {"testers"}, .client = true})
+            .value();
+    return p;
+  }();
+  return kPki;
+}
+
 class ClientTest : public ::testing::TestWithParam<std::string> {
  protected:
   void SetUp() override { Open({}); }
@@ -65,13 +87,29 @@ class ClientTest : public ::testing::TestWithParam<std::string> {
     Close();
     store_ = std::make_unique<store::Store>(store::NewMemoryBackend(), clock_, store_options);
     ASSERT_TRUE(store_->Open().ok());
-    if (GetParam() == "http") {
+    if (GetParam() == "http" || GetParam() == "https") {
+      const bool tls = GetParam() == "https";
       apiserver::ApiServerOptions options;
       options.bookmark_interval = std::chrono::seconds(1);
+      if (tls) {
+        const TestPki& pki = SharedPki();
+        options.tls =
+            apiserver::ApiServerTls{pki.server.cert_pem, pki.server.key_pem, pki.ca.cert_pem};
+        http_options.tls.ca_pem = pki.ca.cert_pem;
+        http_options.tls.cert_pem = pki.client.cert_pem;
+        http_options.tls.key_pem = pki.client.key_pem;
+      }
       server_ = std::make_unique<apiserver::ApiServer>(*store_, clock_, options);
       Status st = server_->Start();
       ASSERT_TRUE(st.ok()) << st.ToString();
-      client_ = std::make_unique<HttpClient>("127.0.0.1", server_->port(), http_options);
+      if (tls) {
+        auto c = HttpClient::FromUrl("https://127.0.0.1:" + std::to_string(server_->port()),
+                                     http_options);
+        ASSERT_TRUE(c.ok()) << c.status().ToString();
+        client_ = std::move(c).value();
+      } else {
+        client_ = std::make_unique<HttpClient>("127.0.0.1", server_->port(), http_options);
+      }
     } else {
       client_ = std::make_unique<InProcessClient>(*store_, clock_);
     }
@@ -110,9 +148,9 @@ class ClientTest : public ::testing::TestWithParam<std::string> {
   std::unique_ptr<Client> client_;
 };
 
-#define ALLOT_CLIENT_TEST_SUITE(suite)                        \
-  INSTANTIATE_TEST_SUITE_P(                                   \
-      Clients, suite, ::testing::Values("inprocess", "http"), \
+#define ALLOT_CLIENT_TEST_SUITE(suite)                                 \
+  INSTANTIATE_TEST_SUITE_P(                                            \
+      Clients, suite, ::testing::Values("inprocess", "http", "https"), \
       [](const ::testing::TestParamInfo<std::string>& info) { return info.param; })
 
 }  // namespace allot::client
