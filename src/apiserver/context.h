@@ -12,6 +12,7 @@
 #include <string>
 
 #include "api/machinery/resources.h"
+#include "apiserver/authn/authenticator.h"
 #include "apiserver/encode_cache.h"
 #include "apiserver/http_types.h"
 #include "apiserver/router.h"
@@ -30,6 +31,8 @@ class OpenApiDocs;
 using Executor = std::function<void(std::function<void()>)>;
 
 struct ServerConfig {
+  // Who requests come from (apiserver/authn/); null: not asked (every request is served).
+  std::shared_ptr<const authn::Authenticator> authenticator;
   std::string git_version = "v1.34.0-allot";
   std::string major = "1";
   std::string minor = "34";
@@ -79,6 +82,8 @@ class Call : public std::enable_shared_from_this<Call> {
   ServerContext& ctx;
   const Request req;
   const Route route;
+  // The authenticated user (system:anonymous when the server authenticates nobody).
+  authn::UserInfo user;
 
   const api::ResourceInfo& resource() const { return *route.resource; }
   // The metrics verb: GET, LIST, WATCH, POST, PUT, PATCH, APPLY, DELETE, DELETECOLLECTION.

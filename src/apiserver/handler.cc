@@ -1,5 +1,8 @@
 #include "apiserver/handler.h"
 
+#include <rapidjson/stringbuffer.h>
+#include <rapidjson/writer.h>
+
 #include <atomic>
 #include <exception>
 
@@ -74,6 +77,35 @@ void ServeOpenApi(const CallPtr& call) {
 }
 
 // Non-resource endpoints: GET only.
+constexpr std::string_view kSelfSubjectReviews =
+    "/apis/authentication.k8s.io/v1/selfsubjectreviews";
+
+// `kubectl auth whoami`: the user the request authenticated as, in a SelfSubjectReview.
+void ServeSelfSubjectReview(const CallPtr& call) {
+  if (call->req.method != "POST") return call->Fail(MethodNotAllowedError());
+  const authn::UserInfo& u = call->user;
+  std::string out = R"({"kind":"SelfSubjectReview","apiVersion":"authentication.k8s.io/v1",)"
+                    R"("metadata":{"creationTimestamp":null},"status":{"userInfo":{"username":)";
+  auto quote = [&](const std::string& s) {
+    rapidjson::StringBuffer b;
+    rapidjson::Writer<rapidjson::StringBuffer> w(b);
+    w.String(s.data(), static_cast<rapidjson::SizeType>(s.size()));
+    out.append(b.GetString(), b.GetSize());
+  };
+  quote(u.name);
+  if (!u.uid.empty()) {
+    out += R"(,"uid":)";
+    quote(u.uid);
+  }
+  out += R"(,"groups":[)";
+  for (size_t i = 0; i < u.groups.size(); ++i) {
+    if (i) out += ',';
+    quote(u.groups[i]);
+  }
+  out += "]}}}";
+  call->Reply(JsonResponse(201, std::move(out)));
+}
+
 void ServeNonResource(const CallPtr& call, const std::string& server_address,
                       metrics::Registry& registry) {
   if (call->route.kind == RouteKind::kNotFound || call->route.kind == RouteKind::kOpenApiV2) {
@@ -151,6 +183,12 @@ Handler::~Handler() {
 }
 
 void Handler::Handle(Request req, std::string server_address, ResponseCallback done) {
+  const authn::Authenticator* authenticator = state_->ctx.config.authenticator.get();
+  Result<authn::UserInfo> user = authn::UserInfo{
+      std::string(authn::kAnonymousUser), "", {std::string(authn::kUnauthenticatedGroup)}};
+  if (authenticator && !authn::Authenticator::IsHealthProbe(req.path)) {
+    user = authenticator->Authenticate(req);
+  }
   Route route = ParseRoute(req.path, state_->ctx.registry);
   auto call =
       std::make_shared<Call>(state_->ctx, std::move(req), std::move(route), std::move(done));
@@ -159,8 +197,12 @@ void Handler::Handle(Request req, std::string server_address, ResponseCallback d
   if (state_->stopping.load()) {
     return call->Fail(Status(StatusCode::kServiceUnavailable, "the server is shutting down"));
   }
+  if (!user.ok()) return call->Fail(user.status());
+  call->user = std::move(user).value();
   try {
-    if (call->route.kind != RouteKind::kResource) {
+    if (call->req.path == kSelfSubjectReviews) {
+      ServeSelfSubjectReview(call);
+    } else if (call->route.kind != RouteKind::kResource) {
       ServeNonResource(call, server_address, state_->metrics_registry);
     } else if (call->route.collection()) {
       ServeCollection(call);

@@ -26,6 +26,7 @@ namespace {
 ServerConfig MakeConfig(const ApiServerOptions& o, Executor executor) {
   ServerConfig c;
   c.executor = std::move(executor);
+  c.authenticator = o.authenticator;
   c.git_version = o.git_version;
   c.bookmark_interval = o.bookmark_interval;
   // "v1.34.0-allot" -> major 1, minor 34

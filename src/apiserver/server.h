@@ -22,6 +22,7 @@
 #include <optional>
 #include <string>
 
+#include "apiserver/authn/authenticator.h"
 #include "common/metrics.h"
 #include "common/status.h"
 #include "common/time.h"
@@ -43,6 +44,9 @@ struct ApiServerOptions {
   std::string listen_address = "127.0.0.1:0";
   // TLS; absent: plain HTTP.
   std::optional<ApiServerTls> tls;
+  // Who requests come from (apiserver/authn/authenticator.h); null: nobody is asked and every
+  // request is served (tests, local experiments on loopback).
+  std::shared_ptr<const authn::Authenticator> authenticator;
   int threads = 2;
   // Larger request bodies are refused with 413.
   size_t max_body_bytes = 3 * 1024 * 1024;

@@ -237,3 +237,78 @@ TEST_F(TlsFailureTest, PlainHttpToATlsPortFailsFast) {
 
 }  // namespace
 }  // namespace allot::client
+
+namespace allot::client {
+namespace {
+
+// An API server over TLS that authenticates: client certificates, a token file, no anonymous.
+class AuthenticatedServerTest : public TlsFailureTest {
+ protected:
+  void SetUp() override {
+    ASSERT_TRUE(store_.Open().ok());
+    const TestPki& pki = SharedPki();
+    apiserver::ApiServerOptions options;
+    options.tls = apiserver::ApiServerTls{pki.server.cert_pem, pki.server.key_pem, pki.ca.cert_pem};
+    auto authn = apiserver::authn::Authenticator::Create(
+        {.token_file_csv = "s3cret,bob,uid-7,\"dev,ops\"\n", .token_file_name = "tokens.csv"});
+    ASSERT_TRUE(authn.ok());
+    options.authenticator = *authn;
+    server_ = std::make_unique<apiserver::ApiServer>(store_, clock_, options);
+    ASSERT_TRUE(server_->Start().ok());
+  }
+  Result<HttpResponse> Call(HttpClientOptions o, const std::string& method,
+                            const std::string& target) {
+    o.workers = 1;
+    o.tls.ca_pem = SharedPki().ca.cert_pem;
+    auto c = HttpClient::FromUrl("https://127.0.0.1:" + std::to_string(server_->port()), o);
+    if (!c.ok()) return c.status();
+    return (*c)->Raw(method, target, method == "POST" ? "{}" : "");
+  }
+  static constexpr char kWhoAmI[] = "/apis/authentication.k8s.io/v1/selfsubjectreviews";
+};
+
+TEST_F(AuthenticatedServerTest, ClientCertificateAndTokenIdentifyTheUser) {
+  HttpClientOptions cert;
+  cert.tls.cert_pem = SharedPki().client.cert_pem;
+  cert.tls.key_pem = SharedPki().client.key_pem;
+  auto r = Call(cert, "POST", kWhoAmI);
+  ASSERT_OK(r);
+  EXPECT_EQ(r->status, 201);
+  EXPECT_NE(r->body.find(R"("userInfo":{"username":"tester","groups":["testers",)"
+                         R"("system:authenticated"]})"),
+            std::string::npos)
+      << r->body;
+  HttpClientOptions token;
+  token.bearer_token = "s3cret";
+  r = Call(token, "POST", kWhoAmI);
+  ASSERT_OK(r);
+  EXPECT_NE(r->body.find(R"({"username":"bob","uid":"uid-7","groups":["dev","ops",)"
+                         R"("system:authenticated"]})"),
+            std::string::npos)
+      << r->body;
+  r = Call(token, "GET", "/api/v1/namespaces/default/pods");
+  ASSERT_OK(r);
+  EXPECT_EQ(r->status, 200);
+}
+
+TEST_F(AuthenticatedServerTest, NoOrWrongCredentialsAre401ButProbesAnswer) {
+  HttpClientOptions none;
+  for (const char* target : {"/api/v1/namespaces/default/pods", "/version", "/metrics"}) {
+    auto r = Call(none, "GET", target);
+    ASSERT_OK(r);
+    EXPECT_EQ(r->status, 401) << target;
+    EXPECT_NE(r->body.find(R"("reason":"Unauthorized")"), std::string::npos) << r->body;
+    EXPECT_NE(r->body.find(R"("message":"Unauthorized")"), std::string::npos) << r->body;
+  }
+  HttpClientOptions wrong;
+  wrong.bearer_token = "guess";
+  auto r = Call(wrong, "GET", "/api/v1/namespaces/default/pods");
+  ASSERT_OK(r);
+  EXPECT_EQ(r->status, 401);
+  r = Call(none, "GET", "/healthz");
+  ASSERT_OK(r);
+  EXPECT_EQ(r->status, 200);
+}
+
+}  // namespace
+}  // namespace allot::client
