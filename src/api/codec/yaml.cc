@@ -15,6 +15,7 @@
 
 #include "api/codec/yaml_scalar.h"
 #include "api/machinery/go_format.h"
+#include "common/base64.h"
 #include "common/utf8.h"
 
 namespace allot::api {
@@ -271,43 +272,6 @@ void AppendJsonString(std::string& out, std::string_view s) {
     }
   }
   out += '"';
-}
-
-// Go: base64.StdEncoding.DecodeString (CR and LF are ignored).
-std::optional<std::string> Base64Decode(std::string_view in) {
-  std::string s;
-  for (char c : in) {
-    if (c != '\r' && c != '\n') s += c;
-  }
-  if (s.size() % 4 != 0) return std::nullopt;
-  auto value = [](char c) -> int {
-    if (c >= 'A' && c <= 'Z') return c - 'A';
-    if (c >= 'a' && c <= 'z') return c - 'a' + 26;
-    if (c >= '0' && c <= '9') return c - '0' + 52;
-    if (c == '+') return 62;
-    if (c == '/') return 63;
-    return -1;
-  };
-  std::string out;
-  for (size_t i = 0; i < s.size(); i += 4) {
-    int v[4];
-    int pad = 0;
-    for (int k = 0; k < 4; ++k) {
-      if (s[i + k] == '=' && i + 4 == s.size() && k >= 2) {
-        v[k] = 0;
-        ++pad;
-      } else {
-        if (pad > 0) return std::nullopt;
-        v[k] = value(s[i + k]);
-        if (v[k] < 0) return std::nullopt;
-      }
-    }
-    uint32_t n = (v[0] << 18) | (v[1] << 12) | (v[2] << 6) | v[3];
-    out += static_cast<char>(n >> 16);
-    if (pad < 2) out += static_cast<char>((n >> 8) & 0xFF);
-    if (pad < 1) out += static_cast<char>(n & 0xFF);
-  }
-  return out;
 }
 
 // go-yaml: allowedAliasRatio.
