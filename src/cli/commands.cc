@@ -12,16 +12,19 @@ namespace allot::cli {
 
 int Serve(int argc, char** argv);
 int RunBench(int argc, char** argv);
+int RunKubeconfig(int argc, char** argv);
 
 namespace {
 constexpr char kUsage[] =
     "usage: allot <command> [flags]\n\n"
     "commands:\n"
     "  serve     run the embedded control plane (API server, store, scheduler, simulated nodes)\n"
-    "  scheduler run the scheduler against an API server (--server URL)\n"
-    "  controllers run the controllers (resourceclaim) against an API server (--server URL)\n"
-    "  node-sim  run simulated kubelets against an API server (--server URL --nodes N)\n"
-    "  driver    run a DRA driver against an API server (driver fabric --server URL --config F)\n"
+    "  scheduler run the scheduler against an API server (--kubeconfig F)\n"
+    "  controllers run the controllers (resourceclaim) against an API server (--kubeconfig F)\n"
+    "  node-sim  run simulated kubelets against an API server (--kubeconfig F --nodes N)\n"
+    "  driver    run a DRA driver against an API server (driver fabric --kubeconfig F "
+    "--config C)\n"
+    "  kubeconfig write a kubeconfig with a client certificate from the cluster CA (--user U)\n"
     "  bench     measure scheduling throughput (e.g. SchedulingBasic/500Nodes_1000Pods)\n"
     "  version   print the version\n\n"
     "Run `allot <command> --help` for a command's flags.\n";
@@ -35,6 +38,7 @@ int Main(int argc, char** argv) {
   if (std::strcmp(argv[1], "serve") == 0) return Serve(argc, argv);
   if (std::strcmp(argv[1], "scheduler") == 0) return RunScheduler(argc, argv);
   if (std::strcmp(argv[1], "bench") == 0) return RunBench(argc, argv);
+  if (std::strcmp(argv[1], "kubeconfig") == 0) return RunKubeconfig(argc, argv);
   if (std::strcmp(argv[1], "controllers") == 0) return RunControllers(argc, argv);
   if (std::strcmp(argv[1], "node-sim") == 0) {
     std::unique_ptr<node::NodeSimExtension> devices = NewSimDevicesExtension();

@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <ctime>
 
+#include "client/connection_flags.h"
 #include "client/http_client.h"
 #include "cluster/components.h"
 #include "common/flags.h"
@@ -16,11 +17,11 @@ void OnControllersSignal(int) { g_stop_controllers = 1; }
 }  // namespace
 
 int RunControllers(int argc, char** argv) {
-  std::string server = "http://127.0.0.1:6443";
+  client::ConnectionFlags connection;
   std::string gates;
   Flags flags("allot controllers",
               "Runs the controllers (resourceclaim) against a Kubernetes-compatible API server.");
-  flags.String("server", &server, "API server URL");
+  connection.Register(flags);
   flags.String("feature-gates", &gates,
                "comma-separated Name=true|false, e.g. DRAAdminAccess=false");
   if (auto exit_code = flags.ParseOrExit(argc, argv)) return *exit_code;
@@ -30,11 +31,13 @@ int RunControllers(int argc, char** argv) {
                  features.status().message().c_str());
     return 2;
   }
-  auto client = client::HttpClient::FromUrl(server);
+  client::RestConfig rest;
+  auto client = connection.Connect({}, &rest);
   if (!client.ok()) {
     std::fprintf(stderr, "allot controllers: %s\n", client.status().message().c_str());
     return 2;
   }
+  const std::string& server = rest.server;
   auto c = cluster::StartControllers(**client, nullptr, *features);
   if (!c.ok()) {
     std::fprintf(stderr, "allot controllers: %s\n", c.status().message().c_str());

@@ -11,6 +11,7 @@
 #include <thread>
 
 #include "api/resource/validation.h"
+#include "client/connection_flags.h"
 #include "client/http_client.h"
 #include "client/leader_election.h"
 #include "cluster/components.h"
@@ -98,13 +99,13 @@ std::unique_ptr<node::NodeSimExtension> NewSimDevicesExtension() {
 }
 
 int RunScheduler(int argc, char** argv) {
-  std::string server = "http://127.0.0.1:6443";
+  client::ConnectionFlags connection;
   std::string config;
   bool leader_elect = true;
   int64_t lease_duration = 15, renew_deadline = 10, retry_period_ms = 2000;
   std::string identity;
   Flags flags("allot scheduler", "Runs the scheduler against a Kubernetes-compatible API server.");
-  flags.String("server", &server, "API server URL");
+  connection.Register(flags);
   flags.String("config", &config, "scheduler configuration file");
   flags.Bool("leader-elect", &leader_elect,
              "take the kube-system/allot-scheduler Lease before scheduling, so that only one of "
@@ -124,11 +125,13 @@ int RunScheduler(int argc, char** argv) {
                  features.status().message().c_str());
     return 2;
   }
-  auto client = client::HttpClient::FromUrl(server);
+  client::RestConfig rest;
+  auto client = connection.Connect({}, &rest);
   if (!client.ok()) {
     std::fprintf(stderr, "allot scheduler: %s\n", client.status().message().c_str());
     return 2;
   }
+  const std::string server = rest.server;
   if (identity.empty()) {
     char host[256] = {};
     gethostname(host, sizeof host - 1);

@@ -9,6 +9,7 @@
 
 #include "cli/commands.h"
 #include "cli/roles.h"
+#include "cli/serving_security.h"
 #include "cluster/cluster.h"
 #include "common/files.h"
 #include "common/flags.h"
@@ -122,6 +123,8 @@ int Serve(int argc, char** argv) {
   flags.String("controller-config", &controller_config,
                "run the example control-plane driver in-process with this configuration "
                "(docs/controller.md; --demo runs it with two racks of accelerators)");
+  ServingSecurityFlags security;
+  security.Register(flags);
   if (auto exit_code = flags.ParseOrExit(argc, argv)) return *exit_code;
   auto features = dra::ParseFeatureGates(feature_gates);
   if (!features.ok()) {
@@ -156,7 +159,15 @@ int Serve(int argc, char** argv) {
     return 2;
   }
 
+  auto secured = security.Prepare(listen, data_dir);
+  if (!secured.ok()) {
+    std::fprintf(stderr, "allot serve: %s\n", secured.status().message().c_str());
+    return 2;
+  }
+
   cluster::ClusterOptions options;
+  options.tls = secured->tls;
+  options.authenticator = secured->authenticator;
   options.store = store_kind;
   options.data_dir = data_dir;
   options.listen = listen;
@@ -178,14 +189,28 @@ int Serve(int argc, char** argv) {
   }
   cluster::Cluster& cluster = **started;
   std::string host = listen.substr(0, listen.rfind(':'));
-  std::printf("allot: serving on http://%s:%u (store: %s%s)\n", host.c_str(), cluster.port(),
-              store_kind.c_str(), store_kind == "sqlite" ? (", " + data_dir).c_str() : "");
-  std::printf(
-      "allot: point kubectl at it with:\n"
-      "  kubectl --server http://%s:%u get namespaces\n"
-      "or: kubectl config set-cluster allot --server=http://%s:%u && "
-      "kubectl config set-context allot --cluster=allot && kubectl config use-context allot\n",
-      host.c_str(), cluster.port(), host.c_str(), cluster.port());
+  if (host.empty() || host == "0.0.0.0" || host == "[::]") host = "127.0.0.1";
+  const std::string url = std::string(secured->tls ? "https" : "http") + "://" + host + ":" +
+                          std::to_string(cluster.port());
+  std::printf("allot: serving on %s (store: %s%s)\n", url.c_str(), store_kind.c_str(),
+              store_kind == "sqlite" ? (", " + data_dir).c_str() : "");
+  auto kubeconfig = secured->WriteAdminKubeconfig(url);
+  if (!kubeconfig.ok()) {
+    std::fprintf(stderr, "allot serve: %s\n", kubeconfig.status().message().c_str());
+    cluster.Stop();
+    return 1;
+  }
+  if (!kubeconfig->empty()) {
+    std::printf(
+        "allot: the admin kubeconfig (user %s, group system:masters) is %s; point kubectl at "
+        "it with:\n"
+        "  export KUBECONFIG=%s\n"
+        "  kubectl get namespaces\n",
+        secured->admin_user.c_str(), kubeconfig->c_str(), kubeconfig->c_str());
+  } else {
+    std::printf("allot: point kubectl at it with:\n  kubectl --server %s get namespaces\n",
+                url.c_str());
+  }
   std::fflush(stdout);
 
   std::signal(SIGINT, OnSignal);

@@ -64,6 +64,8 @@ Status Cluster::StartAll() {
     opts.metrics = &metrics_;
     opts.listen_address = *options_.listen;
     opts.threads = options_.threads;
+    opts.tls = options_.tls;
+    opts.authenticator = options_.authenticator;
     server_ = std::make_unique<apiserver::ApiServer>(*store_, clock_, opts);
     ALLOT_RETURN_IF_ERROR(server_->Start());
   }

@@ -52,6 +52,10 @@ struct ClusterOptions {
   // The API server's address ("127.0.0.1:6443"; port 0 picks a free port); nullopt: no server.
   std::optional<std::string> listen;
   int threads = 2;  // HTTP worker threads
+  // The API server's TLS and authentication (apiserver/server.h); absent / null: plain HTTP,
+  // nobody asked.
+  std::optional<apiserver::ApiServerTls> tls;
+  std::shared_ptr<const apiserver::authn::Authenticator> authenticator;
   bool scheduler = true;
   std::string scheduler_config;  // a KubeSchedulerConfiguration-like file; "" = default
   bool controllers = true;

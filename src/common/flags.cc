@@ -65,4 +65,16 @@ std::optional<int> Flags::ParseOrExit(int argc, char** argv, int first) {
 
 std::string Flags::Usage() const { return app_->app.help(); }
 
+std::vector<std::string> SplitCommaList(std::string_view value) {
+  std::vector<std::string> out;
+  while (!value.empty()) {
+    size_t comma = value.find(',');
+    std::string_view item = value.substr(0, comma);
+    if (!item.empty()) out.emplace_back(item);
+    if (comma == std::string_view::npos) break;
+    value.remove_prefix(comma + 1);
+  }
+  return out;
+}
+
 }  // namespace allot

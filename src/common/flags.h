@@ -55,4 +55,7 @@ class Flags {
   bool help_ = false;
 };
 
+// The items of a comma-separated flag value ("a,b,,c" -> a, b, c; empty items dropped).
+std::vector<std::string> SplitCommaList(std::string_view value);
+
 }  // namespace allot

@@ -14,6 +14,7 @@
 #include <string>
 #include <thread>
 
+#include "client/connection_flags.h"
 #include "client/http_client.h"
 #include "common/files.h"
 #include "common/flags.h"
@@ -74,21 +75,20 @@ template <class Config, class Parse>
 std::optional<int> SetUp(const char* command, const char* user_agent, const char* about,
                          const char* example, int argc, char** argv, Parse parse,
                          DriverSetup<Config>& out) {
-  std::string config_path, token;
+  std::string config_path;
+  client::ConnectionFlags connection;
   Flags flags(command, about);
-  flags.String("server", &out.server, "API server URL, e.g. http://127.0.0.1:6443 (required)");
+  connection.Register(flags);
   flags.String("config", &config_path,
                std::string("configuration, YAML or JSON (required; see ") + example + ")");
-  flags.String("token", &token, "bearer token for the API server");
   if (auto exit_code = flags.ParseOrExit(argc, argv, /*first=*/3)) return *exit_code;
   if (!flags.positional().empty()) {
     std::fprintf(stderr, "%s: unexpected argument \"%s\"\n%s\n", command,
                  flags.positional()[0].c_str(), flags.Usage().c_str());
     return 2;
   }
-  if (out.server.empty() || config_path.empty()) {
-    std::fprintf(stderr, "%s: --server and --config are required\n%s\n", command,
-                 flags.Usage().c_str());
+  if (config_path.empty()) {
+    std::fprintf(stderr, "%s: --config is required\n%s\n", command, flags.Usage().c_str());
     return 2;
   }
   Result<std::string> text = ReadFile(config_path);
@@ -100,13 +100,14 @@ std::optional<int> SetUp(const char* command, const char* user_agent, const char
   }
   out.config = std::move(config).value();
   client::HttpClientOptions http;
-  http.bearer_token = token;
   http.user_agent = user_agent;
-  auto client = client::HttpClient::FromUrl(out.server, http);
+  client::RestConfig rest;
+  auto client = connection.Connect(http, &rest);
   if (!client.ok()) {
     std::fprintf(stderr, "%s: %s\n", command, client.status().message().c_str());
     return 2;
   }
+  out.server = rest.server;
   out.client = std::move(client).value();
   g_stop = false;
   std::signal(SIGINT, OnSignal);

@@ -9,6 +9,7 @@
 #include <string>
 #include <thread>
 
+#include "client/connection_flags.h"
 #include "client/http_client.h"
 #include "common/files.h"
 #include "common/flags.h"
@@ -28,14 +29,13 @@ void OnSignal(int) { g_stop = true; }
 constexpr std::chrono::seconds kSummaryEvery{10};
 
 struct NodeSimFlags {
-  std::string server;
+  client::ConnectionFlags connection;
   int64_t nodes = 10;
   std::string node_template;
   std::string name_prefix;
   int64_t first_index = 0;
   std::string startup_delay = "0s";
   std::string max_grace = "1s";
-  std::string token;
 };
 
 // Turns the flags into simulator options (template read and parsed, durations parsed).
@@ -87,7 +87,7 @@ int RunNodeSim(int argc, char** argv, NodeSimExtension* extension) {
   Flags flags("allot node-sim",
               "Simulated kubelets (KWOK-like): registers nodes, keeps their leases and Ready "
               "condition fresh, and runs the pods bound to them.");
-  flags.String("server", &f.server, "API server URL, e.g. http://127.0.0.1:6443 (required)");
+  f.connection.Register(flags);
   flags.Int("nodes", &f.nodes, "number of nodes to simulate");
   flags.String("node-template", &f.node_template,
                "Node manifest (YAML or JSON): labels, annotations, taints, capacity, allocatable");
@@ -98,22 +98,16 @@ int RunNodeSim(int argc, char** argv, NodeSimExtension* extension) {
             "several node-sim processes share a cluster)");
   flags.String("startup-delay", &f.startup_delay, "Go duration from binding to Running");
   flags.String("max-grace", &f.max_grace, "Go duration capping a deleted pod's grace period");
-  flags.String("token", &f.token, "bearer token for the API server");
   if (extension) extension->AddFlags(flags);
   if (auto exit_code = flags.ParseOrExit(argc, argv)) return *exit_code;
-  if (f.server.empty()) {
-    std::fprintf(stderr, "allot node-sim: --server is required\n%s\n", flags.Usage().c_str());
-    return 2;
-  }
   Result<NodeSimulatorOptions> opts = BuildOptions(f);
   if (!opts.ok()) {
     std::fprintf(stderr, "allot node-sim: %s\n", opts.status().message().c_str());
     return 2;
   }
   client::HttpClientOptions http;
-  http.bearer_token = f.token;
   http.user_agent = "allot-node-sim";
-  auto client = client::HttpClient::FromUrl(f.server, http);
+  auto client = f.connection.Connect(http);
   if (!client.ok()) {
     std::fprintf(stderr, "allot node-sim: %s\n", client.status().message().c_str());
     return 2;

@@ -34,6 +34,8 @@ class Server:
         self.extra = list(extra)
         self.proc = None
         self.port = None
+        self.scheme = None
+        self.kubeconfig = None
         self.log_path = os.path.join(self.data_dir, "serve.log")
 
     def start(self, timeout=30):
@@ -47,15 +49,43 @@ class Server:
             line = self.proc.stdout.readline().decode()
             if not line:
                 raise RuntimeError("allot serve exited: " + open(self.log_path).read())
-            m = re.search(r"serving on http://127\.0\.0\.1:(\d+)", line)
+            m = re.search(r"serving on (https?)://127\.0\.0\.1:(\d+)", line)
             if m:
-                self.port = int(m.group(1))
+                self.scheme, self.port = m.group(1), int(m.group(2))
+                if self.scheme == "http":
+                    return self
+            m = re.search(r"export KUBECONFIG=(\S+)", line)
+            if m and self.port:
+                self.kubeconfig = m.group(1)
                 return self
-        raise RuntimeError("allot serve did not report its port")
+        raise RuntimeError("allot serve did not report its port and kubeconfig")
 
     @property
     def url(self):
-        return "http://127.0.0.1:%d" % self.port
+        return "%s://127.0.0.1:%d" % (self.scheme, self.port)
+
+    def client_configuration(self):
+        """A python-kubernetes Configuration for the admin kubeconfig (TLS, client certificate)."""
+        from kubernetes import client, config
+        cfg = client.Configuration()
+        config.load_kube_config(config_file=self.kubeconfig, client_configuration=cfg)
+        return cfg
+
+    def http_connection(self, timeout=10):
+        """An http.client connection to this server as the admin (TLS with its client
+        certificate from <data-dir>/pki), or plain when it serves plain HTTP."""
+        import http.client
+        import ssl
+        if self.scheme == "http":
+            return http.client.HTTPConnection("127.0.0.1", self.port, timeout=timeout)
+        pki = os.path.join(self.data_dir, "pki")
+        ctx = ssl.create_default_context(cafile=os.path.join(pki, "ca.crt"))
+        ctx.load_cert_chain(os.path.join(pki, "admin.crt"), os.path.join(pki, "admin.key"))
+        return http.client.HTTPSConnection("127.0.0.1", self.port, timeout=timeout, context=ctx)
+
+    def connection_flags(self):
+        """The flags that point an allot command (scheduler, node-sim, drivers) at this server."""
+        return ["--kubeconfig", self.kubeconfig]
 
     def kill9(self):
         self.proc.send_signal(signal.SIGKILL)
@@ -101,7 +131,9 @@ class Kubectl:
         return env
 
     def base(self):
-        return ["/usr/bin/kubectl", "--server", self.server.url,
+        target = (["--kubeconfig", self.server.kubeconfig] if self.server.kubeconfig
+                  else ["--server", self.server.url])
+        return ["/usr/bin/kubectl"] + target + [
                 "--cache-dir", os.path.join(self.home, "cache"), "--request-timeout", "30s"]
 
     def run(self, *args, stdin=None, check=True, timeout=60):

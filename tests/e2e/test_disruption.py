@@ -20,8 +20,7 @@ class DisruptionTest(harness.TestCase):
     def test_budget_eviction_and_drain(self):
         with harness.Server(store="memory", extra=["--sim-nodes", "2"]) as server:
             k = harness.Kubectl(server)
-            cfg = client.Configuration()
-            cfg.host = server.url
+            cfg = server.client_configuration()
             core = client.CoreV1Api(client.ApiClient(cfg))
             try:
                 self.wait("the nodes", lambda: len(k.get("nodes")["items"]) == 2)

@@ -22,7 +22,7 @@ class DurabilityTest(unittest.TestCase):
         stop = threading.Event()
 
         def writer(w):
-            conn = http.client.HTTPConnection("127.0.0.1", server.port, timeout=10)
+            conn = server.http_connection(timeout=10)
             i = 0
             while not stop.is_set():
                 name = "w%d-%d" % (w, i)
@@ -55,7 +55,7 @@ class DurabilityTest(unittest.TestCase):
 
         restarted = harness.Server(data_dir=server.data_dir, store="sqlite", extra=["--no-scheduler"]).start()
         try:
-            conn = http.client.HTTPConnection("127.0.0.1", restarted.port, timeout=30)
+            conn = restarted.http_connection(timeout=30)
             conn.request("GET", "/api/v1/namespaces/default/pods")
             resp = conn.getresponse()
             self.assertEqual(resp.status, 200)

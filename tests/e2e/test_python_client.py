@@ -10,8 +10,7 @@ class PythonClientTest(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
         cls.server = harness.Server(store="memory", extra=["--no-scheduler"]).start()
-        cfg = client.Configuration()
-        cfg.host = cls.server.url
+        cfg = cls.server.client_configuration()
         cls.api = client.CoreV1Api(client.ApiClient(cfg))
 
     @classmethod

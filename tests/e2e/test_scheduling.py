@@ -81,7 +81,7 @@ class SchedulingTest(unittest.TestCase):
     def test_scheduler_as_its_own_process(self):
         with harness.Server(store="memory", extra=["--sim-nodes", "10", "--no-scheduler"]) as server:
             k = harness.Kubectl(server)
-            sched = subprocess.Popen([harness.ALLOT, "scheduler", "--server", server.url],
+            sched = subprocess.Popen([harness.ALLOT, "scheduler"] + server.connection_flags(),
                                      stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
             try:
                 k.run("apply", "-f", "-", stdin=pods_manifest("remote", 50))
@@ -103,7 +103,7 @@ class SchedulingTest(unittest.TestCase):
             try:
                 for ident in ("s1", "s2"):
                     procs[ident] = subprocess.Popen(
-                        [harness.ALLOT, "scheduler", "--server", server.url, "--identity", ident]
+                        [harness.ALLOT, "scheduler", "--identity", ident] + server.connection_flags()
                         + flags, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
                 k.run("apply", "-f", "-", stdin=pods_manifest("before", 20))
                 self.wait_running(k, "app=before", 20, timeout=60)

@@ -1,0 +1,29 @@
+// The flags every command that talks to an API server takes, with kubectl's names:
+//   --kubeconfig FILE, --context NAME, --server URL, --token TOKEN
+// resolved as client/kubeconfig.h describes (the flag, $KUBECONFIG, in-cluster, --server);
+// --server and --token override what the kubeconfig says.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "client/http_client.h"
+#include "client/kubeconfig.h"
+#include "common/flags.h"
+
+namespace allot::client {
+
+struct ConnectionFlags {
+  std::string kubeconfig;
+  std::string context;
+  std::string server;
+  std::string token;
+
+  void Register(Flags& flags);
+  Result<RestConfig> Resolve() const;
+  // A client for the resolved configuration; `out` (optional) receives it.
+  Result<std::unique_ptr<HttpClient>> Connect(HttpClientOptions options = {},
+                                              RestConfig* out = nullptr) const;
+};
+
+}  // namespace allot::client
