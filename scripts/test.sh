@@ -18,8 +18,8 @@ if [ "${ALLOT_SKIP_FUZZ:-0}" != 1 ]; then
       -DALLOT_BENCH=OFF -DALLOT_WERROR=OFF -DCMAKE_BUILD_TYPE=RelWithDebInfo \
       -DCMAKE_CXX_FLAGS="-fsanitize=fuzzer-no-link,address,undefined" >/dev/null
   fi
-  ninja -C build-fuzz -j "$(nproc)" decode_fuzz cel_fuzz
-  mkdir -p build-fuzz/corpus build-fuzz/corpus-cel
+  ninja -C build-fuzz -j "$(nproc)" decode_fuzz cel_fuzz credentials_fuzz
+  mkdir -p build-fuzz/corpus build-fuzz/corpus-cel build-fuzz/corpus-credentials
   UBSAN_OPTIONS=suppressions=tests/fuzz/ubsan.supp:halt_on_error=1:print_stacktrace=1 \
   ./build-fuzz/src/decode_fuzz -max_total_time="${ALLOT_FUZZ_SECONDS:-30}" -rss_limit_mb=2048 \
     build-fuzz/corpus tests/fuzz/corpus/decode 2>&1 | tail -n 3
@@ -29,4 +29,10 @@ if [ "${ALLOT_SKIP_FUZZ:-0}" != 1 ]; then
   ./build-fuzz/src/cel_fuzz -max_total_time="${ALLOT_FUZZ_SECONDS:-30}" -rss_limit_mb=2048 \
     -max_len=2048 build-fuzz/corpus-cel tests/fuzz/corpus/cel 2>&1 | tail -n 3
   echo "fuzz: cel_fuzz ran ${ALLOT_FUZZ_SECONDS:-30}s without a crash"
+  # Credentials: kubeconfigs, token files, PEM certificates and keys.
+  UBSAN_OPTIONS=suppressions=tests/fuzz/ubsan.supp:halt_on_error=1:print_stacktrace=1 \
+  ./build-fuzz/src/credentials_fuzz -max_total_time="${ALLOT_FUZZ_SECONDS:-30}" \
+    -rss_limit_mb=2048 -max_len=4096 build-fuzz/corpus-credentials \
+    tests/fuzz/corpus/credentials 2>&1 | tail -n 3
+  echo "fuzz: credentials_fuzz ran ${ALLOT_FUZZ_SECONDS:-30}s without a crash"
 fi

@@ -33,6 +33,11 @@ using Executor = std::function<void(std::function<void()>)>;
 struct ServerConfig {
   // Who requests come from (apiserver/authn/); null: not asked (every request is served).
   std::shared_ptr<const authn::Authenticator> authenticator;
+  // kube-apiserver's --max-requests-inflight / --max-mutating-requests-inflight: requests
+  // beyond these in flight get 429 with Retry-After; watches and health probes do not count.
+  // 0: no limit.
+  int max_readonly_inflight = 0;
+  int max_mutating_inflight = 0;
   std::string git_version = "v1.34.0-allot";
   std::string major = "1";
   std::string minor = "34";

@@ -32,6 +32,8 @@ struct Handler::State {
   OpenApiDocs openapi;
   ServerContext ctx;
   std::atomic<bool> stopping{false};
+  std::atomic<int> readonly_inflight{0};
+  std::atomic<int> mutating_inflight{0};
 };
 
 namespace {
@@ -182,7 +184,50 @@ Handler::~Handler() {
   WaitIdle();
 }
 
+namespace {
+
+bool IsMutating(std::string_view method) {
+  return method == "POST" || method == "PUT" || method == "PATCH" || method == "DELETE";
+}
+
+// Watches hold their request for minutes: kube-apiserver leaves long-running requests out of
+// the in-flight limits.
+bool IsLongRunning(const Request& req) {
+  if (req.path.find("/watch/") != std::string::npos) return true;
+  std::optional<std::string_view> watch = req.Query("watch");
+  return watch && (*watch == "true" || *watch == "1");
+}
+
+Status TooManyRequests() {
+  Status st(StatusCode::kTooManyRequests, "Too many requests, please try again later.");
+  StatusDetails d;
+  d.retry_after_seconds = 1;
+  st.WithDetails(std::move(d));
+  return st;
+}
+
+}  // namespace
+
 void Handler::Handle(Request req, std::string server_address, ResponseCallback done) {
+  // The in-flight limits: a slot is taken here and given back when the answer goes out.
+  const ServerConfig& cfg = state_->ctx.config;
+  if ((cfg.max_readonly_inflight > 0 || cfg.max_mutating_inflight > 0) && !IsLongRunning(req) &&
+      !authn::Authenticator::IsHealthProbe(req.path)) {
+    const bool mutating = IsMutating(req.method);
+    const int limit = mutating ? cfg.max_mutating_inflight : cfg.max_readonly_inflight;
+    std::atomic<int>& count = mutating ? state_->mutating_inflight : state_->readonly_inflight;
+    if (limit > 0) {
+      if (count.fetch_add(1) >= limit) {
+        count.fetch_sub(1);
+        state_->metrics.rejected_inflight.With({mutating ? "mutating" : "readOnly"}).Inc();
+        return done(ErrorResponse(TooManyRequests()));
+      }
+      done = [&count, done = std::move(done)](Response res) {
+        count.fetch_sub(1);
+        done(std::move(res));
+      };
+    }
+  }
   const authn::Authenticator* authenticator = state_->ctx.config.authenticator.get();
   Result<authn::UserInfo> user = authn::UserInfo{
       std::string(authn::kAnonymousUser), "", {std::string(authn::kUnauthenticatedGroup)}};

@@ -27,6 +27,8 @@ ServerConfig MakeConfig(const ApiServerOptions& o, Executor executor) {
   ServerConfig c;
   c.executor = std::move(executor);
   c.authenticator = o.authenticator;
+  c.max_readonly_inflight = o.max_requests_inflight;
+  c.max_mutating_inflight = o.max_mutating_requests_inflight;
   c.git_version = o.git_version;
   c.bookmark_interval = o.bookmark_interval;
   // "v1.34.0-allot" -> major 1, minor 34

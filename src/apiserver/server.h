@@ -48,6 +48,11 @@ struct ApiServerOptions {
   // request is served (tests, local experiments on loopback).
   std::shared_ptr<const authn::Authenticator> authenticator;
   int threads = 2;
+  // Requests in flight beyond these are answered 429 with Retry-After (watches and health
+  // probes do not count); kube-apiserver's --max-requests-inflight (400) and
+  // --max-mutating-requests-inflight (200). 0: no limit.
+  int max_requests_inflight = 0;
+  int max_mutating_requests_inflight = 0;
   // Larger request bodies are refused with 413.
   size_t max_body_bytes = 3 * 1024 * 1024;
   // Idle keep-alive connections are closed after this long.

@@ -39,6 +39,9 @@ ServerMetrics::ServerMetrics(metrics::Registry& r, store::Store& store)
                           "Maximal number of currently used inflight request limit of this "
                           "apiserver per request kind in last second.",
                           Stability::kStable, {"request_kind"})),
+      rejected_inflight(r.AddCounter("apiserver_dropped_requests_total",
+                                     "Number of requests dropped with 'Try again later' response.",
+                                     Stability::kAlpha, {"request_kind"})),
       store_write_duration(r.AddHistogram(
           "allot_store_write_duration_seconds",
           "Latency of store writes issued by the API server, from submission until the write "

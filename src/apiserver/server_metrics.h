@@ -29,6 +29,8 @@ struct ServerMetrics {
   metrics::CounterFamily& watch_events;
   // apiserver_current_inflight_requests{request_kind="mutating"|"readOnly"}
   metrics::GaugeFamily& inflight;
+  // apiserver_dropped_requests_total{request_kind}: refused with 429 by the in-flight limits.
+  metrics::CounterFamily& rejected_inflight;
   // allot_store_write_duration_seconds{operation="create"|"update"|"delete"}: from handing a
   // write to the store until it is durable and acknowledged.
   metrics::HistogramFamily& store_write_duration;

@@ -106,6 +106,9 @@ Response ErrorResponse(const Status& status) {
   Response r;
   r.status = HttpCode(s.code());
   r.body = StatusJson(s);
+  if (s.details().retry_after_seconds > 0) {
+    r.headers.emplace_back("Retry-After", std::to_string(s.details().retry_after_seconds));
+  }
   return r;
 }
 

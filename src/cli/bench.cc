@@ -1,4 +1,4 @@
-// `allot bench WORKLOAD [--mode inprocess|http] [--store sqlite|memory] [--out FILE.json]`
+// `allot bench WORKLOAD [--mode inprocess|http|https] [--store sqlite|memory] [--out FILE.json]`
 //
 // scheduler_perf-shaped workloads. Nodes have 4 CPU, 32 GiB, 110 pods; pods ask 100m CPU and
 // 500 MiB. Measured from the first measured pod created to the last one bound; latency per pod:
@@ -456,7 +456,9 @@ int RunBench(int argc, char** argv) {
   Flags flags("allot bench WORKLOAD",
               "Measures scheduling throughput on a scheduler_perf-shaped "
               "workload, e.g. SchedulingBasic/5000Nodes_10000Pods.");
-  flags.String("mode", &mode, "inprocess or http");
+  flags.String("mode", &mode,
+               "inprocess, http (plain, to a separate server process) or https (TLS with "
+               "client-certificate authentication)");
   flags.String("store", &store_kind, "sqlite (durable) or memory");
   flags.String("out", &out, "write the result as JSON to this file");
   flags.Int("rate", &rate,
@@ -472,9 +474,9 @@ int RunBench(int argc, char** argv) {
       std::fprintf(stderr, "allot bench: --rate does not apply to BindingConditions workloads\n");
       return 2;
     }
-    if ((mode != "inprocess" && mode != "http") ||
+    if ((mode != "inprocess" && mode != "http" && mode != "https") ||
         (store_kind != "sqlite" && store_kind != "memory")) {
-      std::fprintf(stderr, "allot bench: --mode inprocess|http, --store sqlite|memory\n");
+      std::fprintf(stderr, "allot bench: --mode inprocess|http|https, --store sqlite|memory\n");
       return 2;
     }
     return RunBindingBench(flags.positional()[0], mode, store_kind, out);
@@ -490,9 +492,9 @@ int RunBench(int argc, char** argv) {
                  "themselves\n");
     return 2;
   }
-  if ((mode != "inprocess" && mode != "http") ||
+  if ((mode != "inprocess" && mode != "http" && mode != "https") ||
       (store_kind != "sqlite" && store_kind != "memory")) {
-    std::fprintf(stderr, "allot bench: --mode inprocess|http, --store sqlite|memory\n");
+    std::fprintf(stderr, "allot bench: --mode inprocess|http|https, --store sqlite|memory\n");
     return 2;
   }
   Result<Measurement> m = InternalError("not run");

@@ -14,11 +14,12 @@
 
 #include "client/http_client.h"
 #include "client/inprocess/inprocess_client.h"
+#include "client/kubeconfig.h"
 #include "cluster/components.h"
 #include "drivers/acceleratorpool/pool.h"
-#include "workloads/objects.h"
 #include "store/backend.h"
 #include "store/store.h"
+#include "workloads/objects.h"
 
 namespace allot::cli::bench {
 
@@ -72,14 +73,32 @@ Result<std::unique_ptr<Child>> Spawn(const std::string& self, std::vector<std::s
   return child;
 }
 
-Result<std::string> ReadServerUrl(int fd) {
-  std::string buf;
+// What `allot serve` prints: its URL, and over TLS the admin kubeconfig it wrote.
+struct ServerAddress {
+  std::string url;
+  std::string kubeconfig;
+};
+
+Result<ServerAddress> ReadServerAddress(int fd) {
+  std::string line;
   char c;
-  static const std::regex kUrl(R"(http://127\.0\.0\.1:\d+)");
+  static const std::regex kUrl(R"(serving on (https?://127\.0\.0\.1:\d+))");
+  static const std::regex kKubeconfig(R"(export KUBECONFIG=(\S+))");
+  ServerAddress out;
   while (read(fd, &c, 1) == 1) {
-    buf += c;
+    if (c != '\n') {
+      line += c;
+      continue;
+    }
     std::smatch m;
-    if (c == '\n' && std::regex_search(buf, m, kUrl)) return m.str();
+    if (out.url.empty() && std::regex_search(line, m, kUrl)) {
+      out.url = m[1].str();
+      if (out.url.rfind("http://", 0) == 0) return out;
+    } else if (!out.url.empty() && std::regex_search(line, m, kKubeconfig)) {
+      out.kubeconfig = m[1].str();
+      return out;
+    }
+    line.clear();
   }
   return InternalError("allot serve exited before printing its address");
 }
@@ -95,10 +114,10 @@ std::unique_ptr<api::DeviceClass> BenchClass() {
 }
 
 api::ResourceClaimSpec BenchClaimSpec(int64_t count) {
-  return workloads::ClaimSpec(kBenchDriver, count,
-                              std::string("device.capacity['") + kBenchDriver +
-                                  "'].memory.compareTo(quantity('4Gi')) >= 0",
-                              std::string(kBenchDriver) + "/model");
+  return workloads::ClaimSpec(
+      kBenchDriver, count,
+      std::string("device.capacity['") + kBenchDriver + "'].memory.compareTo(quantity('4Gi')) >= 0",
+      std::string(kBenchDriver) + "/model");
 }
 
 std::unique_ptr<api::ResourceClaimTemplate> BenchTemplate(const std::string& name, int64_t count) {
@@ -176,11 +195,17 @@ Status RunInEnvironment(const Environment& env, const std::string& scheduler_con
     return st;
   }
   std::string self = std::filesystem::read_symlink("/proc/self/exe").string();
-  ALLOT_ASSIGN_OR_RETURN(auto server,
-                         Spawn(self, {"serve", "--listen", "127.0.0.1:0", "--data-dir", dir.path(),
-                                      "--store", env.store, "--no-scheduler"}));
-  ALLOT_ASSIGN_OR_RETURN(std::string url, ReadServerUrl(server->out_fd));
-  std::vector<std::string> sched_args = {"scheduler", "--server", url};
+  std::vector<std::string> serve_args = {"serve",    "--listen", "127.0.0.1:0", "--data-dir",
+                                         dir.path(), "--store",  env.store,     "--no-scheduler"};
+  if (env.mode == "http") serve_args.push_back("--insecure-plain-http");
+  ALLOT_ASSIGN_OR_RETURN(auto server, Spawn(self, serve_args));
+  ALLOT_ASSIGN_OR_RETURN(ServerAddress address, ReadServerAddress(server->out_fd));
+  // Over TLS every role authenticates with the admin kubeconfig; over plain HTTP, the URL.
+  const std::vector<std::string> connect =
+      address.kubeconfig.empty() ? std::vector<std::string>{"--server", address.url}
+                                 : std::vector<std::string>{"--kubeconfig", address.kubeconfig};
+  std::vector<std::string> sched_args = {"scheduler"};
+  sched_args.insert(sched_args.end(), connect.begin(), connect.end());
   if (!scheduler_config.empty()) {
     sched_args.push_back("--config");
     sched_args.push_back(scheduler_config);
@@ -190,10 +215,14 @@ Status RunInEnvironment(const Environment& env, const std::string& scheduler_con
   if (!env.controller_config.empty()) {
     const std::string path = dir.path() + "/controller.yaml";
     std::ofstream(path) << env.controller_config;
-    ALLOT_ASSIGN_OR_RETURN(driver,
-                           Spawn(self, {"driver", "controller", "--server", url, "--config", path}));
+    std::vector<std::string> driver_args = {"driver", "controller", "--config", path};
+    driver_args.insert(driver_args.end(), connect.begin(), connect.end());
+    ALLOT_ASSIGN_OR_RETURN(driver, Spawn(self, driver_args));
   }
-  ALLOT_ASSIGN_OR_RETURN(auto client, client::HttpClient::FromUrl(url));
+  ALLOT_ASSIGN_OR_RETURN(client::RestConfig rest,
+                         client::ResolveRestConfig(address.kubeconfig, "",
+                                                   address.kubeconfig.empty() ? address.url : ""));
+  ALLOT_ASSIGN_OR_RETURN(auto client, client::NewHttpClient(rest));
   return drive(*client);
 }
 

@@ -52,8 +52,9 @@ class Submitter {
 
 // Where a workload runs.
 struct Environment {
-  std::string mode = "inprocess";  // inprocess | http
-  std::string store = "sqlite";    // sqlite | memory
+  // inprocess | http (plain) | https (TLS, client certificates: the admin kubeconfig)
+  std::string mode = "inprocess";
+  std::string store = "sqlite";  // sqlite | memory
   // The example control-plane driver's configuration (YAML; drivers/acceleratorpool/config.h),
   // run in-process or as `allot driver controller`; "" for none.
   std::string controller_config;
@@ -62,8 +63,9 @@ struct Environment {
 };
 
 // Sets up the environment (in-process: store + scheduler + resourceclaim controller [+ the
-// control-plane driver]; http: `allot serve --no-scheduler`, `allot scheduler --server URL` [and
-// `allot driver controller --server URL --config F`] as child processes, over a
+// control-plane driver]; http / https: `allot serve --no-scheduler [--insecure-plain-http]`,
+// `allot scheduler` [and `allot driver controller --config F`] with --server URL or the admin
+// --kubeconfig, as child processes, over a
 // scratch data directory removed afterwards), runs `drive` with a client to it, and tears it
 // down. `scheduler_config`: a scheduler configuration file for the scheduler ("" = default).
 Status RunInEnvironment(const Environment& env, const std::string& scheduler_config,

@@ -125,6 +125,12 @@ int Serve(int argc, char** argv) {
                "(docs/controller.md; --demo runs it with two racks of accelerators)");
   ServingSecurityFlags security;
   security.Register(flags);
+  int64_t max_inflight = 400, max_mutating_inflight = 200;
+  flags.Int("max-requests-inflight", &max_inflight,
+            "read requests in flight beyond which the server answers 429 with Retry-After "
+            "(watches do not count); 0: no limit");
+  flags.Int("max-mutating-requests-inflight", &max_mutating_inflight,
+            "the same for writes; 0: no limit");
   if (auto exit_code = flags.ParseOrExit(argc, argv)) return *exit_code;
   auto features = dra::ParseFeatureGates(feature_gates);
   if (!features.ok()) {
@@ -172,6 +178,12 @@ int Serve(int argc, char** argv) {
   options.data_dir = data_dir;
   options.listen = listen;
   options.threads = static_cast<int>(threads);
+  if (max_inflight < 0 || max_mutating_inflight < 0) {
+    std::fprintf(stderr, "allot serve: in-flight limits must not be negative\n");
+    return 2;
+  }
+  options.max_requests_inflight = static_cast<int>(max_inflight);
+  options.max_mutating_requests_inflight = static_cast<int>(max_mutating_inflight);
   options.scheduler = !no_scheduler;
   options.scheduler_config = scheduler_config;
   options.controllers = !no_controllers;

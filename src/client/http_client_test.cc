@@ -5,6 +5,8 @@
 #include <rapidjson/document.h>
 
 #include <atomic>
+#include <boost/asio.hpp>
+#include <thread>
 
 #include "client/testing/fixture.h"
 
@@ -308,6 +310,54 @@ TEST_F(AuthenticatedServerTest, NoOrWrongCredentialsAre401ButProbesAnswer) {
   r = Call(none, "GET", "/healthz");
   ASSERT_OK(r);
   EXPECT_EQ(r->status, 200);
+}
+
+}  // namespace
+}  // namespace allot::client
+
+namespace allot::client {
+namespace {
+
+// A server that answers 429 with Retry-After `throttle` times, then 200: the client waits what it
+// is told (through the endpoint's sleep, so the test does not) and sends again.
+TEST(HttpThrottling, ClientWaitsOutRetryAfterThenGetsTheAnswer) {
+  namespace net = boost::asio;
+  net::io_context ioc;
+  net::ip::tcp::acceptor acceptor(ioc, {net::ip::make_address("127.0.0.1"), 0});
+  const uint16_t port = acceptor.local_endpoint().port();
+  std::thread server([&] {
+    net::ip::tcp::socket s(ioc);
+    acceptor.accept(s);
+    std::string buf;
+    char chunk[4096];
+    for (int answered = 0; answered < 3; ++answered) {
+      while (buf.find("\r\n\r\n") == std::string::npos) {
+        boost::system::error_code ec;
+        size_t n = s.read_some(net::buffer(chunk), ec);
+        if (ec) return;
+        buf.append(chunk, n);
+      }
+      buf.erase(0, buf.find("\r\n\r\n") + 4);
+      std::string body = answered < 2 ? R"({"kind":"Status","reason":"TooManyRequests"})" : "{}";
+      std::string head = answered < 2 ? "HTTP/1.1 429 Too Many Requests\r\nRetry-After: 3\r\n"
+                                      : "HTTP/1.1 200 OK\r\n";
+      std::string res = head + "Content-Type: application/json\r\nContent-Length: " +
+                        std::to_string(body.size()) + "\r\n\r\n" + body;
+      net::write(s, net::buffer(res));
+    }
+  });
+  HttpEndpoint ep;
+  ep.host = "127.0.0.1";
+  ep.port = port;
+  std::vector<std::chrono::seconds> waits;
+  ep.sleep = [&](std::chrono::seconds s) { waits.push_back(s); };
+  HttpConnection conn(ep);
+  auto r = conn.RoundTrip(HttpRequest{"GET", "/api/v1/pods", {}, {}});
+  server.join();
+  ASSERT_OK(r);
+  EXPECT_EQ(r->status, 200);
+  EXPECT_EQ(waits,
+            (std::vector<std::chrono::seconds>{std::chrono::seconds(3), std::chrono::seconds(3)}));
 }
 
 }  // namespace

@@ -2,8 +2,11 @@
 
 #include <rapidjson/document.h>
 
+#include <algorithm>
 #include <cctype>
+#include <charconv>
 #include <future>
+#include <thread>
 
 #include "client/http_beast.h"
 
@@ -225,6 +228,24 @@ class HttpConnection::Impl {
   ~Impl() { Reset(); }
 
   Result<HttpResponse> RoundTrip(const HttpRequest& req) {
+    // An overloaded server (429 with Retry-After) is given the time it asks for.
+    for (int throttled = 0;; ++throttled) {
+      Result<HttpResponse> res = Send(req);
+      if (!res.ok() || res->status != 429 || res->retry_after_seconds <= 0 ||
+          throttled >= ep_.max_throttle_retries) {
+        return res;
+      }
+      const std::chrono::seconds wait(std::min(res->retry_after_seconds, 10));
+      if (ep_.sleep) {
+        ep_.sleep(wait);
+      } else {
+        std::this_thread::sleep_for(wait);
+      }
+    }
+  }
+
+ private:
+  Result<HttpResponse> Send(const HttpRequest& req) {
     for (int attempt = 0;; ++attempt) {
       const bool reused = connected_;
       bool got_response = false;
@@ -239,7 +260,6 @@ class HttpConnection::Impl {
     }
   }
 
- private:
   Result<HttpResponse> Once(const HttpRequest& r, bool& got_response) {
     if (!connected_) {
       ALLOT_RETURN_IF_ERROR(ConnectStream(ioc_, stream_, ep_));
@@ -259,6 +279,14 @@ class HttpConnection::Impl {
     HttpResponse res;
     res.status = static_cast<int>(parser.get().result_int());
     res.body = std::move(parser.get().body());
+    if (auto it = parser.get().find(http::field::retry_after); it != parser.get().end()) {
+      int seconds = 0;
+      std::string_view v(it->value().data(), it->value().size());
+      auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), seconds);
+      if (ec == std::errc() && end == v.data() + v.size() && seconds > 0) {
+        res.retry_after_seconds = seconds;
+      }
+    }
     if (!parser.get().keep_alive()) Reset();
     return res;
   }

@@ -43,6 +43,11 @@ struct HttpEndpoint {
   std::string user_agent = "allot";
   std::chrono::milliseconds connect_timeout{10000};
   std::chrono::milliseconds request_timeout{30000};
+  // A 429 with Retry-After is sent again after that many seconds (at most 10 s), up to this
+  // many times, as client-go does; then the 429 is the answer.
+  int max_throttle_retries = 10;
+  // How the client waits out a Retry-After (tests replace it; default: sleep).
+  std::function<void(std::chrono::seconds)> sleep;
 };
 
 struct HttpRequest {
@@ -55,6 +60,7 @@ struct HttpRequest {
 struct HttpResponse {
   int status = 0;
   std::string body;
+  int retry_after_seconds = 0;  // the Retry-After header, when the server sent one
 };
 
 // A client TLS context: TLS 1.2 or newer, trusting the CAs in `ca_pem` ("" : the system's),

@@ -87,6 +87,34 @@ std::string Trim(std::string s) {
 
 }  // namespace
 
+namespace {
+
+Result<std::unique_ptr<File>> ParseFile(std::string_view text, const std::string& path) {
+  auto json = api::YamlDocumentToJson(text);
+  if (!json.ok()) return FileError(path, json.status().message());
+  auto f = std::make_unique<File>();
+  f->path = path;
+  f->dir = fs::path(path).parent_path().string();
+  f->doc.Parse(json->c_str());
+  if (f->doc.HasParseError() || (!f->doc.IsObject() && !f->doc.IsNull())) {
+    return FileError(path, "not a kubeconfig (expected a mapping)");
+  }
+  return f;
+}
+
+Result<RestConfig> Resolve(const std::vector<std::unique_ptr<File>>& parsed,
+                           std::string_view context);
+
+}  // namespace
+
+Result<RestConfig> ParseKubeconfig(std::string_view yaml, const std::string& path,
+                                   std::string_view context) {
+  std::vector<std::unique_ptr<File>> parsed;
+  ALLOT_ASSIGN_OR_RETURN(auto f, ParseFile(yaml, path));
+  parsed.push_back(std::move(f));
+  return Resolve(parsed, context);
+}
+
 Result<RestConfig> LoadKubeconfig(const std::vector<std::string>& files, std::string_view context) {
   std::vector<std::unique_ptr<File>> parsed;
   for (const std::string& path : files) {
@@ -97,17 +125,16 @@ Result<RestConfig> LoadKubeconfig(const std::vector<std::string>& files, std::st
       if (files.size() > 1 && !fs::exists(path)) continue;
       return FileError(path, text.status().message());
     }
-    auto json = api::YamlDocumentToJson(*text);
-    if (!json.ok()) return FileError(path, json.status().message());
-    auto f = std::make_unique<File>();
-    f->path = path;
-    f->dir = fs::path(path).parent_path().string();
-    f->doc.Parse(json->c_str());
-    if (f->doc.HasParseError() || (!f->doc.IsObject() && !f->doc.IsNull())) {
-      return FileError(path, "not a kubeconfig (expected a mapping)");
-    }
+    ALLOT_ASSIGN_OR_RETURN(auto f, ParseFile(*text, path));
     parsed.push_back(std::move(f));
   }
+  return Resolve(parsed, context);
+}
+
+namespace {
+
+Result<RestConfig> Resolve(const std::vector<std::unique_ptr<File>>& parsed,
+                           std::string_view context) {
   if (parsed.empty()) return BadRequestError("no kubeconfig file found");
   std::map<std::string, Entry> clusters, users, contexts;
   std::string current;
@@ -158,6 +185,8 @@ Result<RestConfig> LoadKubeconfig(const std::vector<std::string>& files, std::st
   }
   return out;
 }
+
+}  // namespace
 
 Result<RestConfig> InClusterConfig(const std::string& root) {
   const char* host = std::getenv("KUBERNETES_SERVICE_HOST");

@@ -42,6 +42,11 @@ struct RestConfig {
 // context, cluster or user that is not there, unreadable referenced files, bad base64.
 Result<RestConfig> LoadKubeconfig(const std::vector<std::string>& files, std::string_view context);
 
+// One kubeconfig's text, as if read from `path` (relative file references resolve against its
+// directory). Errors as LoadKubeconfig's.
+Result<RestConfig> ParseKubeconfig(std::string_view yaml, const std::string& path,
+                                   std::string_view context);
+
 // A pod's configuration; `root` holds "token" and "ca.crt". Errors: not in a cluster (400).
 Result<RestConfig> InClusterConfig(
     const std::string& root = "/var/run/secrets/kubernetes.io/serviceaccount");

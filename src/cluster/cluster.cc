@@ -65,6 +65,8 @@ Status Cluster::StartAll() {
     opts.listen_address = *options_.listen;
     opts.threads = options_.threads;
     opts.tls = options_.tls;
+    opts.max_requests_inflight = options_.max_requests_inflight;
+    opts.max_mutating_requests_inflight = options_.max_mutating_requests_inflight;
     opts.authenticator = options_.authenticator;
     server_ = std::make_unique<apiserver::ApiServer>(*store_, clock_, opts);
     ALLOT_RETURN_IF_ERROR(server_->Start());

@@ -52,6 +52,9 @@ struct ClusterOptions {
   // The API server's address ("127.0.0.1:6443"; port 0 picks a free port); nullopt: no server.
   std::optional<std::string> listen;
   int threads = 2;  // HTTP worker threads
+  // In-flight limits of the API server (429 beyond them; apiserver/server.h); 0: none.
+  int max_requests_inflight = 0;
+  int max_mutating_requests_inflight = 0;
   // The API server's TLS and authentication (apiserver/server.h); absent / null: plain HTTP,
   // nobody asked.
   std::optional<apiserver::ApiServerTls> tls;
