@@ -55,7 +55,10 @@ void Scheduler::OnReservationChange(const api::ObjectPtr& old_obj, const api::Ob
     gone->spec.nodeName = old_info->node;
     queue_->OnEvent(kEventAssignedPodDelete, gone, nullptr);
   }
-  if (pending) {
+  // A reservation this scheduler has assumed on a node is being placed: an update that still
+  // shows it pending (a status write racing the placement) must not queue it a second time,
+  // which would schedule it again (and nominate it again) once its first cycle was done.
+  if (pending && !cache_->IsAssumed(info->uid)) {
     PodInfoPtr reserve = MakeReservePodInfo(info);
     if (Responsible(*reserve->pod)) {
       if (old_info && old_info->NeedsScheduling()) {
