@@ -1,0 +1,63 @@
+#include "apiserver/authz/rule_match.h"
+
+#include <algorithm>
+
+namespace allot::apiserver::authz {
+
+namespace {
+
+constexpr std::string_view kAll = "*";
+
+bool Has(const std::vector<std::string>& list, std::string_view v) {
+  return std::find(list.begin(), list.end(), v) != list.end();
+}
+
+bool VerbMatches(const PolicyRule& r, std::string_view verb) {
+  return Has(r.verbs, kAll) || Has(r.verbs, verb);
+}
+
+bool GroupMatches(const PolicyRule& r, std::string_view group) {
+  return Has(r.api_groups, kAll) || Has(r.api_groups, group);
+}
+
+bool ResourceMatches(const PolicyRule& r, const std::string& resource,
+                     const std::string& subresource) {
+  const std::string combined = subresource.empty() ? resource : resource + "/" + subresource;
+  for (const std::string& want : r.resources) {
+    if (want == kAll || want == combined) return true;
+    // "*/status": that subresource of any resource.
+    if (!subresource.empty() && want.size() == subresource.size() + 2 && want[0] == '*' &&
+        want[1] == '/' && want.compare(2, std::string::npos, subresource) == 0) {
+      return true;
+    }
+  }
+  return false;
+}
+
+bool NameMatches(const PolicyRule& r, const std::string& name) {
+  return r.resource_names.empty() || Has(r.resource_names, name);
+}
+
+bool UrlMatches(const PolicyRule& r, const std::string& path) {
+  for (const std::string& want : r.non_resource_urls) {
+    if (want == kAll || want == path) return true;
+    if (!want.empty() && want.back() == '*' &&
+        path.compare(0, want.size() - 1, want, 0, want.size() - 1) == 0) {
+      return true;
+    }
+  }
+  return false;
+}
+
+}  // namespace
+
+bool RuleAllows(const Attributes& a, const PolicyRule& r) {
+  if (!VerbMatches(r, a.verb)) return false;
+  if (a.resource_request) {
+    return GroupMatches(r, a.api_group) && ResourceMatches(r, a.resource, a.subresource) &&
+           NameMatches(r, a.name);
+  }
+  return UrlMatches(r, a.path);
+}
+
+}  // namespace allot::apiserver::authz
