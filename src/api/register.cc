@@ -14,6 +14,7 @@ const ResourceRegistry& ResourceRegistry::Default() {
     RegisterKoordinatorResources(*r);
     RegisterSchedulingResources(*r);
     RegisterPolicyResources(*r);
+    RegisterRbacResources(*r);
     // Admission that spans groups (the Priority admission plugin).
     ResourceInfo* pods = r->Mutable("", "pods");
     pods->admit_create = AdmitPodPriority;

@@ -158,6 +158,24 @@ const Message kPriorityClass{{{1, "metadata", Type::kMessage, &kObjectMeta},
                               {4, "description", Type::kString},
                               {5, "preemptionPolicy", Type::kString}}};
 
+// rbac.authorization.k8s.io/v1 (k8s.io/api/rbac/v1/generated.proto).
+const Message kPolicyRule{{{1, "verbs", Type::kString, nullptr, true},
+                           {2, "apiGroups", Type::kString, nullptr, true},
+                           {3, "resources", Type::kString, nullptr, true},
+                           {4, "resourceNames", Type::kString, nullptr, true},
+                           {5, "nonResourceURLs", Type::kString, nullptr, true}}};
+const Message kRole{{{1, "metadata", Type::kMessage, &kObjectMeta},
+                     {2, "rules", Type::kMessage, &kPolicyRule, true}}};
+const Message kSubject{{{1, "kind", Type::kString},
+                        {2, "apiGroup", Type::kString},
+                        {3, "name", Type::kString},
+                        {4, "namespace", Type::kString}}};
+const Message kRoleRef{
+    {{1, "apiGroup", Type::kString}, {2, "kind", Type::kString}, {3, "name", Type::kString}}};
+const Message kRoleBinding{{{1, "metadata", Type::kMessage, &kObjectMeta},
+                            {2, "subjects", Type::kMessage, &kSubject, true},
+                            {3, "roleRef", Type::kMessage, &kRoleRef}}};
+
 // --- JSON output ------------------------------------------------------------------------------
 
 Status WriteMessage(Writer& w, std::string_view bytes, const Message& m, int depth);
@@ -265,6 +283,10 @@ const Message* MessageFor(std::string_view api_version, std::string_view kind) {
   if (kind == "DeleteOptions") return &kDeleteOptions;
   if (api_version == "policy/v1" && kind == "PodDisruptionBudget") return &kPodDisruptionBudget;
   if (api_version == "scheduling.k8s.io/v1" && kind == "PriorityClass") return &kPriorityClass;
+  if (api_version == "rbac.authorization.k8s.io/v1") {
+    if (kind == "Role" || kind == "ClusterRole") return &kRole;  // aggregationRule not served
+    if (kind == "RoleBinding" || kind == "ClusterRoleBinding") return &kRoleBinding;
+  }
   return nullptr;
 }
 

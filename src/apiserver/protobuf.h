@@ -2,7 +2,7 @@
 //
 // kubectl's typed clients send protobuf whatever the server advertises: `kubectl create
 // namespace` POSTs a protobuf Namespace, `kubectl drain` a protobuf Eviction, `kubectl create
-// pdb` and `kubectl create priorityclass` theirs. The server
+// pdb`, `kubectl create priorityclass`, `kubectl create role|rolebinding|...` theirs. The server
 // answers in JSON (clients accept it); only these few request kinds are decoded, into the JSON
 // the rest of the server reads. Anything else stays a 415.
 //
@@ -20,7 +20,7 @@ namespace allot::apiserver {
 inline constexpr std::string_view kProtobufContentType = "application/vnd.kubernetes.protobuf";
 
 // JSON for a protobuf body of a supported kind (Namespace, Eviction, DeleteOptions, Binding,
-// PodDisruptionBudget, PriorityClass);
+// PodDisruptionBudget, PriorityClass, Role, ClusterRole, RoleBinding, ClusterRoleBinding);
 // 415 for other kinds, 400 for malformed input.
 Result<std::string> ProtobufToJson(std::string_view body);
 

@@ -24,6 +24,19 @@ class SecurityTest(harness.TestCase):
                 self.assertIn("system:masters", out)
                 self.assertIn("system:authenticated", out)
                 k.run("create", "namespace", "team-a")
+                # RBAC objects as kubectl creates them (protobuf bodies); not enforced yet.
+                k.run("create", "role", "pod-reader", "--verb=get,list", "--resource=pods",
+                      "-n", "team-a")
+                k.run("create", "rolebinding", "readers", "--role=pod-reader", "--user=jane",
+                      "--group=devs", "-n", "team-a")
+                binding = k.get("rolebinding", "readers", "-n", "team-a")
+                self.assertEqual(binding["roleRef"], {"apiGroup": "rbac.authorization.k8s.io",
+                                                      "kind": "Role", "name": "pod-reader"})
+                self.assertEqual([s["name"] for s in binding["subjects"]], ["jane", "devs"])
+                self.assertIn("cluster-admin", k.run("get", "clusterrolebindings").stdout)
+                p = k.run("create", "rolebinding", "bad", "--clusterrole=x", "--user=u",
+                          "-n", "team-a", "--dry-run=server", check=False)
+                self.assertEqual(p.returncode, 0, p.stderr)
                 # The same server and CA, a token nobody issued: 401, as kubectl words it.
                 ca = os.path.join(server.data_dir, "pki", "ca.crt")
                 p = subprocess.run(

@@ -26,7 +26,9 @@ DEPENDS = {
     'api/koordinator': ['api/core', 'api/resource'],  # scheduling.koordinator.sh Reservation
     'api/scheduling': ['api/core'],   # scheduling.k8s.io PriorityClass, priority admission
     'api/policy': ['api/core'],       # policy/v1 PodDisruptionBudget, Eviction
-    'api': ['api/resource', 'api/koordinator', 'api/scheduling', 'api/policy', 'api/patch'],
+    'api/rbac': ['api/machinery'],    # rbac.authorization.k8s.io Role, ClusterRole, bindings
+    'api': ['api/resource', 'api/koordinator', 'api/scheduling', 'api/policy', 'api/rbac',
+            'api/patch'],
     # the registry of every group
     'cel': ['api'],
     'workloads': ['api'],              # objects for benchmarks, tests, simulations

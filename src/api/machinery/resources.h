@@ -24,7 +24,7 @@ struct TableColumn {
   std::string type;    // string | integer | number | boolean | date
   std::string format;  // "name" for the name column, else ""
   std::string description;
-  int priority = 0;    // > 0: only with -o wide
+  int priority = 0;  // > 0: only with -o wide
 };
 
 using TableCell = std::variant<std::string, int64_t>;
@@ -38,7 +38,8 @@ class ObjectReader {
  public:
   virtual ~ObjectReader() = default;
   // nullptr when there is no such object.
-  virtual ObjectPtr Get(const ResourceInfo& r, std::string_view ns, std::string_view name) const = 0;
+  virtual ObjectPtr Get(const ResourceInfo& r, std::string_view ns,
+                        std::string_view name) const = 0;
   // Every object of the resource (all namespaces), in no particular order.
   virtual std::vector<ObjectPtr> List(const ResourceInfo& r) const = 0;
 };
@@ -138,5 +139,6 @@ void RegisterDraResources(ResourceRegistry& registry);          // api/resource/
 void RegisterKoordinatorResources(ResourceRegistry& registry);  // api/koordinator/resources.cc
 void RegisterSchedulingResources(ResourceRegistry& registry);   // api/scheduling/resources.cc
 void RegisterPolicyResources(ResourceRegistry& registry);       // api/policy/resources.cc
+void RegisterRbacResources(ResourceRegistry& registry);         // api/rbac/resources.cc
 
 }  // namespace allot::api

@@ -26,11 +26,21 @@ std::string Quote(std::string_view s) {
   std::string out = "\"";
   for (unsigned char c : s) {
     switch (c) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\n': out += "\\n"; break;
-      case '\t': out += "\\t"; break;
-      case '\r': out += "\\r"; break;
+      case '"':
+        out += "\\\"";
+        break;
+      case '\\':
+        out += "\\\\";
+        break;
+      case '\n':
+        out += "\\n";
+        break;
+      case '\t':
+        out += "\\t";
+        break;
+      case '\r':
+        out += "\\r";
+        break;
       default:
         if (c < 0x20) {
           char buf[8];
@@ -61,6 +71,22 @@ void FieldErrors::Invalid(const Path& p, std::string_view value, std::string_vie
   Add(p, "FieldValueInvalid", std::move(m));
 }
 
+void FieldErrors::InvalidRendered(const Path& p, std::string_view rendered,
+                                  std::string_view detail) {
+  std::string m = "Invalid value: " + std::string(rendered);
+  if (!detail.empty()) m += ": " + std::string(detail);
+  Add(p, "FieldValueInvalid", std::move(m));
+}
+
+std::string GoStringSlice(const std::vector<std::string>& v) {
+  std::string out = "[]string{";
+  for (size_t i = 0; i < v.size(); ++i) {
+    if (i) out += ", ";
+    out += Quote(v[i]);
+  }
+  return out + "}";
+}
+
 void FieldErrors::InvalidInt(const Path& p, int64_t value, std::string_view detail) {
   std::string m = "Invalid value: " + std::to_string(value);
   if (!detail.empty()) m += ": " + std::string(detail);
@@ -68,8 +94,9 @@ void FieldErrors::InvalidInt(const Path& p, int64_t value, std::string_view deta
 }
 
 void FieldErrors::TooMany(const Path& p, int64_t actual, int64_t max) {
-  Add(p, "FieldValueTooMany", "Too many: " + std::to_string(actual) + ": must have at most " +
-                                  std::to_string(max) + " items");
+  Add(p, "FieldValueTooMany",
+      "Too many: " + std::to_string(actual) + ": must have at most " + std::to_string(max) +
+          " items");
 }
 
 void FieldErrors::TooLong(const Path& p, int64_t max) {
@@ -103,7 +130,8 @@ void FieldErrors::Immutable(const Path& p) {
 
 std::vector<std::string> FieldErrors::Messages() const {
   std::vector<std::string> out;
-  for (const auto& c : causes_) out.push_back(c.field.empty() ? c.message : c.field + ": " + c.message);
+  for (const auto& c : causes_)
+    out.push_back(c.field.empty() ? c.message : c.field + ": " + c.message);
   return out;
 }
 

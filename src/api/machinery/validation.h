@@ -62,6 +62,8 @@ class FieldErrors {
   // `spec.x: Invalid value: "foo": <detail>`; the value is quoted as Go's %q would.
   void Invalid(const Path& p, std::string_view value, std::string_view detail);
   void InvalidInt(const Path& p, int64_t value, std::string_view detail);
+  // A value that is not a string, rendered as Go's %#v would (`[]string{"/healthz"}`).
+  void InvalidRendered(const Path& p, std::string_view rendered, std::string_view detail);
   // "spec.x: Too many: 5: must have at most 4 items"
   void TooMany(const Path& p, int64_t actual, int64_t max);
   // "spec.x: Too long: may not be more than 63 bytes"
@@ -92,5 +94,7 @@ class FieldErrors {
 
 // Go's %q for a string: double-quoted with escapes.
 std::string Quote(std::string_view s);
+// Go's %#v for a []string: []string{"a", "b"}.
+std::string GoStringSlice(const std::vector<std::string>& v);
 
 }  // namespace allot::api
