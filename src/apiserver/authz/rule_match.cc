@@ -17,7 +17,7 @@ bool VerbMatches(const PolicyRule& r, std::string_view verb) {
 }
 
 bool GroupMatches(const PolicyRule& r, std::string_view group) {
-  return Has(r.api_groups, kAll) || Has(r.api_groups, group);
+  return Has(r.apiGroups, kAll) || Has(r.apiGroups, group);
 }
 
 bool ResourceMatches(const PolicyRule& r, const std::string& resource,
@@ -35,11 +35,11 @@ bool ResourceMatches(const PolicyRule& r, const std::string& resource,
 }
 
 bool NameMatches(const PolicyRule& r, const std::string& name) {
-  return r.resource_names.empty() || Has(r.resource_names, name);
+  return r.resourceNames.empty() || Has(r.resourceNames, name);
 }
 
 bool UrlMatches(const PolicyRule& r, const std::string& path) {
-  for (const std::string& want : r.non_resource_urls) {
+  for (const std::string& want : r.nonResourceURLs) {
     if (want == kAll || want == path) return true;
     if (!want.empty() && want.back() == '*' &&
         path.compare(0, want.size() - 1, want, 0, want.size() - 1) == 0) {

@@ -12,18 +12,12 @@
 #include <string>
 #include <vector>
 
+#include "api/rbac/rbac.h"
 #include "apiserver/authz/attributes.h"
 
 namespace allot::apiserver::authz {
 
-// The fields of rbac.authorization.k8s.io/v1 PolicyRule.
-struct PolicyRule {
-  std::vector<std::string> verbs;
-  std::vector<std::string> api_groups;
-  std::vector<std::string> resources;
-  std::vector<std::string> resource_names;
-  std::vector<std::string> non_resource_urls;
-};
+using api::PolicyRule;
 
 bool RuleAllows(const Attributes& request, const PolicyRule& rule);
 
