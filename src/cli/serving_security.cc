@@ -112,7 +112,8 @@ Result<ServingSecurity> ServingSecurityFlags::Prepare(const std::string& listen,
 
 Result<std::string> ServingSecurity::WriteAdminKubeconfig(const std::string& url) const {
   if (!tls || !admin) return std::string();
-  const std::string path = fs::absolute(fs::path(data_dir) / "admin.kubeconfig").string();
+  const std::string path =
+      fs::absolute(fs::path(data_dir) / "admin.kubeconfig").lexically_normal().string();
   ALLOT_RETURN_IF_ERROR(
       WriteFileAtomically(path,
                           client::KubeconfigYaml("allot", url, kubeconfig_ca_pem, admin_user,
