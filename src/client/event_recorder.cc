@@ -70,4 +70,11 @@ uint64_t ClientEventRecorder::written() const {
   return written_;
 }
 
+std::unique_ptr<ClientEventRecorder> OwnRecorderUnless(EventRecorder* given, Client& client,
+                                                       Clock& clock, std::string_view component) {
+  if (given) return nullptr;
+  return std::make_unique<ClientEventRecorder>(
+      client, clock, ClientEventRecorder::Options{.component = std::string(component)});
+}
+
 }  // namespace allot::client

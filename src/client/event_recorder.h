@@ -14,6 +14,7 @@
 #include <chrono>
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <string_view>
@@ -72,5 +73,10 @@ class ClientEventRecorder final : public EventRecorder {
   uint64_t counter_ = 0;              // guarded by mu_
   uint64_t written_ = 0;              // guarded by mu_
 };
+
+// For components that take an optional recorder: null when `given` is set, else a recorder of
+// their own writing through `client` as `component` (keep it, and record to *given or to it).
+std::unique_ptr<ClientEventRecorder> OwnRecorderUnless(EventRecorder* given, Client& client,
+                                                       Clock& clock, std::string_view component);
 
 }  // namespace allot::client

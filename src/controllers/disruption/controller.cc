@@ -41,11 +41,8 @@ DisruptionController::DisruptionController(client::Client& client,
       informers_(informers),
       options_(std::move(options)),
       clock_(options_.clock ? *options_.clock : RealClock::Instance()),
-      own_events_(options_.events ? nullptr
-                                  : std::make_unique<client::ClientEventRecorder>(
-                                        client, clock_,
-                                        client::ClientEventRecorder::Options{
-                                            .component = std::string(kDisruptionEventComponent)})),
+      own_events_(
+          client::OwnRecorderUnless(options_.events, client, clock_, kDisruptionEventComponent)),
       events_(options_.events ? *options_.events : *own_events_),
       queue_(clock_, options_.queue),
       gate_(std::make_shared<HandlerGate<DisruptionController>>()) {}

@@ -55,12 +55,8 @@ ResourceClaimController::ResourceClaimController(client::Client& client,
       clock_(options_.clock ? *options_.clock : RealClock::Instance()),
       own_registry_(options_.metrics ? nullptr : std::make_unique<metrics::Registry>()),
       metrics_(options_.metrics ? *options_.metrics : *own_registry_),
-      own_events_(options_.events
-                      ? nullptr
-                      : std::make_unique<client::ClientEventRecorder>(
-                            client, clock_,
-                            client::ClientEventRecorder::Options{
-                                .component = std::string(kResourceClaimEventComponent)})),
+      own_events_(
+          client::OwnRecorderUnless(options_.events, client, clock_, kResourceClaimEventComponent)),
       events_(options_.events ? *options_.events : *own_events_),
       pods_res_(api::ResourceFor<api::Pod>()),
       claims_res_(api::ResourceFor<api::ResourceClaim>()),
@@ -260,7 +256,6 @@ Status ResourceClaimController::Sync(const std::string& key) {
 // --- created-claims cache ---------------------------------------------------------------------
 
 namespace {
-
 // Drops `claim` from the by-owner index of the created-claims cache.
 void EraseByOwner(std::unordered_multimap<std::string, api::ObjectPtr>& by_owner,
                   const api::ObjectPtr& claim) {
