@@ -25,6 +25,7 @@ Call::Call(ServerContext& c, Request r, Route rt, ResponseCallback done)
       route(std::move(rt)),
       done_(std::move(done)),
       start_(std::chrono::steady_clock::now()) {
+  if (ctx.config.audit) received_ = ctx.clock.Now();
   ctx.async.Begin();
   ctx.metrics.inflight.With({"readOnly"}).Inc();
 }
@@ -62,9 +63,27 @@ void Call::Reply(Response res) {
     auto pretty = req.Query("pretty");
     if (pretty && (*pretty == "true" || *pretty == "1")) res.body = PrettyJson(res.body);
   }
+  if (ctx.config.audit && attributes) {
+    ctx.config.audit->Record(*attributes, req.target, req.remote, res.status, received_);
+  }
   ResponseCallback done = std::move(done_);
   done_ = nullptr;
   if (done) done(std::move(res));
+}
+
+Status Call::Admit(const api::Object* old, const api::Object* obj) const {
+  if (!restriction) return Status::Ok();
+  return restriction->CheckWrite(*attributes, old, obj);
+}
+
+store::UpdateFn Call::Admitted(store::UpdateFn fn) const {
+  if (!restriction) return fn;
+  return [self = shared_from_this(),
+          fn = std::move(fn)](const api::Object& current) -> Result<std::unique_ptr<api::Object>> {
+    ALLOT_ASSIGN_OR_RETURN(std::unique_ptr<api::Object> next, fn(current));
+    ALLOT_RETURN_IF_ERROR(self->Admit(&current, next.get()));
+    return next;
+  };
 }
 
 }  // namespace allot::apiserver

@@ -9,10 +9,15 @@
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 
 #include "api/machinery/resources.h"
+#include "apiserver/admission/restriction.h"
+#include "apiserver/audit/audit_log.h"
 #include "apiserver/authn/authenticator.h"
+#include "apiserver/authz/authorizer.h"
+#include "apiserver/authz/rbac_authorizer.h"
 #include "apiserver/encode_cache.h"
 #include "apiserver/http_types.h"
 #include "apiserver/router.h"
@@ -33,6 +38,13 @@ using Executor = std::function<void(std::function<void()>)>;
 struct ServerConfig {
   // Who requests come from (apiserver/authn/); null: not asked (every request is served).
   std::shared_ptr<const authn::Authenticator> authenticator;
+  // Whether they may do what they ask (apiserver/authz/); null: everything is allowed. Node
+  // and driver identities are restricted to their own objects only when it is set.
+  std::shared_ptr<const authz::Authorizer> authorizer;
+  // The RBAC part of it, for SelfSubjectRulesReview; null: rules reviews say "incomplete".
+  std::shared_ptr<const authz::RbacAuthorizer> rbac;
+  // Where every answered request is logged (apiserver/audit/); null: nowhere.
+  std::shared_ptr<audit::AuditLog> audit;
   // kube-apiserver's --max-requests-inflight / --max-mutating-requests-inflight: requests
   // beyond these in flight get 429 with Retry-After; watches and health probes do not count.
   // 0: no limit.
@@ -89,6 +101,18 @@ class Call : public std::enable_shared_from_this<Call> {
   const Route route;
   // The authenticated user (system:anonymous when the server authenticates nobody).
   authn::UserInfo user;
+  // What the request asks to do, as authorization saw it (filled when the server authorizes
+  // or audits requests).
+  std::optional<authz::Attributes> attributes;
+  // Set for node and driver identities: writes are checked against it (Admit).
+  std::optional<admission::Restriction> restriction;
+
+  // The restriction's verdict on writing `obj` over `old` (either may be null); OK when the
+  // user is not restricted.
+  Status Admit(const api::Object* old, const api::Object* obj) const;
+  // `fn`, followed by Admit(current, result) when the user is restricted: the update checked
+  // inside the store's compare-and-swap, against the object it replaces.
+  store::UpdateFn Admitted(store::UpdateFn fn) const;
 
   const api::ResourceInfo& resource() const { return *route.resource; }
   // The metrics verb: GET, LIST, WATCH, POST, PUT, PATCH, APPLY, DELETE, DELETECOLLECTION.
@@ -117,6 +141,7 @@ class Call : public std::enable_shared_from_this<Call> {
   bool mutating_ = false;
   std::atomic<bool> replied_{false};
   const std::chrono::steady_clock::time_point start_;
+  Time received_{};  // for the audit log
 };
 using CallPtr = std::shared_ptr<Call>;
 

@@ -1,8 +1,5 @@
 #include "apiserver/handler.h"
 
-#include <rapidjson/stringbuffer.h>
-#include <rapidjson/writer.h>
-
 #include <atomic>
 #include <exception>
 
@@ -76,36 +73,6 @@ void ServeOpenApi(const CallPtr& call) {
     return;
   }
   call->Reply(JsonResponse(200, *doc));
-}
-
-// Non-resource endpoints: GET only.
-constexpr std::string_view kSelfSubjectReviews =
-    "/apis/authentication.k8s.io/v1/selfsubjectreviews";
-
-// `kubectl auth whoami`: the user the request authenticated as, in a SelfSubjectReview.
-void ServeSelfSubjectReview(const CallPtr& call) {
-  if (call->req.method != "POST") return call->Fail(MethodNotAllowedError());
-  const authn::UserInfo& u = call->user;
-  std::string out = R"({"kind":"SelfSubjectReview","apiVersion":"authentication.k8s.io/v1",)"
-                    R"("metadata":{"creationTimestamp":null},"status":{"userInfo":{"username":)";
-  auto quote = [&](const std::string& s) {
-    rapidjson::StringBuffer b;
-    rapidjson::Writer<rapidjson::StringBuffer> w(b);
-    w.String(s.data(), static_cast<rapidjson::SizeType>(s.size()));
-    out.append(b.GetString(), b.GetSize());
-  };
-  quote(u.name);
-  if (!u.uid.empty()) {
-    out += R"(,"uid":)";
-    quote(u.uid);
-  }
-  out += R"(,"groups":[)";
-  for (size_t i = 0; i < u.groups.size(); ++i) {
-    if (i) out += ',';
-    quote(u.groups[i]);
-  }
-  out += "]}}}";
-  call->Reply(JsonResponse(201, std::move(out)));
 }
 
 void ServeNonResource(const CallPtr& call, const std::string& server_address,
@@ -206,6 +173,31 @@ Status TooManyRequests() {
   return st;
 }
 
+// Authorization (authz/authorizer.h) and the node and driver restrictions
+// (admission/restriction.h); false when the call was answered 403. Also records what the
+// request asks for the audit log.
+bool Authorize(Call& call) {
+  const ServerConfig& cfg = call.ctx.config;
+  if (!cfg.authorizer && !cfg.audit) return true;
+  call.attributes = authz::AttributesOf(call.req, call.route, call.user);
+  if (!cfg.authorizer || authn::Authenticator::IsHealthProbe(call.req.path)) return true;
+  const authz::Attributes& a = *call.attributes;
+  authz::Verdict v = cfg.authorizer->Authorize(a);
+  if (v.decision != authz::Decision::kAllow) {
+    call.Fail(authz::ForbiddenStatus(a, v.reason));
+    return false;
+  }
+  call.restriction = admission::Restriction::For(call.user);
+  if (call.restriction) {
+    Status st = call.restriction->CheckRequest(a);
+    if (!st.ok()) {
+      call.Fail(st);
+      return false;
+    }
+  }
+  return true;
+}
+
 }  // namespace
 
 void Handler::Handle(Request req, std::string server_address, ResponseCallback done) {
@@ -244,9 +236,10 @@ void Handler::Handle(Request req, std::string server_address, ResponseCallback d
   }
   if (!user.ok()) return call->Fail(user.status());
   call->user = std::move(user).value();
+  if (!Authorize(*call)) return;
   try {
-    if (call->req.path == kSelfSubjectReviews) {
-      ServeSelfSubjectReview(call);
+    if (authz::Review review = authz::ReviewOf(call->req.path); review != authz::Review::kNone) {
+      ServeReview(call, review);
     } else if (call->route.kind != RouteKind::kResource) {
       ServeNonResource(call, server_address, state_->metrics_registry);
     } else if (call->route.collection()) {

@@ -24,13 +24,16 @@ void ServePatch(const CallPtr& call);  // main or status; apply patches may crea
 void ServeBinding(const CallPtr& call);
 void ServeEviction(const CallPtr& call);
 
+// access_reviews.cc
+void ServeReview(const CallPtr& call, authz::Review review);  // POST only
+
 // Shared by the handlers (resource_write.cc).
 
 // DeleteOptions from a parsed JSON body (may be null) and the query parameters
 // (propagationPolicy, gracePeriodSeconds, dryRun, orphanDependents). `orphan_false` reports
 // an explicit orphanDependents=false (which turns a delayed delete's 200 into 202).
 Result<api::DeleteOptions> ParseDeleteOptions(const Request& req, const api::JsonValue* body,
-                                                bool* orphan_false);
+                                              bool* orphan_false);
 // Namespace and name of a decoded body against the URL: fills them in when empty, 400 when
 // they differ. `check_name` is false for creates (the URL has no name).
 Status CheckBodyIdentity(const Call& call, api::Object& obj, bool check_name);

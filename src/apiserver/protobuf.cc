@@ -176,6 +176,35 @@ const Message kRoleBinding{{{1, "metadata", Type::kMessage, &kObjectMeta},
                             {2, "subjects", Type::kMessage, &kSubject, true},
                             {3, "roleRef", Type::kMessage, &kRoleRef}}};
 
+// authorization.k8s.io/v1 and authentication.k8s.io/v1 (k8s.io/api/authorization/v1,
+// authentication/v1 generated.proto); selectors of resourceAttributes are not read.
+const Message kResourceAttributes{{{1, "namespace", Type::kString},
+                                   {2, "verb", Type::kString},
+                                   {3, "group", Type::kString},
+                                   {4, "version", Type::kString},
+                                   {5, "resource", Type::kString},
+                                   {6, "subresource", Type::kString},
+                                   {7, "name", Type::kString}}};
+const Message kNonResourceAttributes{{{1, "path", Type::kString}, {2, "verb", Type::kString}}};
+const Message kSelfSubjectAccessReviewSpec{
+    {{1, "resourceAttributes", Type::kMessage, &kResourceAttributes},
+     {2, "nonResourceAttributes", Type::kMessage, &kNonResourceAttributes}}};
+const Message kSelfSubjectAccessReview{
+    {{1, "metadata", Type::kMessage, &kObjectMeta},
+     {2, "spec", Type::kMessage, &kSelfSubjectAccessReviewSpec}}};
+const Message kSubjectAccessReviewSpec{
+    {{1, "resourceAttributes", Type::kMessage, &kResourceAttributes},
+     {2, "nonResourceAttributes", Type::kMessage, &kNonResourceAttributes},
+     {3, "user", Type::kString},
+     {4, "groups", Type::kString, nullptr, true},
+     {6, "uid", Type::kString}}};
+const Message kSubjectAccessReview{{{1, "metadata", Type::kMessage, &kObjectMeta},
+                                    {2, "spec", Type::kMessage, &kSubjectAccessReviewSpec}}};
+const Message kSelfSubjectRulesReviewSpec{{{1, "namespace", Type::kString}}};
+const Message kSelfSubjectRulesReview{{{1, "metadata", Type::kMessage, &kObjectMeta},
+                                       {2, "spec", Type::kMessage, &kSelfSubjectRulesReviewSpec}}};
+const Message kSelfSubjectReview{{{1, "metadata", Type::kMessage, &kObjectMeta}}};
+
 // --- JSON output ------------------------------------------------------------------------------
 
 Status WriteMessage(Writer& w, std::string_view bytes, const Message& m, int depth);
@@ -286,6 +315,14 @@ const Message* MessageFor(std::string_view api_version, std::string_view kind) {
   if (api_version == "rbac.authorization.k8s.io/v1") {
     if (kind == "Role" || kind == "ClusterRole") return &kRole;  // aggregationRule not served
     if (kind == "RoleBinding" || kind == "ClusterRoleBinding") return &kRoleBinding;
+  }
+  if (api_version == "authorization.k8s.io/v1") {
+    if (kind == "SelfSubjectAccessReview") return &kSelfSubjectAccessReview;
+    if (kind == "SubjectAccessReview") return &kSubjectAccessReview;
+    if (kind == "SelfSubjectRulesReview") return &kSelfSubjectRulesReview;
+  }
+  if (api_version == "authentication.k8s.io/v1" && kind == "SelfSubjectReview") {
+    return &kSelfSubjectReview;
   }
   return nullptr;
 }

@@ -70,6 +70,8 @@ void ApplyCreate(const CallPtr& call, const PatchRequest& p) {
   if (!decoded.ok()) return call->Fail(decoded.status());
   Status id = CheckBodyIdentity(*call, *decoded->object, true);
   if (!id.ok()) return call->Fail(id);
+  Status admitted = call->Admit(nullptr, decoded->object.get());
+  if (!admitted.ok()) return call->Fail(admitted);
   api::WriteOptions opts;
   opts.dry_run = p.dry_run;
   opts.field_manager = p.field_manager;
@@ -121,8 +123,8 @@ void ServePatch(const CallPtr& call) {
   opts.field_manager = request->field_manager;
   opts.subresource =
       call->route.subresource == "status" ? store::Subresource::kStatus : store::Subresource::kMain;
-  ctx.store.UpdateAsync(call->resource(), call->route.namespace_, call->route.name, std::move(fn),
-                        std::move(opts),
+  ctx.store.UpdateAsync(call->resource(), call->route.namespace_, call->route.name,
+                        call->Admitted(std::move(fn)), std::move(opts),
                         call->Track<Result<api::ObjectPtr>>(
                             "update", ReplyPatched(call, 200, std::move(first->warnings))));
 }

@@ -99,7 +99,7 @@ Status ApplyDeleteBody(const api::JsonValue& b, api::DeleteOptions& o, bool* orp
 }  // namespace
 
 Result<api::DeleteOptions> ParseDeleteOptions(const Request& req, const api::JsonValue* body,
-                                                bool* orphan_false) {
+                                              bool* orphan_false) {
   api::DeleteOptions o;
   if (body) ALLOT_RETURN_IF_ERROR(ApplyDeleteBody(*body, o, orphan_false));
   if (auto p = req.Query("propagationPolicy")) o.propagation_policy = std::string(*p);
@@ -158,6 +158,8 @@ void ServeCreate(const CallPtr& call) {
   if (!w.ok()) return call->Fail(w.status());
   Status id = CheckBodyIdentity(*call, *w->object, false);
   if (!id.ok()) return call->Fail(id);
+  Status admitted = call->Admit(nullptr, w->object.get());
+  if (!admitted.ok()) return call->Fail(admitted);
   api::WriteOptions opts;
   opts.dry_run = w->dry_run;
   opts.field_manager = std::string(call->req.Query("fieldManager").value_or(""));
@@ -183,7 +185,8 @@ void ServeUpdate(const CallPtr& call) {
     return desired->Clone();
   };
   call->ctx.store.UpdateAsync(
-      call->resource(), call->route.namespace_, call->route.name, std::move(fn), std::move(opts),
+      call->resource(), call->route.namespace_, call->route.name, call->Admitted(std::move(fn)),
+      std::move(opts),
       call->Track<ObjectResult>("update", ReplyObject(call, 200, std::move(w->warnings))));
 }
 
@@ -206,6 +209,14 @@ void ServeDelete(const CallPtr& call) {
   auto opts = ParseDeleteOptions(call->req, body, &orphan_false);
   if (!opts.ok()) return call->Fail(opts.status());
   const api::ResourceInfo& r = call->resource();
+  if (call->restriction) {
+    // Restricted identities delete only objects of their own; who owns one does not change
+    // (the fields judged are immutable), so the stored object is judged before the delete.
+    auto current = call->ctx.store.Get(r, call->route.namespace_, call->route.name);
+    if (!current.ok()) return call->Fail(current.status());
+    Status admitted = call->Admit(current->get(), nullptr);
+    if (!admitted.ok()) return call->Fail(admitted);
+  }
   call->ctx.store.DeleteAsync(
       r, call->route.namespace_, call->route.name, std::move(opts).value(),
       call->Track<Result<api::DeleteResult>>(
@@ -251,6 +262,10 @@ void ServeDeleteCollection(const CallPtr& call) {
   list_opts.field_selector = std::move(params->field_selector);
   auto list = call->ctx.store.List(call->resource(), list_opts);
   if (!list.ok()) return call->Fail(list.status());
+  for (const api::ObjectPtr& obj : list->items) {
+    Status admitted = call->Admit(obj.get(), nullptr);  // all or nothing
+    if (!admitted.ok()) return call->Fail(admitted);
+  }
   auto state = std::make_shared<CollectionDelete>();
   state->remaining = list->items.size();
   if (state->remaining == 0) return FinishCollectionDelete(call, *state);

@@ -10,6 +10,7 @@
 #include <exception>
 #include <mutex>
 #include <optional>
+#include <stdexcept>
 #include <thread>
 #include <vector>
 
@@ -23,10 +24,19 @@ using tcp = net::ip::tcp;
 
 namespace {
 
-ServerConfig MakeConfig(const ApiServerOptions& o, Executor executor) {
+ServerConfig MakeConfig(const ApiServerOptions& o, store::Store& store, Executor executor) {
   ServerConfig c;
   c.executor = std::move(executor);
   c.authenticator = o.authenticator;
+  if (o.authorization == Authorization::kRbac) {
+    auto rbac = authz::RbacAuthorizer::Create(store, api::ResourceRegistry::Default());
+    if (!rbac.ok()) throw std::runtime_error(rbac.status().message());
+    c.rbac = *rbac;
+    c.authorizer = std::make_shared<authz::AuthorizerChain>(
+        std::vector<std::shared_ptr<const authz::Authorizer>>{
+            std::make_shared<authz::PrivilegedGroupAuthorizer>(), *rbac});
+  }
+  c.audit = o.audit_log;
   c.max_readonly_inflight = o.max_requests_inflight;
   c.max_mutating_inflight = o.max_mutating_requests_inflight;
   c.git_version = o.git_version;
@@ -98,7 +108,7 @@ class ApiServer::Impl {
         registry_(options_.metrics ? *options_.metrics : *owned_registry_),
         clock_(clock),
         handler_(store, clock, registry_,
-                 MakeConfig(options_,
+                 MakeConfig(options_, store,
                             [this](std::function<void()> f) { net::post(ioc_, std::move(f)); })),
         ioc_(std::max(1, options_.threads)),
         acceptor_(net::make_strand(ioc_)) {

@@ -22,6 +22,7 @@
 #include <optional>
 #include <string>
 
+#include "apiserver/audit/audit_log.h"
 #include "apiserver/authn/authenticator.h"
 #include "common/metrics.h"
 #include "common/status.h"
@@ -39,6 +40,11 @@ struct ApiServerTls {
   std::string client_ca_pem;  // "" : client certificates are not asked for
 };
 
+// kube-apiserver's --authorization-mode: AlwaysAllow, or RBAC (after the group system:masters,
+// which may do anything), with node and driver identities restricted to their own objects
+// (apiserver/authz/, apiserver/admission/restriction.h).
+enum class Authorization { kAlwaysAllow, kRbac };
+
 struct ApiServerOptions {
   // "host:port"; port 0 picks a free port (see port()).
   std::string listen_address = "127.0.0.1:0";
@@ -47,6 +53,9 @@ struct ApiServerOptions {
   // Who requests come from (apiserver/authn/authenticator.h); null: nobody is asked and every
   // request is served (tests, local experiments on loopback).
   std::shared_ptr<const authn::Authenticator> authenticator;
+  Authorization authorization = Authorization::kAlwaysAllow;
+  // Every answered request is logged here (apiserver/audit/audit_log.h); null: not logged.
+  std::shared_ptr<audit::AuditLog> audit_log;
   int threads = 2;
   // Requests in flight beyond these are answered 429 with Retry-After (watches and health
   // probes do not count); kube-apiserver's --max-requests-inflight (400) and

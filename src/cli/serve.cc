@@ -174,6 +174,8 @@ int Serve(int argc, char** argv) {
   cluster::ClusterOptions options;
   options.tls = secured->tls;
   options.authenticator = secured->authenticator;
+  options.authorization = secured->authorization;
+  options.audit_log = secured->audit_log;
   options.store = store_kind;
   options.data_dir = data_dir;
   options.listen = listen;

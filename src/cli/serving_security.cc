@@ -43,12 +43,27 @@ void ServingSecurityFlags::Register(Flags& flags) {
   flags.Bool("insecure-plain-http", &insecure_plain_http,
              "plain HTTP without TLS or authentication, for local experiments and tests; only "
              "on a loopback address");
+  flags.String("authorization-mode", &authorization_mode,
+               "RBAC (roles and bindings decide; system:masters may do anything) or AlwaysAllow");
+  flags.String("audit-log-path", &audit_log_path,
+               "log every request (user, verb, resource, name, code) as audit.k8s.io/v1 JSON "
+               "lines to this file; \"-\": standard output");
 }
 
 Result<ServingSecurity> ServingSecurityFlags::Prepare(const std::string& listen,
                                                       const std::string& data_dir) const {
   ServingSecurity out;
   out.data_dir = data_dir;
+  if (authorization_mode == "RBAC") {
+    out.authorization = apiserver::Authorization::kRbac;
+  } else if (authorization_mode != "AlwaysAllow") {
+    return BadRequestError("--authorization-mode: unknown mode \"" + authorization_mode +
+                           "\" (RBAC or AlwaysAllow)");
+  }
+  if (!audit_log_path.empty()) {
+    ALLOT_ASSIGN_OR_RETURN(out.audit_log,
+                           apiserver::audit::AuditLog::Open(audit_log_path, RealClock::Instance()));
+  }
   apiserver::authn::AuthenticatorOptions authn;
   authn.anonymous = anonymous_auth;
   if (!token_auth_file.empty()) {
@@ -68,6 +83,8 @@ Result<ServingSecurity> ServingSecurityFlags::Prepare(const std::string& listen,
     if (!token_auth_file.empty()) {
       authn.client_certificates = false;
       ALLOT_ASSIGN_OR_RETURN(out.authenticator, apiserver::authn::Authenticator::Create(authn));
+    } else {
+      out.authorization = apiserver::Authorization::kAlwaysAllow;  // everyone is anonymous
     }
     return out;
   }

@@ -68,6 +68,8 @@ Status Cluster::StartAll() {
     opts.max_requests_inflight = options_.max_requests_inflight;
     opts.max_mutating_requests_inflight = options_.max_mutating_requests_inflight;
     opts.authenticator = options_.authenticator;
+    opts.authorization = options_.authorization;
+    opts.audit_log = options_.audit_log;
     server_ = std::make_unique<apiserver::ApiServer>(*store_, clock_, opts);
     ALLOT_RETURN_IF_ERROR(server_->Start());
   }

@@ -59,6 +59,9 @@ struct ClusterOptions {
   // nobody asked.
   std::optional<apiserver::ApiServerTls> tls;
   std::shared_ptr<const apiserver::authn::Authenticator> authenticator;
+  // RBAC or AlwaysAllow, and the audit log (apiserver/server.h).
+  apiserver::Authorization authorization = apiserver::Authorization::kAlwaysAllow;
+  std::shared_ptr<apiserver::audit::AuditLog> audit_log;
   bool scheduler = true;
   std::string scheduler_config;  // a KubeSchedulerConfiguration-like file; "" = default
   bool controllers = true;

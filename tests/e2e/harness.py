@@ -87,6 +87,17 @@ class Server:
         """The flags that point an allot command (scheduler, node-sim, drivers) at this server."""
         return ["--kubeconfig", self.kubeconfig]
 
+    def issue_kubeconfig(self, user, groups=()):
+        """A kubeconfig for `user` in `groups` with a client certificate from this server's CA
+        (`allot kubeconfig`); its path."""
+        path = os.path.join(self.data_dir, "%s.kubeconfig" % user.replace(":", "_"))
+        cmd = [ALLOT, "kubeconfig", "--data-dir", self.data_dir, "--user", user,
+               "--server", self.url, "--out", path]
+        if groups:
+            cmd += ["--group", ",".join(groups)]
+        subprocess.run(cmd, check=True, capture_output=True, timeout=60)
+        return path
+
     def kill9(self):
         self.proc.send_signal(signal.SIGKILL)
         self.proc.wait()
@@ -115,10 +126,12 @@ class Server:
 
 
 class Kubectl:
-    """Runs /usr/bin/kubectl against a server with a private kubeconfig and cache."""
+    """Runs /usr/bin/kubectl against a server with a private kubeconfig and cache, as the admin
+    or as the user of `kubeconfig` (Server.issue_kubeconfig)."""
 
-    def __init__(self, server):
+    def __init__(self, server, kubeconfig=None):
         self.server = server
+        self.user_kubeconfig = kubeconfig or server.kubeconfig
         self.home = tempfile.mkdtemp(prefix="allot-kube-")
         self.kubeconfig = os.path.join(self.home, "config")
         with open(self.kubeconfig, "w") as f:
@@ -131,7 +144,7 @@ class Kubectl:
         return env
 
     def base(self):
-        target = (["--kubeconfig", self.server.kubeconfig] if self.server.kubeconfig
+        target = (["--kubeconfig", self.user_kubeconfig] if self.user_kubeconfig
                   else ["--server", self.server.url])
         return ["/usr/bin/kubectl"] + target + [
                 "--cache-dir", os.path.join(self.home, "cache"), "--request-timeout", "30s"]

@@ -1,6 +1,7 @@
-"""TLS and authentication as users meet them: the admin kubeconfig `allot serve` writes, kubectl
-auth whoami, 401 without credentials, bearer tokens with the Python client, and a scheduler in
-its own process with a certificate `allot kubeconfig` issued."""
+"""TLS, authentication and RBAC as users meet them: the admin kubeconfig `allot serve` writes,
+kubectl auth whoami and can-i, 401 without credentials, 403 for what a role does not grant,
+bearer tokens with the Python client, the audit log, and the scheduler, a node and a DRA driver
+each in its own process with least privilege (certificates `allot kubeconfig` issued)."""
 import http.client
 import json
 import os
@@ -10,6 +11,9 @@ import tempfile
 
 import harness
 from kubernetes import client
+
+EXAMPLES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "examples",
+                        "controller")
 from kubernetes.client.rest import ApiException
 
 
@@ -24,7 +28,7 @@ class SecurityTest(harness.TestCase):
                 self.assertIn("system:masters", out)
                 self.assertIn("system:authenticated", out)
                 k.run("create", "namespace", "team-a")
-                # RBAC objects as kubectl creates them (protobuf bodies); not enforced yet.
+                # RBAC objects as kubectl creates them (protobuf bodies).
                 k.run("create", "role", "pod-reader", "--verb=get,list", "--resource=pods",
                       "-n", "team-a")
                 k.run("create", "rolebinding", "readers", "--role=pod-reader", "--user=jane",
@@ -79,6 +83,12 @@ class SecurityTest(harness.TestCase):
         tokens.close()
         try:
             with harness.Server(store="memory", extra=["--token-auth-file", tokens.name]) as server:
+                admin = harness.Kubectl(server)
+                admin.run("create", "clusterrole", "namespace-reader", "--verb=list",
+                          "--resource=namespaces")
+                admin.run("create", "clusterrolebinding", "robots-read-namespaces",
+                          "--clusterrole=namespace-reader", "--group=robots")
+                admin.cleanup()
                 cfg = client.Configuration()
                 cfg.host = server.url
                 cfg.ssl_ca_cert = os.path.join(server.data_dir, "pki", "ca.crt")
@@ -97,6 +107,14 @@ class SecurityTest(harness.TestCase):
                 self.assertEqual(review["status"]["userInfo"],
                                  {"username": "robot", "uid": "uid-1",
                                   "groups": ["robots", "dev", "system:authenticated"]})
+                # Granted list, not create: 403 with Kubernetes' message.
+                with self.assertRaises(ApiException) as err:
+                    core.create_namespace(client.V1Namespace(
+                        metadata=client.V1ObjectMeta(name="robots")))
+                self.assertEqual(err.exception.status, 403)
+                self.assertEqual(json.loads(err.exception.body)["message"],
+                                 'namespaces is forbidden: User "robot" cannot create resource '
+                                 '"namespaces" in API group "" at the cluster scope')
                 cfg.api_key = {"authorization": "wrong"}
                 with self.assertRaises(ApiException) as err:
                     client.CoreV1Api(client.ApiClient(cfg)).list_namespace()
@@ -126,6 +144,136 @@ class SecurityTest(harness.TestCase):
                 sched.terminate()
                 sched.wait(timeout=20)
                 k.cleanup()
+
+    def test_rbac_with_kubectl(self):
+        server = harness.Server(store="memory", extra=["--no-scheduler"])
+        audit_log = os.path.join(server.data_dir, "audit.log")
+        server.extra += ["--audit-log-path", audit_log]
+        with server:
+            admin = harness.Kubectl(server)
+            jane = harness.Kubectl(server, server.issue_kubeconfig("jane", ["devs"]))
+            try:
+                p = jane.run("auth", "can-i", "create", "pods", check=False)
+                self.assertEqual((p.returncode, p.stdout.strip()), (1, "no"))
+                p = jane.run("run", "p1", "--image", "busybox", "--restart", "Never", check=False)
+                self.assertNotEqual(p.returncode, 0)
+                self.assertIn('Error from server (Forbidden): pods is forbidden: User "jane" '
+                              'cannot create resource "pods" in API group "" in the namespace '
+                              '"default"', p.stderr)
+                # A role in default, bound to jane's group: granted there and nowhere else.
+                admin.run("create", "role", "pod-runner", "--verb=create,get,list,delete",
+                          "--resource=pods")
+                admin.run("create", "rolebinding", "devs-run-pods", "--role=pod-runner",
+                          "--group=devs")
+                self.assertEqual(jane.run("auth", "can-i", "create", "pods").stdout.strip(),
+                                 "yes")
+                p = jane.run("auth", "can-i", "create", "pods", "-n", "kube-system", check=False)
+                self.assertEqual((p.returncode, p.stdout.strip()), (1, "no"))
+                jane.run("run", "p1", "--image", "busybox", "--restart", "Never")
+                self.assertEqual(jane.get("pod", "p1")["metadata"]["name"], "p1")
+                listing = jane.run("auth", "can-i", "--list").stdout
+                self.assertRegex(listing, r"pods\s+\[\]\s+\[\]\s+\[create get list delete\]")
+                p = jane.run("delete", "namespace", "kube-system", check=False)
+                self.assertIn('cannot delete resource "namespaces"', p.stderr)
+                self.assertIn("allot-admin", admin.run("auth", "whoami").stdout)
+                self.assertEqual(admin.run("auth", "can-i", "delete", "nodes").stdout.strip(),
+                                 "yes")
+                # The audit log has jane's refused create and her granted one.
+                events = [json.loads(line) for line in open(audit_log)]
+                jane_creates = [(e["objectRef"].get("name"), e["responseStatus"]["code"])
+                                for e in events if e["user"]["username"] == "jane"
+                                and e["verb"] == "create"
+                                and e.get("objectRef", {}).get("resource") == "pods"]
+                self.assertEqual([code for _, code in jane_creates], [403, 201])
+            finally:
+                admin.cleanup()
+                jane.cleanup()
+
+    def test_every_role_with_least_privilege(self):
+        """The scheduler, a node (node-sim for one node) and the KEP-3063 example driver, each in
+        its own process with the bootstrap role of its kind: three trainers of
+        examples/controller/ are negotiated, allocated and started; what a node or driver may
+        not touch stays refused."""
+        server = harness.Server(store="memory", extra=["--no-scheduler"])
+        audit_log = os.path.join(server.data_dir, "audit.log")
+        server.extra += ["--audit-log-path", audit_log]
+        with server:
+            admin = harness.Kubectl(server)
+            node = harness.Kubectl(
+                server, server.issue_kubeconfig("system:node:edge-0", ["system:nodes"]))
+            driver_kc = server.issue_kubeconfig("system:dra-driver:controller.example.com",
+                                                ["system:dra-drivers"])
+            sched_kc = server.issue_kubeconfig("system:kube-scheduler")
+            template = os.path.join(server.data_dir, "edge.yaml")
+            with open(template, "w") as f:
+                f.write("apiVersion: v1\nkind: Node\nmetadata:\n  name: edge\n  labels:\n"
+                        "    accelerators.example.com/fabric: \"true\"\n"
+                        "    topology.example.com/rack: rack-a\n")
+            # The administrator makes the driver's DeviceClass (drivers may not).
+            admin.run("apply", "-f", os.path.join(EXAMPLES, "00-device-class.yaml"))
+            procs = []
+            try:
+                log = open(os.path.join(server.data_dir, "roles.log"), "w")
+                self.addCleanup(log.close)
+                for cmd in (
+                        ["scheduler", "--kubeconfig", sched_kc],
+                        ["node-sim", "--kubeconfig", node.user_kubeconfig, "--nodes", "1",
+                         "--node-template", template, "--name-prefix", "edge"],
+                        ["driver", "controller", "--kubeconfig", driver_kc,
+                         "--config", os.path.join(EXAMPLES, "pool.yaml")]):
+                    procs.append(subprocess.Popen([harness.ALLOT] + cmd, stdout=log,
+                                                  stderr=log))
+                self.wait("node edge-0", lambda: "edge-0" in [
+                    n["metadata"]["name"] for n in admin.get("nodes")["items"]], timeout=60)
+                admin.run("apply", "-f", os.path.join(EXAMPLES, "01-claim-template.yaml"),
+                          "-f", os.path.join(EXAMPLES, "02-pods.yaml"))
+
+                def running():
+                    return sum(p.get("status", {}).get("phase") == "Running"
+                               for p in admin.get("pods")["items"])
+                # perNodeLimit 2: two trainers on edge-0, the third waits for the driver.
+                self.wait("two trainers Running", lambda: running() == 2, timeout=90)
+                for p in admin.get("pods")["items"]:
+                    if p.get("status", {}).get("phase") == "Running":
+                        claim = admin.get("resourceclaim", p["status"]["resourceClaimStatuses"][0]
+                                          ["resourceClaimName"])
+                        self.assertEqual(claim["status"]["allocation"]["controllerName"],
+                                         "controller.example.com")
+                # What the node may not do, even with the node role: touch another Node.
+                admin.run("create", "-f", "-", stdin='{"apiVersion":"v1","kind":"Node",'
+                                                     '"metadata":{"name":"other"}}')
+                p = node.run("label", "node", "other", "x=y", check=False)
+                self.assertNotEqual(p.returncode, 0)
+                self.assertIn('nodes "other" is forbidden: node "edge-0" may only modify its '
+                              'own Node object', p.stderr)
+                node.run("label", "node", "edge-0", "x=y")
+                for proc in procs:
+                    self.assertIsNone(proc.poll(), "a role's process exited: " +
+                                      open(os.path.join(server.data_dir, "roles.log")).read())
+                # Their roles granted everything they did but two shortcuts each has a way
+                # around (creating the DeviceClass, which exists; listing every node's Lease to
+                # adopt its own, which it then reads alone) and the write refused above.
+                with open(audit_log) as f:
+                    refused = sorted((e["user"]["username"], e["verb"],
+                                      e["requestURI"].split("?")[0])
+                                     for e in map(json.loads, f)
+                                     if e["responseStatus"]["code"] == 403)
+                self.assertEqual(refused, [
+                    ("system:dra-driver:controller.example.com", "create",
+                     "/apis/resource.k8s.io/v1/deviceclasses"),
+                    ("system:node:edge-0", "list",
+                     "/apis/coordination.k8s.io/v1/namespaces/kube-node-lease/leases"),
+                    ("system:node:edge-0", "patch", "/api/v1/nodes/other")])
+            finally:
+                for proc in procs:
+                    proc.terminate()
+                for proc in procs:
+                    try:
+                        proc.wait(timeout=20)
+                    except subprocess.TimeoutExpired:
+                        proc.kill()
+                admin.cleanup()
+                node.cleanup()
 
     def test_plain_http_only_on_loopback(self):
         p = subprocess.run([harness.ALLOT, "serve", "--listen", "0.0.0.0:0", "--store", "memory",

@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -104,23 +105,36 @@ TEST(RbacTest, BindingsDefaultAndValidate) {
             "Kind:\"Role\", Name:\"other\"}: cannot change roleRef");
 }
 
-TEST(RbacTest, TheBootstrapPolicyMakesSystemMastersClusterAdmin) {
+TEST(RbacTest, TheBootstrapPolicyMakesSystemMastersClusterAdminAndIsValid) {
   const ResourceRegistry& reg = ResourceRegistry::Default();
   auto roles = reg.Find("rbac.authorization.k8s.io", "v1", "clusterroles")->bootstrap();
-  ASSERT_EQ(roles.size(), 1u);
-  const auto* admin = As<ClusterRole>(*roles[0]);
-  ASSERT_NE(admin, nullptr);
-  EXPECT_EQ(admin->metadata.name, "cluster-admin");
   auto bindings = reg.Find("rbac.authorization.k8s.io", "v1", "clusterrolebindings")->bootstrap();
-  ASSERT_EQ(bindings.size(), 1u);
-  const auto* b = As<ClusterRoleBinding>(*bindings[0]);
-  ASSERT_NE(b, nullptr);
-  EXPECT_EQ(
-      b->subjects,
-      (std::vector<Subject>{Subject{"Group", "rbac.authorization.k8s.io", "system:masters", ""}}));
+  ASSERT_EQ(roles.size(), bindings.size());  // one binding per role
+  const ClusterRole* admin = nullptr;
   FieldErrors errs;
-  ValidateClusterRoleBinding(*b, errs);
-  ValidateClusterRole(*admin, errs);
+  for (const auto& o : roles) {
+    const auto* r = As<ClusterRole>(*o);
+    ASSERT_NE(r, nullptr);
+    if (r->metadata.name == "cluster-admin") admin = r;
+    ValidateClusterRole(*r, errs);
+  }
+  ASSERT_NE(admin, nullptr);
+  EXPECT_EQ(admin->rules[0], (PolicyRule{{"*"}, {"*"}, {"*"}, {}, {}}));
+  const ClusterRoleBinding* masters = nullptr;
+  for (const auto& o : bindings) {
+    const auto* b = As<ClusterRoleBinding>(*o);
+    ASSERT_NE(b, nullptr);
+    if (b->metadata.name == "cluster-admin") masters = b;
+    ValidateClusterRoleBinding(*b, errs);
+    // Every binding names a bootstrap role.
+    EXPECT_TRUE(std::any_of(roles.begin(), roles.end(), [&](const ObjectPtr& r) {
+      return r->metadata.name == b->roleRef.name;
+    })) << b->metadata.name;
+  }
+  ASSERT_NE(masters, nullptr);
+  EXPECT_EQ(
+      masters->subjects,
+      (std::vector<Subject>{Subject{"Group", "rbac.authorization.k8s.io", "system:masters", ""}}));
   EXPECT_TRUE(errs.empty()) << errs.Messages()[0];
 }
 

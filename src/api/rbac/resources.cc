@@ -1,10 +1,10 @@
 // Strategy for roles, clusterroles, rolebindings, clusterrolebindings
 // (rbac.authorization.k8s.io/v1): kubectl's columns (NAME CREATED AT; NAME ROLE AGE [USERS
-// GROUPS SERVICEACCOUNTS]), and the bootstrap policy created at startup: cluster-admin bound to
-// the group system:masters (docs/security.md).
+// GROUPS SERVICEACCOUNTS]), and the bootstrap policy created at startup (bootstrap_policy.h).
 #include "api/machinery/resources.h"
 
 #include "api/machinery/strategy_hooks.h"
+#include "api/rbac/bootstrap_policy.h"
 #include "api/rbac/rbac.h"
 
 namespace allot::api {
@@ -58,25 +58,6 @@ ResourceInfo Base(std::string resource, std::string singular, const TypeInfo& ty
   r.type = &type;
   r.namespaced = namespaced;
   return r;
-}
-
-std::vector<ObjectPtr> BootstrapClusterRoles() {
-  auto admin = std::make_shared<ClusterRole>();
-  admin->metadata.name = "cluster-admin";
-  admin->metadata.labels["kubernetes.io/bootstrapping"] = "rbac-defaults";
-  admin->metadata.annotations["rbac.authorization.kubernetes.io/autoupdate"] = "true";
-  admin->rules = {PolicyRule{{"*"}, {"*"}, {"*"}, {}, {}}, PolicyRule{{"*"}, {}, {}, {}, {"*"}}};
-  return {admin};
-}
-
-std::vector<ObjectPtr> BootstrapClusterRoleBindings() {
-  auto masters = std::make_shared<ClusterRoleBinding>();
-  masters->metadata.name = "cluster-admin";
-  masters->metadata.labels["kubernetes.io/bootstrapping"] = "rbac-defaults";
-  masters->metadata.annotations["rbac.authorization.kubernetes.io/autoupdate"] = "true";
-  masters->roleRef = RoleRef{std::string(kRbacGroup), "ClusterRole", "cluster-admin"};
-  masters->subjects = {Subject{"Group", std::string(kRbacGroup), "system:masters", ""}};
-  return {masters};
 }
 
 }  // namespace

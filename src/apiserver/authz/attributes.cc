@@ -12,11 +12,49 @@ bool WatchAsked(const Request& req) {
   return w && (*w == "true" || *w == "1");
 }
 
+struct ReviewPath {
+  std::string_view path;
+  Review review;
+  std::string_view group;
+  std::string_view resource;
+};
+
+constexpr ReviewPath kReviews[] = {
+    {"/apis/authentication.k8s.io/v1/selfsubjectreviews", Review::kSelfSubjectReview,
+     "authentication.k8s.io", "selfsubjectreviews"},
+    {"/apis/authorization.k8s.io/v1/selfsubjectaccessreviews", Review::kSelfSubjectAccessReview,
+     "authorization.k8s.io", "selfsubjectaccessreviews"},
+    {"/apis/authorization.k8s.io/v1/subjectaccessreviews", Review::kSubjectAccessReview,
+     "authorization.k8s.io", "subjectaccessreviews"},
+    {"/apis/authorization.k8s.io/v1/selfsubjectrulesreviews", Review::kSelfSubjectRulesReview,
+     "authorization.k8s.io", "selfsubjectrulesreviews"},
+};
+
+const ReviewPath* FindReview(std::string_view path) {
+  for (const ReviewPath& r : kReviews) {
+    if (r.path == path) return &r;
+  }
+  return nullptr;
+}
+
 }  // namespace
+
+Review ReviewOf(std::string_view path) {
+  const ReviewPath* r = FindReview(path);
+  return r ? r->review : Review::kNone;
+}
 
 Attributes AttributesOf(const Request& req, const Route& route, const authn::UserInfo& user) {
   Attributes a;
   a.user = user;
+  if (const ReviewPath* r = req.method == "POST" ? FindReview(req.path) : nullptr) {
+    a.resource_request = true;
+    a.api_group = std::string(r->group);
+    a.api_version = "v1";
+    a.resource = std::string(r->resource);
+    a.verb = "create";
+    return a;
+  }
   if (route.kind != RouteKind::kResource || !route.resource) {
     a.path = req.path;
     a.verb = req.method;

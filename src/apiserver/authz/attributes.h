@@ -5,6 +5,10 @@
 //                      on an object: get (watch with ?watch=true); POST: create; PUT: update;
 //                      PATCH: patch; DELETE on an object: delete, on a collection:
 //                      deletecollection
+//   reviews            POST /apis/authentication.k8s.io/v1/selfsubjectreviews and
+//                      /apis/authorization.k8s.io/v1/{self,}subjectaccessreviews,
+//                      selfsubjectrulesreviews: create on that resource (they are answered,
+//                      never stored; see ReviewOf)
 //   anything else      a non-resource request: the lower-cased HTTP method on the path
 //                      (/healthz, /version, /api, /apis/<group>, /openapi/v3, ...)
 #pragma once
@@ -31,6 +35,16 @@ struct Attributes {
   // Non-resource requests.
   std::string path;
 };
+
+// The review resources: answered on POST, computed from the request, never stored.
+enum class Review {
+  kNone,
+  kSelfSubjectReview,        // authentication.k8s.io: who am I
+  kSelfSubjectAccessReview,  // authorization.k8s.io: may I
+  kSubjectAccessReview,      // authorization.k8s.io: may they
+  kSelfSubjectRulesReview,   // authorization.k8s.io: what may I, in a namespace
+};
+Review ReviewOf(std::string_view path);
 
 Attributes AttributesOf(const Request& req, const Route& route, const authn::UserInfo& user);
 

@@ -3,6 +3,7 @@
 #include "api/core/node.h"
 #include "api/machinery/resources.h"
 #include "api/resource/types.h"
+#include "drivers/device_class.h"
 
 namespace allot::drivers {
 
@@ -30,10 +31,7 @@ AcceleratorPool::AcceleratorPool(client::Client& client, AcceleratorPoolConfig c
 AcceleratorPool::~AcceleratorPool() { Stop(); }
 
 Status AcceleratorPool::Start(std::chrono::milliseconds sync_timeout) {
-  auto created = client_.Create(api::ResourceFor<api::DeviceClass>(), PoolClass(config_));
-  if (!created.ok() && created.status().code() != StatusCode::kAlreadyExists) {
-    return created.status();
-  }
+  ALLOT_RETURN_IF_ERROR(EnsureDeviceClass(client_, PoolClass(config_)));
   nodes_ = std::make_unique<client::Informer>(client_, api::ResourceFor<api::Node>());
   ALLOT_RETURN_IF_ERROR(nodes_->Start());
   if (!nodes_->WaitForSync(sync_timeout)) {

@@ -8,6 +8,7 @@
 
 #include "api/core/node.h"
 #include "api/resource/types.h"
+#include "drivers/device_class.h"
 #include "drivers/device_status.h"
 #include "drivers/resourceslice/publisher.h"
 #include "node/write_pipeline.h"
@@ -167,13 +168,12 @@ void NodeLocalDriver::MakePlan(const std::vector<api::ObjectPtr>& slices,
     // A slice of the node's pool under another name (an earlier process's) is taken over.
     const api::OwnerReference owner = NodeOwner(node, uid->second);
     resourceslice::PoolPlan pool = resourceslice::PlanPool(
-        existing, desired,
-        {.adopt = true, .metadata = [&](api::ObjectMeta& meta) {
-           meta.ownerReferences = WithNodeOwner(meta.ownerReferences, owner);
-         }});
+        existing, desired, {.adopt = true, .metadata = [&](api::ObjectMeta& meta) {
+                              meta.ownerReferences = WithNodeOwner(meta.ownerReferences, owner);
+                            }});
     for (resourceslice::SliceWrite& w : pool.writes) {
-      plan.writes.push_back({w.kind, node, std::move(w.slice), std::move(w.name),
-                             std::move(w.uid)});
+      plan.writes.push_back(
+          {w.kind, node, std::move(w.slice), std::move(w.name), std::move(w.uid)});
     }
   }
   for (const std::string& node : previous) {
@@ -316,10 +316,7 @@ Status EnsureDeviceClass(client::Client& client, std::string_view driver) {
   cls->metadata.name = std::string(driver);
   cls->spec.selectors.push_back(
       {.cel = api::CELDeviceSelector{"device.driver == '" + std::string(driver) + "'"}});
-  Result<api::ObjectPtr> r =
-      client.Create(api::ResourceFor<api::DeviceClass>(), std::move(cls));
-  if (r.ok() || r.status().code() == StatusCode::kAlreadyExists) return Status::Ok();
-  return r.status();
+  return EnsureDeviceClass(client, std::move(cls));
 }
 
 }  // namespace allot::drivers

@@ -16,8 +16,8 @@
 // Kubelet side (node::DraKubeletPlugin): PrepareResources checks that every allocation result
 // of this driver names a device of the node's published slice (pool = the node), or a device of
 // another pool of this driver that was hot-plugged into the node (a fabric device,
-// drivers/fabric/driver.h: the allocation is pinned to the node and the claim's status.devices entry
-// shows every binding condition of the result True, drivers/device_status.h ReportedReady),
+// drivers/fabric/driver.h: the allocation is pinned to the node and the claim's status.devices
+// entry shows every binding condition of the result True, drivers/device_status.h ReportedReady),
 // and records the claim as prepared on that node; UnprepareResources forgets it. Both are
 // idempotent.
 //
@@ -102,7 +102,7 @@ class NodeLocalDriver final : public node::DraKubeletPlugin {
 
 // Creates the DeviceClass named after the driver, selecting its devices
 // (`device.driver == '<driver>'`), unless a DeviceClass of that name exists (then it is left as
-// the administrator made it).
+// the administrator made it; drivers/device_class.h).
 Status EnsureDeviceClass(client::Client& client, std::string_view driver);
 
 }  // namespace allot::drivers
