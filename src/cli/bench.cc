@@ -457,8 +457,8 @@ int RunBench(int argc, char** argv) {
               "Measures scheduling throughput on a scheduler_perf-shaped "
               "workload, e.g. SchedulingBasic/5000Nodes_10000Pods.");
   flags.String("mode", &mode,
-               "inprocess, http (plain, to a separate server process) or https (TLS with "
-               "client-certificate authentication)");
+               "inprocess, http (plain, to a separate server process) or https (TLS, every role "
+               "with its own client certificate and RBAC deciding each request)");
   flags.String("store", &store_kind, "sqlite (durable) or memory");
   flags.String("out", &out, "write the result as JSON to this file");
   flags.Int("rate", &rate,

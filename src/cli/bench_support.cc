@@ -12,10 +12,14 @@
 #include <regex>
 #include <string>
 
+#include "api/rbac/bootstrap_policy.h"
+#include "api/rbac/rbac.h"
+#include "cli/issue_kubeconfig.h"
 #include "client/http_client.h"
 #include "client/inprocess/inprocess_client.h"
 #include "client/kubeconfig.h"
 #include "cluster/components.h"
+#include "common/files.h"
 #include "drivers/acceleratorpool/pool.h"
 #include "store/backend.h"
 #include "store/store.h"
@@ -101,6 +105,63 @@ Result<ServerAddress> ReadServerAddress(int fd) {
     line.clear();
   }
   return InternalError("allot serve exited before printing its address");
+}
+
+// The connection flags of the scheduler and the driver, and the workload's kubeconfig.
+struct Roles {
+  std::vector<std::string> scheduler;
+  std::vector<std::string> driver;
+  std::string workload_kubeconfig;  // "" : plain HTTP to the URL
+};
+
+// Over TLS the benchmark runs as a cluster does, every role with least privilege and every
+// request decided by RBAC: the scheduler as system:kube-scheduler, the driver as
+// system:dra-driver:<name> (allowed, too, to create its DeviceClass), and the workload as the
+// user "bench" bound to cluster-admin by a ClusterRoleBinding (not in system:masters, whose
+// requests RBAC never sees). The bindings are made with the admin kubeconfig.
+Result<Roles> LeastPrivilege(const std::string& dir, const ServerAddress& address,
+                             const std::string& controller_config) {
+  ALLOT_ASSIGN_OR_RETURN(client::RestConfig admin_rest,
+                         client::ResolveRestConfig(address.kubeconfig, "", ""));
+  ALLOT_ASSIGN_OR_RETURN(auto admin, client::NewHttpClient(admin_rest));
+  auto bind = [&](const std::string& name, const std::string& role,
+                  const std::string& user) -> Status {
+    auto b = std::make_unique<api::ClusterRoleBinding>();
+    b->metadata.name = name;
+    b->roleRef = api::RoleRef{std::string(api::kRbacGroup), "ClusterRole", role};
+    b->subjects = {api::Subject{"User", std::string(api::kRbacGroup), user, ""}};
+    return admin->Create(api::ResourceFor<api::ClusterRoleBinding>(), std::move(b)).status();
+  };
+  auto write = [&](const std::string& user, const std::vector<std::string>& groups,
+                   const std::string& file) -> Result<std::string> {
+    ALLOT_ASSIGN_OR_RETURN(std::string yaml,
+                           IssueKubeconfig(dir, address.url, user, groups, std::chrono::hours(24)));
+    const std::string path = dir + "/" + file;
+    ALLOT_RETURN_IF_ERROR(WriteFileAtomically(path, yaml, 0600));
+    return path;
+  };
+  Roles roles;
+  ALLOT_RETURN_IF_ERROR(bind("bench", "cluster-admin", "bench"));
+  ALLOT_ASSIGN_OR_RETURN(roles.workload_kubeconfig, write("bench", {}, "bench.kubeconfig"));
+  ALLOT_ASSIGN_OR_RETURN(std::string sched,
+                         write(std::string(api::kSchedulerUser), {}, "scheduler.kubeconfig"));
+  roles.scheduler = {"--kubeconfig", sched};
+  if (!controller_config.empty()) {
+    ALLOT_ASSIGN_OR_RETURN(drivers::AcceleratorPoolConfig c,
+                           drivers::ParseAcceleratorPoolConfig(controller_config));
+    const std::string user = std::string(api::kDriverUserPrefix) + c.driver;
+    auto creator = std::make_unique<api::ClusterRole>();
+    creator->metadata.name = "bench:deviceclass-creator";
+    creator->rules = {api::PolicyRule{{"create"}, {"resource.k8s.io"}, {"deviceclasses"}, {}, {}}};
+    ALLOT_RETURN_IF_ERROR(
+        admin->Create(api::ResourceFor<api::ClusterRole>(), std::move(creator)).status());
+    ALLOT_RETURN_IF_ERROR(
+        bind("bench:driver-creates-its-class", "bench:deviceclass-creator", user));
+    ALLOT_ASSIGN_OR_RETURN(std::string driver,
+                           write(user, {std::string(api::kDriversGroup)}, "driver.kubeconfig"));
+    roles.driver = {"--kubeconfig", driver};
+  }
+  return roles;
 }
 
 }  // namespace
@@ -200,10 +261,14 @@ Status RunInEnvironment(const Environment& env, const std::string& scheduler_con
   if (env.mode == "http") serve_args.push_back("--insecure-plain-http");
   ALLOT_ASSIGN_OR_RETURN(auto server, Spawn(self, serve_args));
   ALLOT_ASSIGN_OR_RETURN(ServerAddress address, ReadServerAddress(server->out_fd));
-  // Over TLS every role authenticates with the admin kubeconfig; over plain HTTP, the URL.
-  const std::vector<std::string> connect =
-      address.kubeconfig.empty() ? std::vector<std::string>{"--server", address.url}
-                                 : std::vector<std::string>{"--kubeconfig", address.kubeconfig};
+  // Over plain HTTP every role uses the URL; over TLS each its own identity (LeastPrivilege).
+  Roles roles;
+  if (address.kubeconfig.empty()) {
+    roles.scheduler = roles.driver = {"--server", address.url};
+  } else {
+    ALLOT_ASSIGN_OR_RETURN(roles, LeastPrivilege(dir.path(), address, env.controller_config));
+  }
+  const std::vector<std::string>& connect = roles.scheduler;
   std::vector<std::string> sched_args = {"scheduler"};
   sched_args.insert(sched_args.end(), connect.begin(), connect.end());
   if (!scheduler_config.empty()) {
@@ -216,12 +281,13 @@ Status RunInEnvironment(const Environment& env, const std::string& scheduler_con
     const std::string path = dir.path() + "/controller.yaml";
     std::ofstream(path) << env.controller_config;
     std::vector<std::string> driver_args = {"driver", "controller", "--config", path};
-    driver_args.insert(driver_args.end(), connect.begin(), connect.end());
+    driver_args.insert(driver_args.end(), roles.driver.begin(), roles.driver.end());
     ALLOT_ASSIGN_OR_RETURN(driver, Spawn(self, driver_args));
   }
-  ALLOT_ASSIGN_OR_RETURN(client::RestConfig rest,
-                         client::ResolveRestConfig(address.kubeconfig, "",
-                                                   address.kubeconfig.empty() ? address.url : ""));
+  ALLOT_ASSIGN_OR_RETURN(
+      client::RestConfig rest,
+      client::ResolveRestConfig(roles.workload_kubeconfig, "",
+                                roles.workload_kubeconfig.empty() ? address.url : ""));
   ALLOT_ASSIGN_OR_RETURN(auto client, client::NewHttpClient(rest));
   return drive(*client);
 }

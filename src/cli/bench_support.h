@@ -52,7 +52,7 @@ class Submitter {
 
 // Where a workload runs.
 struct Environment {
-  // inprocess | http (plain) | https (TLS, client certificates: the admin kubeconfig)
+  // inprocess | http (plain) | https (TLS with RBAC, each role with its own certificate)
   std::string mode = "inprocess";
   std::string store = "sqlite";  // sqlite | memory
   // The example control-plane driver's configuration (YAML; drivers/acceleratorpool/config.h),

@@ -6,10 +6,9 @@
 #include <cstdio>
 #include <filesystem>
 
-#include "client/kubeconfig.h"
+#include "cli/issue_kubeconfig.h"
 #include "common/files.h"
 #include "common/flags.h"
-#include "pki/serving_files.h"
 
 namespace allot::cli {
 
@@ -39,22 +38,17 @@ int RunKubeconfig(int argc, char** argv) {
     std::fprintf(stderr, "allot kubeconfig: --days must be in [1, 3650]\n");
     return 2;
   }
-  const std::vector<std::string> group_list = SplitCommaList(groups);
-  const std::string pki_dir = (std::filesystem::path(data_dir) / "pki").string();
-  auto cert = pki::IssueClientCertificate(pki_dir, user, group_list, std::chrono::hours(24 * days));
-  auto ca = ReadFile(pki_dir + "/ca.crt");
-  if (!cert.ok() || !ca.ok()) {
-    std::fprintf(stderr, "allot kubeconfig: %s\n",
-                 (!cert.ok() ? cert.status() : ca.status()).message().c_str());
+  auto yaml = IssueKubeconfig(data_dir, server, user, SplitCommaList(groups),
+                              std::chrono::hours(24 * days));
+  if (!yaml.ok()) {
+    std::fprintf(stderr, "allot kubeconfig: %s\n", yaml.status().message().c_str());
     return 1;
   }
-  std::string yaml =
-      client::KubeconfigYaml("allot", server, *ca, user, cert->cert_pem, cert->key_pem);
   if (out.empty()) {
-    std::fputs(yaml.c_str(), stdout);
+    std::fputs(yaml->c_str(), stdout);
     return 0;
   }
-  if (Status st = WriteFileAtomically(out, yaml, 0600); !st.ok()) {
+  if (Status st = WriteFileAtomically(out, *yaml, 0600); !st.ok()) {
     std::fprintf(stderr, "allot kubeconfig: %s\n", st.message().c_str());
     return 1;
   }
