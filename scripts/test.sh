@@ -18,8 +18,9 @@ if [ "${ALLOT_SKIP_FUZZ:-0}" != 1 ]; then
       -DALLOT_BENCH=OFF -DALLOT_WERROR=OFF -DCMAKE_BUILD_TYPE=RelWithDebInfo \
       -DCMAKE_CXX_FLAGS="-fsanitize=fuzzer-no-link,address,undefined" >/dev/null
   fi
-  ninja -C build-fuzz -j "$(nproc)" decode_fuzz cel_fuzz credentials_fuzz
-  mkdir -p build-fuzz/corpus build-fuzz/corpus-cel build-fuzz/corpus-credentials
+  ninja -C build-fuzz -j "$(nproc)" decode_fuzz cel_fuzz credentials_fuzz request_body_fuzz
+  mkdir -p build-fuzz/corpus build-fuzz/corpus-cel build-fuzz/corpus-credentials \
+    build-fuzz/corpus-request-body
   UBSAN_OPTIONS=suppressions=tests/fuzz/ubsan.supp:halt_on_error=1:print_stacktrace=1 \
   ./build-fuzz/src/decode_fuzz -max_total_time="${ALLOT_FUZZ_SECONDS:-30}" -rss_limit_mb=2048 \
     build-fuzz/corpus tests/fuzz/corpus/decode 2>&1 | tail -n 3
@@ -35,4 +36,10 @@ if [ "${ALLOT_SKIP_FUZZ:-0}" != 1 ]; then
     -rss_limit_mb=2048 -max_len=4096 build-fuzz/corpus-credentials \
     tests/fuzz/corpus/credentials 2>&1 | tail -n 3
   echo "fuzz: credentials_fuzz ran ${ALLOT_FUZZ_SECONDS:-30}s without a crash"
+  # Request bodies: kubectl's protobuf, and the access reviews through the handler.
+  UBSAN_OPTIONS=suppressions=tests/fuzz/ubsan.supp:halt_on_error=1:print_stacktrace=1 \
+  ./build-fuzz/src/request_body_fuzz -max_total_time="${ALLOT_FUZZ_SECONDS:-30}" \
+    -rss_limit_mb=2048 -max_len=4096 build-fuzz/corpus-request-body \
+    tests/fuzz/corpus/request_body 2>&1 | tail -n 3
+  echo "fuzz: request_body_fuzz ran ${ALLOT_FUZZ_SECONDS:-30}s without a crash"
 fi

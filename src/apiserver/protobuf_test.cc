@@ -55,6 +55,36 @@ TEST(ProtobufTest, EvictionWithDeleteOptions) {
   EXPECT_EQ(j["/deleteOptions/dryRun/0"], "All");
 }
 
+TEST(ProtobufTest, AccessReviewsAsKubectlAuthCanISendsThem) {
+  std::string attrs =
+      Bytes(1, "team") + Bytes(2, "create") + Bytes(5, "pods") + Bytes(6, "status") + Bytes(7, "p");
+  auto json = ProtobufToJson(Envelope("authorization.k8s.io/v1", "SelfSubjectAccessReview",
+                                      Bytes(1, "") + Bytes(2, Bytes(1, attrs))));
+  ASSERT_TRUE(json.ok()) << json.status().ToString();
+  J j(*json);
+  EXPECT_EQ(j["/kind"], "SelfSubjectAccessReview");
+  EXPECT_EQ(j["/spec/resourceAttributes/namespace"], "team");
+  EXPECT_EQ(j["/spec/resourceAttributes/verb"], "create");
+  EXPECT_EQ(j["/spec/resourceAttributes/resource"], "pods");
+  EXPECT_EQ(j["/spec/resourceAttributes/subresource"], "status");
+  EXPECT_EQ(j["/spec/resourceAttributes/name"], "p");
+
+  std::string spec = Bytes(2, Bytes(1, "/healthz") + Bytes(2, "get")) + Bytes(3, "jane") +
+                     Bytes(4, "devs") + Bytes(4, "ops") + Bytes(6, "uid-1");
+  json = ProtobufToJson(Envelope("authorization.k8s.io/v1", "SubjectAccessReview", Bytes(2, spec)));
+  ASSERT_TRUE(json.ok()) << json.status().ToString();
+  J sar(*json);
+  EXPECT_EQ(sar["/spec/user"], "jane");
+  EXPECT_EQ(sar["/spec/groups"], R"(["devs","ops"])");
+  EXPECT_EQ(sar["/spec/uid"], "uid-1");
+  EXPECT_EQ(sar["/spec/nonResourceAttributes/path"], "/healthz");
+
+  json = ProtobufToJson(Envelope("authorization.k8s.io/v1", "SelfSubjectRulesReview",
+                                 Bytes(2, Bytes(1, "kube-system"))));
+  ASSERT_TRUE(json.ok()) << json.status().ToString();
+  EXPECT_EQ(J(*json)["/spec/namespace"], "kube-system");
+}
+
 TEST(ProtobufTest, RejectsOtherKindsAndGarbage) {
   EXPECT_EQ(ProtobufToJson(Envelope("v1", "Pod", "")).status().code(),
             StatusCode::kUnsupportedMediaType);

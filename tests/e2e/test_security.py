@@ -190,10 +190,11 @@ class SecurityTest(harness.TestCase):
                 jane.cleanup()
 
     def test_every_role_with_least_privilege(self):
-        """The scheduler, a node (node-sim for one node) and the KEP-3063 example driver, each in
-        its own process with the bootstrap role of its kind: three trainers of
-        examples/controller/ are negotiated, allocated and started; what a node or driver may
-        not touch stays refused."""
+        """The scheduler, a node (node-sim for one node, with a node-local GPU) and the KEP-3063
+        example driver, each in its own process with the bootstrap role of its kind: a pod's
+        claim is allocated by the scheduler and the pod started by the node, trainers of
+        examples/controller/ are negotiated and allocated by the driver; what a node may not
+        touch stays refused, and nothing else any of them did was."""
         server = harness.Server(store="memory", extra=["--no-scheduler"])
         audit_log = os.path.join(server.data_dir, "audit.log")
         server.extra += ["--audit-log-path", audit_log]
@@ -209,8 +210,13 @@ class SecurityTest(harness.TestCase):
                 f.write("apiVersion: v1\nkind: Node\nmetadata:\n  name: edge\n  labels:\n"
                         "    accelerators.example.com/fabric: \"true\"\n"
                         "    topology.example.com/rack: rack-a\n")
-            # The administrator makes the driver's DeviceClass (drivers may not).
+            # The administrator makes the drivers' DeviceClasses (drivers and nodes may not).
             admin.run("apply", "-f", os.path.join(EXAMPLES, "00-device-class.yaml"))
+            admin.run("create", "-f", "-", stdin=json.dumps({
+                "apiVersion": "resource.k8s.io/v1", "kind": "DeviceClass",
+                "metadata": {"name": "gpu.example.com"},
+                "spec": {"selectors": [{"cel": {
+                    "expression": "device.driver == 'gpu.example.com'"}}]}}))
             procs = []
             try:
                 log = open(os.path.join(server.data_dir, "roles.log"), "w")
@@ -218,7 +224,8 @@ class SecurityTest(harness.TestCase):
                 for cmd in (
                         ["scheduler", "--kubeconfig", sched_kc],
                         ["node-sim", "--kubeconfig", node.user_kubeconfig, "--nodes", "1",
-                         "--node-template", template, "--name-prefix", "edge"],
+                         "--node-template", template, "--name-prefix", "edge",
+                         "--sim-gpus-per-node", "1"],
                         ["driver", "controller", "--kubeconfig", driver_kc,
                          "--config", os.path.join(EXAMPLES, "pool.yaml")]):
                     procs.append(subprocess.Popen([harness.ALLOT] + cmd, stdout=log,
@@ -227,18 +234,43 @@ class SecurityTest(harness.TestCase):
                     n["metadata"]["name"] for n in admin.get("nodes")["items"]], timeout=60)
                 admin.run("apply", "-f", os.path.join(EXAMPLES, "01-claim-template.yaml"),
                           "-f", os.path.join(EXAMPLES, "02-pods.yaml"))
+                # And a pod whose claim the scheduler allocates from edge-0's own slice.
+                admin.run("create", "-f", "-", stdin=json.dumps({
+                    "apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaim",
+                    "metadata": {"name": "gpu", "namespace": "default"},
+                    "spec": {"devices": {"requests": [{"name": "gpu", "exactly": {
+                        "deviceClassName": "gpu.example.com"}}]}}}))
+                admin.run("create", "-f", "-", stdin=json.dumps({
+                    "apiVersion": "v1", "kind": "Pod",
+                    "metadata": {"name": "local-gpu", "namespace": "default"},
+                    "spec": {"containers": [{"name": "main", "image": "busybox",
+                                             "resources": {"claims": [{"name": "gpu"}]}}],
+                             "resourceClaims": [{"name": "gpu", "resourceClaimName": "gpu"}]}}))
 
-                def running():
-                    return sum(p.get("status", {}).get("phase") == "Running"
-                               for p in admin.get("pods")["items"])
-                # perNodeLimit 2: two trainers on edge-0, the third waits for the driver.
-                self.wait("two trainers Running", lambda: running() == 2, timeout=90)
-                for p in admin.get("pods")["items"]:
-                    if p.get("status", {}).get("phase") == "Running":
-                        claim = admin.get("resourceclaim", p["status"]["resourceClaimStatuses"][0]
-                                          ["resourceClaimName"])
-                        self.assertEqual(claim["status"]["allocation"]["controllerName"],
-                                         "controller.example.com")
+                def pods():
+                    return {p["metadata"]["name"]: p for p in admin.get("pods")["items"]}
+
+                def bound_trainers():
+                    return sorted(n for n, p in pods().items()
+                                  if n.startswith("trainer-") and p["spec"].get("nodeName"))
+                # The GPU pod runs (its claim allocated by the scheduler from edge-0's slice);
+                # two trainers are bound to edge-0 with the driver's allocation (perNodeLimit
+                # 2; the third waits). They do not start: node-sim's kubelet has no plugin of
+                # controller.example.com registered, as a kubelet would refuse them.
+                self.wait("the GPU pod Running and two trainers bound", lambda: (
+                    pods()["local-gpu"].get("status", {}).get("phase") == "Running" and
+                    len(bound_trainers()) == 2), timeout=90)
+                gpu = admin.get("resourceclaim", "gpu")
+                self.assertEqual(gpu["status"]["allocation"]["devices"]["results"][0]["driver"],
+                                 "gpu.example.com")
+                self.assertEqual(gpu["status"]["reservedFor"][0]["name"], "local-gpu")
+                for name in bound_trainers():
+                    p = pods()[name]
+                    self.assertEqual(p["spec"]["nodeName"], "edge-0")
+                    claim = admin.get("resourceclaim", p["status"]["resourceClaimStatuses"][0]
+                                      ["resourceClaimName"])
+                    self.assertEqual(claim["status"]["allocation"]["controllerName"],
+                                     "controller.example.com")
                 # What the node may not do, even with the node role: touch another Node.
                 admin.run("create", "-f", "-", stdin='{"apiVersion":"v1","kind":"Node",'
                                                      '"metadata":{"name":"other"}}')
@@ -250,9 +282,9 @@ class SecurityTest(harness.TestCase):
                 for proc in procs:
                     self.assertIsNone(proc.poll(), "a role's process exited: " +
                                       open(os.path.join(server.data_dir, "roles.log")).read())
-                # Their roles granted everything they did but two shortcuts each has a way
-                # around (creating the DeviceClass, which exists; listing every node's Lease to
-                # adopt its own, which it then reads alone) and the write refused above.
+                # Their roles granted everything they did but shortcuts each has a way around
+                # (creating DeviceClasses, which exist; listing every node's Lease to adopt its
+                # own, which it then reads alone) and the write refused above.
                 with open(audit_log) as f:
                     refused = sorted((e["user"]["username"], e["verb"],
                                       e["requestURI"].split("?")[0])
@@ -261,6 +293,7 @@ class SecurityTest(harness.TestCase):
                 self.assertEqual(refused, [
                     ("system:dra-driver:controller.example.com", "create",
                      "/apis/resource.k8s.io/v1/deviceclasses"),
+                    ("system:node:edge-0", "create", "/apis/resource.k8s.io/v1/deviceclasses"),
                     ("system:node:edge-0", "list",
                      "/apis/coordination.k8s.io/v1/namespaces/kube-node-lease/leases"),
                     ("system:node:edge-0", "patch", "/api/v1/nodes/other")])

@@ -73,6 +73,7 @@ std::vector<PolicyRule> SchedulerRules() {
       Rule(kRead, {"scheduling.k8s.io"}, {"priorityclasses"}),
       Rule(kRead, {kResourceGroup},
            {"resourceclaims", "resourceclaimtemplates", "deviceclasses", "resourceslices"}),
+      Rule({"update", "patch"}, {kResourceGroup}, {"resourceclaims"}),  // its finalizer
       Rule(kWriteStatus, {kResourceGroup}, {"resourceclaims/status"}),
       Rule(Concat(kRead, {"create", "update", "patch", "delete"}), {kResourceGroup},
            {"podschedulingcontexts"}),
