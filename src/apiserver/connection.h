@@ -18,7 +18,7 @@ namespace allot::apiserver {
 struct ConnectionOptions {
   size_t max_body_bytes = 3 * 1024 * 1024;
   std::chrono::seconds idle_timeout{300};
-  std::chrono::seconds handshake_timeout{10};
+  std::chrono::milliseconds handshake_timeout{10000};
 };
 
 // Starts serving `socket` (whose executor must be a strand); the connection keeps itself

@@ -207,5 +207,16 @@ TEST_F(DiscoveryTest, MalformedHttpDoesNotCrash) {
   EXPECT_EQ(Get("/healthz").status, 200);
 }
 
+TEST_F(DiscoveryTest, OversizedHeadersAre400AndTheServerGoesOn) {
+  // More than the 64 KiB the server reads of a request's header fields.
+  std::string request =
+      "GET /version HTTP/1.1\r\nHost: x\r\nX-Filler: " + std::string(70 * 1024, 'a') + "\r\n\r\n";
+  auto raw = client_->Raw(request);
+  ASSERT_TRUE(raw.ok());
+  EXPECT_EQ(raw->rfind("HTTP/1.1 400", 0), 0u) << raw->substr(0, 200);
+  EXPECT_NE(raw->find("request header fields too large"), std::string::npos);
+  EXPECT_EQ(Get("/healthz").status, 200);
+}
+
 }  // namespace
 }  // namespace allot::apiserver

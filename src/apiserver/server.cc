@@ -114,6 +114,7 @@ class ApiServer::Impl {
         acceptor_(net::make_strand(ioc_)) {
     conn_options_.max_body_bytes = options_.max_body_bytes;
     conn_options_.idle_timeout = options_.idle_timeout;
+    conn_options_.handshake_timeout = options_.handshake_timeout;
   }
 
   ~Impl() { Stop(); }

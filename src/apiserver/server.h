@@ -66,6 +66,9 @@ struct ApiServerOptions {
   size_t max_body_bytes = 3 * 1024 * 1024;
   // Idle keep-alive connections are closed after this long.
   std::chrono::seconds idle_timeout{300};
+  // A TLS client must finish its handshake within this long, or is dropped (it holds no thread
+  // meanwhile).
+  std::chrono::milliseconds handshake_timeout{10000};
   // How often a watch with allowWatchBookmarks=true gets a BOOKMARK (on the Clock's timeline).
   std::chrono::milliseconds bookmark_interval{1000};
   // Served in /version.

@@ -3,6 +3,8 @@
 
 #include <gtest/gtest.h>
 #include <rapidjson/document.h>
+#include <sys/socket.h>
+#include <sys/time.h>
 
 #include <atomic>
 #include <boost/asio.hpp>
@@ -228,6 +230,38 @@ TEST_F(TlsFailureTest, ClientCertificateFromAnotherCAIsRefused) {
   EXPECT_TRUE(TryGet(none).ok());
 }
 
+// Clients that connect and never start the handshake hold no server thread: with more of them
+// than io threads, a real client is served at once; each is dropped after handshake_timeout.
+TEST_F(TlsFailureTest, AHandshakeThatNeverCompletesHoldsNoThreadAndIsDropped) {
+  server_.reset();
+  const TestPki& pki = SharedPki();
+  apiserver::ApiServerOptions options;
+  options.tls = apiserver::ApiServerTls{pki.server.cert_pem, pki.server.key_pem, pki.ca.cert_pem};
+  options.threads = 2;
+  options.handshake_timeout = std::chrono::milliseconds(300);
+  server_ = std::make_unique<apiserver::ApiServer>(store_, clock_, options);
+  ASSERT_TRUE(server_->Start().ok());
+  namespace net = boost::asio;
+  net::io_context io;
+  std::vector<net::ip::tcp::socket> silent;
+  for (int i = 0; i < 8; ++i) {
+    silent.emplace_back(io);
+    silent.back().connect({net::ip::make_address("127.0.0.1"), server_->port()});
+    timeval limit{10, 0};  // a server that never drops them fails the test, not hangs it
+    ::setsockopt(silent.back().native_handle(), SOL_SOCKET, SO_RCVTIMEO, &limit, sizeof limit);
+  }
+  HttpClientOptions o;
+  o.tls.ca_pem = pki.ca.cert_pem;
+  EXPECT_TRUE(TryGet(o).ok());
+  // Each silent connection is closed by the server: a blocking read ends with EOF.
+  for (auto& s : silent) {
+    char byte;
+    boost::system::error_code ec;
+    s.read_some(net::buffer(&byte, 1), ec);
+    EXPECT_TRUE(ec == net::error::eof || ec == net::error::connection_reset) << ec.message();
+  }
+}
+
 TEST_F(TlsFailureTest, PlainHttpToATlsPortFailsFast) {
   HttpClientOptions o;
   o.workers = 1;
@@ -289,6 +323,29 @@ TEST_F(AuthenticatedServerTest, ClientCertificateAndTokenIdentifyTheUser) {
             std::string::npos)
       << r->body;
   r = Call(token, "GET", "/api/v1/namespaces/default/pods");
+  ASSERT_OK(r);
+  EXPECT_EQ(r->status, 200);
+}
+
+// Token spraying: wrong tokens are answered 401 at once, with no delay or lockout that could
+// hold a thread, and a client with the right token is served as before.
+TEST_F(AuthenticatedServerTest, ManyWrongTokensDoNotStopOthers) {
+  for (int guess = 0; guess < 10; ++guess) {
+    HttpClientOptions o;
+    o.workers = 1;
+    o.tls.ca_pem = SharedPki().ca.cert_pem;
+    o.bearer_token = "guess-" + std::to_string(guess);
+    auto sprayer = HttpClient::FromUrl("https://127.0.0.1:" + std::to_string(server_->port()), o);
+    ASSERT_OK(sprayer);
+    for (int i = 0; i < 30; ++i) {
+      auto r = (*sprayer)->Raw("GET", "/api/v1/namespaces/default/pods");
+      ASSERT_OK(r);
+      ASSERT_EQ(r->status, 401);
+    }
+  }
+  HttpClientOptions token;
+  token.bearer_token = "s3cret";
+  auto r = Call(token, "GET", "/api/v1/namespaces/default/pods");
   ASSERT_OK(r);
   EXPECT_EQ(r->status, 200);
 }
