@@ -3,11 +3,14 @@
 #include <thread>
 
 #include "api/core/types.h"
+#include "common/log.h"
 
 namespace allot::client {
 
 LeaderElector::LeaderElector(Client& client, Clock& clock, LeaderElectionConfig config)
-    : client_(client), clock_(clock), config_(std::move(config)),
+    : client_(client),
+      clock_(clock),
+      config_(std::move(config)),
       leases_(&api::ResourceFor<api::Lease>()) {}
 
 bool LeaderElector::TryAcquireOrRenew() {
@@ -15,7 +18,7 @@ bool LeaderElector::TryAcquireOrRenew() {
   const int32_t duration = static_cast<int32_t>(config_.lease_duration.count());
   auto current = client_.Get(*leases_, config_.lock_namespace, config_.lock_name);
   if (!current.ok()) {
-    if (current.status().code() != StatusCode::kNotFound) return leader_ = false;
+    if (current.status().code() != StatusCode::kNotFound) return Failed(current.status());
     auto lease = std::make_unique<api::Lease>();
     lease->metadata.name = config_.lock_name;
     lease->metadata.namespace_ = config_.lock_namespace;
@@ -24,7 +27,8 @@ bool LeaderElector::TryAcquireOrRenew() {
     lease->spec.acquireTime = api::MicroTime{now};
     lease->spec.renewTime = api::MicroTime{now};
     lease->spec.leaseTransitions = 0;
-    return leader_ = client_.Create(*leases_, std::move(lease)).ok();
+    auto created = client_.Create(*leases_, std::move(lease));
+    return created.ok() ? (leader_ = true) : Failed(created.status());
   }
   const auto* held = api::As<api::Lease>(**current);
   if (!held) return leader_ = false;
@@ -33,8 +37,7 @@ bool LeaderElector::TryAcquireOrRenew() {
   if (!mine) {
     const int64_t held_for = held->spec.leaseDurationSeconds.value_or(duration);
     const bool expired =
-        !held->spec.holderIdentity || held->spec.holderIdentity->empty() ||
-        !held->spec.renewTime ||
+        !held->spec.holderIdentity || held->spec.holderIdentity->empty() || !held->spec.renewTime ||
         now.unix_micros >= held->spec.renewTime->time.unix_micros + held_for * 1000000;
     if (!expired) return leader_ = false;
     next->spec.holderIdentity = config_.identity;
@@ -45,7 +48,20 @@ bool LeaderElector::TryAcquireOrRenew() {
   next->spec.leaseDurationSeconds = duration;
   // The resourceVersion we read makes this a compare-and-swap: a rival's write in between
   // turns ours into a 409.
-  return leader_ = client_.Update(*leases_, std::move(next)).ok();
+  auto updated = client_.Update(*leases_, std::move(next));
+  return updated.ok() ? (leader_ = true) : Failed(updated.status());
+}
+
+bool LeaderElector::Failed(const Status& st) {
+  leader_ = false;
+  const StatusCode code = st.code();
+  if (code != StatusCode::kConflict && code != StatusCode::kAlreadyExists &&
+      st.message() != last_error_) {
+    last_error_ = st.message();
+    log::Error("leader-election",
+               "lease " + config_.lock_namespace + "/" + config_.lock_name + ": " + st.message());
+  }
+  return false;
 }
 
 void LeaderElector::Run(const std::atomic<bool>& stop, const std::function<void()>& on_started,

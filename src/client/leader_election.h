@@ -38,7 +38,9 @@ class LeaderElector {
   LeaderElector(Client& client, Clock& clock, LeaderElectionConfig config);
 
   // One attempt: creates, renews or takes over the lease. True when this process holds it
-  // afterwards.
+  // afterwards. An error other than a rival's (404 before a create, 409) is logged, once until
+  // it changes: a lease the credentials may not read or write (403) says so instead of
+  // waiting in silence.
   bool TryAcquireOrRenew();
   bool IsLeader() const { return leader_.load(); }
 
@@ -52,7 +54,10 @@ class LeaderElector {
   Clock& clock_;
   const LeaderElectionConfig config_;
   const ResourceInfo* leases_;
+  bool Failed(const Status& st);
+
   std::atomic<bool> leader_{false};
+  std::string last_error_;  // the error last logged (Run's thread only)
 };
 
 }  // namespace allot::client

@@ -308,6 +308,91 @@ class SecurityTest(harness.TestCase):
                 admin.cleanup()
                 node.cleanup()
 
+    def test_secondary_scheduler_with_only_kube_schedulers_grants(self):
+        """As beside kube-scheduler on a real cluster (docs/security.md, On a real cluster):
+        `allot scheduler` with its own schedulerName, the Reservation plugin and
+        DRAControlPlaneController off, and a role granting only what Kubernetes'
+        system:kube-scheduler grants for the kinds it uses, schedules its pods (one with a
+        device claim) beside the embedded default scheduler, and is refused nothing."""
+        server = harness.Server(store="memory", extra=["--sim-nodes", "2",
+                                                       "--sim-gpus-per-node", "1"])
+        audit_log = os.path.join(server.data_dir, "audit.log")
+        server.extra += ["--audit-log-path", audit_log]
+        with server:
+            admin = harness.Kubectl(server)
+            rules = [
+                (["create", "patch", "update"], [""], ["events"]),
+                (["get", "list", "watch"], [""], ["nodes", "namespaces", "pods"]),
+                (["delete"], [""], ["pods"]),
+                (["create"], [""], ["pods/binding", "bindings"]),
+                (["patch", "update"], [""], ["pods/status"]),
+                (["get", "list", "watch"], ["policy"], ["poddisruptionbudgets"]),
+                (["get", "list", "watch"], ["resource.k8s.io"],
+                 ["resourceclaims", "deviceclasses", "resourceslices"]),
+                (["update"], ["resource.k8s.io"], ["resourceclaims", "resourceclaims/status"]),
+            ]
+            admin.run("create", "-f", "-", stdin=json.dumps({
+                "apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRole",
+                "metadata": {"name": "upstream-kube-scheduler"},
+                "rules": [{"verbs": v, "apiGroups": g, "resources": r} for v, g, r in rules]}))
+            admin.run("create", "clusterrolebinding", "secondary-scheduler",
+                      "--clusterrole=upstream-kube-scheduler", "--user=secondary-scheduler")
+            kubeconfig = server.issue_kubeconfig("secondary-scheduler")
+            config = os.path.join(server.data_dir, "secondary.yaml")
+            with open(config, "w") as f:
+                f.write("apiVersion: kubescheduler.config.k8s.io/v1\n"
+                        "kind: KubeSchedulerConfiguration\n"
+                        "profiles:\n- schedulerName: allot-secondary\n  plugins:\n"
+                        "    multiPoint:\n      disabled:\n      - name: Reservation\n")
+            sched_log = os.path.join(server.data_dir, "secondary.log")
+            log = open(sched_log, "w")
+            self.addCleanup(log.close)
+            sched = subprocess.Popen(
+                [harness.ALLOT, "scheduler", "--kubeconfig", kubeconfig, "--config", config,
+                 "--leader-elect=false", "--feature-gates", "DRAControlPlaneController=false"],
+                stdout=log, stderr=log)
+            try:
+                admin.run("create", "-f", "-", stdin=json.dumps({
+                    "apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaim",
+                    "metadata": {"name": "gpu", "namespace": "default"},
+                    "spec": {"devices": {"requests": [{"name": "gpu", "exactly": {
+                        "deviceClassName": "gpu.example.com"}}]}}}))
+                for name, claim in (("mine", None), ("mine-gpu", "gpu")):
+                    spec = {"schedulerName": "allot-secondary",
+                            "containers": [{"name": "c", "image": "busybox"}]}
+                    if claim:
+                        spec["containers"][0]["resources"] = {"claims": [{"name": "gpu"}]}
+                        spec["resourceClaims"] = [{"name": "gpu", "resourceClaimName": claim}]
+                    admin.run("create", "-f", "-", stdin=json.dumps({
+                        "apiVersion": "v1", "kind": "Pod",
+                        "metadata": {"name": name, "namespace": "default"}, "spec": spec}))
+                admin.run("run", "theirs", "--image", "busybox", "--restart", "Never")
+                for name in ("mine", "mine-gpu", "theirs"):
+                    try:
+                        self.wait(name + " Running", lambda n=name: admin.get("pod", n).get(
+                            "status", {}).get("phase") == "Running", timeout=60)
+                    except AssertionError as e:
+                        with open(sched_log) as f, open(audit_log) as a:
+                            refused = {x["requestURI"] for x in map(json.loads, a)
+                                       if x["responseStatus"]["code"] == 403}
+                            raise AssertionError("%s\nscheduler log:\n%s\nrefused: %s" %
+                                                 (e, f.read(), sorted(refused)))
+                gpu = admin.get("resourceclaim", "gpu")
+                self.assertEqual(gpu["status"]["reservedFor"][0]["name"], "mine-gpu")
+                with open(audit_log) as f:
+                    events = [e for e in map(json.loads, f)
+                              if e["user"]["username"] == "secondary-scheduler"]
+                # Its pods were bound by it, and it asked for nothing its role lacks.
+                binds = sorted(e["objectRef"]["name"] for e in events
+                               if e.get("objectRef", {}).get("subresource") == "binding")
+                self.assertEqual(binds, ["mine", "mine-gpu"])
+                self.assertEqual([e["requestURI"] for e in events
+                                  if e["responseStatus"]["code"] == 403], [])
+            finally:
+                sched.terminate()
+                sched.wait(timeout=20)
+                admin.cleanup()
+
     def test_plain_http_only_on_loopback(self):
         p = subprocess.run([harness.ALLOT, "serve", "--listen", "0.0.0.0:0", "--store", "memory",
                             "--insecure-plain-http"], capture_output=True, text=True, timeout=60)

@@ -70,9 +70,7 @@ std::vector<PolicyRule> SchedulerRules() {
       Rule({"create"}, {""}, {"pods/binding"}),
       Rule(kWriteStatus, {""}, {"pods/status"}),
       Rule(kRead, {"policy"}, {"poddisruptionbudgets"}),
-      Rule(kRead, {"scheduling.k8s.io"}, {"priorityclasses"}),
-      Rule(kRead, {kResourceGroup},
-           {"resourceclaims", "resourceclaimtemplates", "deviceclasses", "resourceslices"}),
+      Rule(kRead, {kResourceGroup}, {"resourceclaims", "deviceclasses", "resourceslices"}),
       Rule({"update", "patch"}, {kResourceGroup}, {"resourceclaims"}),  // its finalizer
       Rule(kWriteStatus, {kResourceGroup}, {"resourceclaims/status"}),
       Rule(Concat(kRead, {"create", "update", "patch", "delete"}), {kResourceGroup},

@@ -176,7 +176,11 @@ DynamicResources::DynamicResources(Handle& handle, dra::Features features,
     slices_ = &f->For(api::ResourceFor<api::ResourceSlice>());
     classes_ = &f->For(api::ResourceFor<api::DeviceClass>());
     namespaces_ = &f->For(api::ResourceFor<api::Namespace>());
-    contexts_ = &f->For(api::ResourceFor<api::PodSchedulingContext>());
+    // Only with KEP-3063 on: a cluster without it (DRAControlPlaneController=false) may not
+    // serve PodSchedulingContexts at all, nor grant the scheduler access to them.
+    if (features_.control_plane_controller) {
+      contexts_ = &f->For(api::ResourceFor<api::PodSchedulingContext>());
+    }
   }
   tracker_ = std::make_unique<DeviceTracker>([this] {
     std::vector<std::shared_ptr<const api::ResourceSlice>> out;
@@ -783,7 +787,7 @@ std::vector<ClusterEventWithHint> DynamicResources::EventsToRegister() const {
   own_context.targets = [](const api::Pod& pod, std::vector<std::string>& keys) {
     keys.push_back(pod.metadata.namespace_ + "/" + pod.metadata.name);
   };
-  out.push_back(std::move(own_context));
+  if (features_.control_plane_controller) out.push_back(std::move(own_context));
   out.push_back({{EventResource::kResourceSlice, kAdd | kUpdate}, nullptr});
   out.push_back({{EventResource::kDeviceClass, kAdd | kUpdate}, nullptr});
   // The resourceclaim controller recorded a generated claim in the pod's status.
