@@ -190,12 +190,13 @@ class SecurityTest(harness.TestCase):
                 jane.cleanup()
 
     def test_every_role_with_least_privilege(self):
-        """The scheduler, a node (node-sim for one node, with a node-local GPU) and the KEP-3063
-        example driver, each in its own process with the bootstrap role of its kind: a pod's
-        claim is allocated by the scheduler and the pod started by the node, trainers of
-        examples/controller/ are negotiated and allocated by the driver; what a node may not
-        touch stays refused, and nothing else any of them did was."""
-        server = harness.Server(store="memory", extra=["--no-scheduler"])
+        """The scheduler, the controllers, a node (node-sim for one node, with a node-local GPU)
+        and the KEP-3063 example driver, each in its own process with the bootstrap role of its
+        kind: a pod's claim is allocated by the scheduler and the pod started by the node,
+        trainers of examples/controller/ get claims from their template (the controllers) and
+        are negotiated and allocated by the driver; what a node may not touch stays refused,
+        and nothing else any of them did was."""
+        server = harness.Server(store="memory", extra=["--no-scheduler", "--no-controllers"])
         audit_log = os.path.join(server.data_dir, "audit.log")
         server.extra += ["--audit-log-path", audit_log]
         with server:
@@ -205,6 +206,7 @@ class SecurityTest(harness.TestCase):
             driver_kc = server.issue_kubeconfig("system:dra-driver:controller.example.com",
                                                 ["system:dra-drivers"])
             sched_kc = server.issue_kubeconfig("system:kube-scheduler")
+            controllers_kc = server.issue_kubeconfig("system:kube-controller-manager")
             template = os.path.join(server.data_dir, "edge.yaml")
             with open(template, "w") as f:
                 f.write("apiVersion: v1\nkind: Node\nmetadata:\n  name: edge\n  labels:\n"
@@ -223,6 +225,7 @@ class SecurityTest(harness.TestCase):
                 self.addCleanup(log.close)
                 for cmd in (
                         ["scheduler", "--kubeconfig", sched_kc],
+                        ["controllers", "--kubeconfig", controllers_kc],
                         ["node-sim", "--kubeconfig", node.user_kubeconfig, "--nodes", "1",
                          "--node-template", template, "--name-prefix", "edge",
                          "--sim-gpus-per-node", "1"],
