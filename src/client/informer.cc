@@ -150,6 +150,13 @@ class Informer::Impl {
     return synced_;
   }
 
+  const ResourceInfo& resource() const { return resource_; }
+
+  Status LastListError() const {
+    std::lock_guard<std::mutex> lock(mu_);
+    return last_list_error_;
+  }
+
   ObjectPtr Get(std::string_view ns, std::string_view name) const {
     std::shared_lock lock(cache_mu_);
     auto it = cache_.find(KeyParts{resource_.namespaced ? ns : std::string_view(), name});
@@ -206,6 +213,10 @@ class Informer::Impl {
     while (!Stopping()) {
       if (need_list) {
         Status st = Relist();
+        {
+          std::lock_guard<std::mutex> lock(mu_);
+          last_list_error_ = st;
+        }
         if (!st.ok()) {
           Backoff(backoff);
           continue;
@@ -477,6 +488,7 @@ class Informer::Impl {
   bool started_ = false;                    // guarded by mu_
   bool stopping_ = false;                   // guarded by mu_
   bool synced_ = false;                     // guarded by mu_
+  Status last_list_error_;                  // guarded by mu_
   std::thread thread_;
 
   std::vector<EventHandler> handlers_;  // informer thread only
@@ -507,6 +519,8 @@ ObjectPtr Informer::Get(std::string_view ns, std::string_view name) const {
   return impl_->Get(ns, name);
 }
 std::vector<ObjectPtr> Informer::List() const { return impl_->List(); }
+Status Informer::LastListError() const { return impl_->LastListError(); }
+const ResourceInfo& Informer::resource() const { return impl_->resource(); }
 std::vector<ObjectPtr> Informer::ByIndex(const std::string& index, const std::string& value) const {
   return impl_->ByIndex(index, value);
 }

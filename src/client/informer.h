@@ -63,6 +63,10 @@ class Informer {
   // True once the initial list has been delivered to every handler.
   bool WaitForSync(std::chrono::milliseconds timeout);
   bool HasSynced() const;
+  const ResourceInfo& resource() const;
+  // Why the informer is not (yet) in sync: the error of its last failed list ("forbidden",
+  // "not found", unreachable), or OK.
+  Status LastListError() const;
 
   ObjectPtr Get(std::string_view ns, std::string_view name) const;
   std::vector<ObjectPtr> List() const;

@@ -44,6 +44,23 @@ bool InformerFactory::WaitForCacheSync(std::chrono::milliseconds timeout) {
   return true;
 }
 
+std::string InformerFactory::Unsynced() const {
+  std::vector<Informer*> started;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    started = started_;
+  }
+  std::string out;
+  for (Informer* informer : started) {
+    if (informer->HasSynced()) continue;
+    if (!out.empty()) out += "; ";
+    out += informer->resource().QualifiedResource();
+    Status st = informer->LastListError();
+    if (!st.ok()) out += " (" + st.ToString() + ")";
+  }
+  return out;
+}
+
 void InformerFactory::StopAll() {
   std::lock_guard<std::mutex> lock(mu_);
   for (auto& [key, informer] : informers_) informer->Stop();

@@ -38,13 +38,16 @@ class InformerFactory {
   Status StartAll();
   // True once every started informer has synced; false after `timeout`.
   bool WaitForCacheSync(std::chrono::milliseconds timeout);
+  // Each started informer not in sync, with its last list error: "resourceclaims.resource.k8s.io
+  // (Forbidden: ...)"; "" when all are.
+  std::string Unsynced() const;
   void StopAll();
 
  private:
   using Key = std::tuple<const ResourceInfo*, std::string, std::string, std::string>;
 
   Client& client_;
-  std::mutex mu_;
+  mutable std::mutex mu_;
   std::map<Key, std::unique_ptr<Informer>> informers_;  // guarded by mu_
   std::vector<Informer*> started_;                      // guarded by mu_
 };

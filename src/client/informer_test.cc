@@ -197,6 +197,30 @@ class InformerTest : public ClientTest {
 };
 ALLOT_CLIENT_TEST_SUITE(InformerTest);
 
+// An informer whose lists are refused (RBAC) stays out of sync and says why.
+TEST_P(InformerTest, AnInformerThatMayNotListSaysWhy) {
+  class Refusing final : public client::ForwardingClient {
+   public:
+    using ForwardingClient::ForwardingClient;
+    Result<api::ListResult> List(const ResourceInfo&, const api::ListOptions&) override {
+      return Status(StatusCode::kForbidden,
+                    "pods is forbidden: User \"u\" cannot list resource \"pods\"");
+    }
+  };
+  Refusing refusing(*client_);
+  InformerFactory factory(refusing);
+  factory.For(Pods());
+  ASSERT_TRUE(factory.StartAll().ok());
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (factory.Unsynced().find("Forbidden") == std::string::npos &&
+         std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::yield();
+  }
+  EXPECT_EQ(factory.Unsynced(),
+            R"(pods (Forbidden: pods is forbidden: User "u" cannot list resource "pods"))");
+  factory.StopAll();
+}
+
 TEST_P(InformerTest, InitialSyncThenAddUpdateDelete) {
   CreatePod("p1");
   CreatePod("p2");
