@@ -63,8 +63,9 @@ void CollapseDuplicateKeys(Json& v) {
 }  // namespace
 
 Status ParseJson(std::string_view text, JsonDoc& doc) {
-  doc.Parse<rapidjson::kParseIterativeFlag | rapidjson::kParseFullPrecisionFlag>(text.data(),
-                                                                                 text.size());
+  // Not kParseFullPrecisionFlag: RapidJSON 1.1.0's full-precision path misreads a zero with an
+  // exponent ("0e38" became -1.9e227); the object codec reads numbers the same way.
+  doc.Parse<rapidjson::kParseIterativeFlag>(text.data(), text.size());
   if (doc.HasParseError()) {
     return JsonParseError(text, doc.GetErrorOffset(),
                           rapidjson::GetParseError_En(doc.GetParseError()));

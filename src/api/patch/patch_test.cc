@@ -333,6 +333,19 @@ INSTANTIATE_TEST_SUITE_P(
 
 // --- merge patch as the apiserver applies it --------------------------------------------------
 
+// Zero with a large exponent is zero (RapidJSON 1.1.0's full-precision path turned "0e38" into
+// -1.9e227; the fuzzer found it).
+TEST(MergePatchTest, ZeroWithAnExponentIsZero) {
+  Result<std::string> r = JsonMergePatch(R"({"a":1})", R"({"a":0e38,"b":-0E5,"c":0.0e-400})");
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  rapidjson::Document d;
+  d.Parse(r->c_str());
+  ASSERT_TRUE(d.IsObject()) << *r;
+  EXPECT_EQ(d["a"].GetDouble(), 0.0) << *r;
+  EXPECT_EQ(d["b"].GetDouble(), 0.0) << *r;
+  EXPECT_EQ(d["c"].GetDouble(), 0.0) << *r;
+}
+
 Result<std::string> MergePatch(const std::string& doc, const std::string& patch) {
   return ApplyPatch(PatchType::kMergePatch, doc, patch, AnySchema());
 }
