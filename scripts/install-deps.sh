@@ -9,6 +9,8 @@ PKGS=(
   rapidjson-dev           # JSON DOM, reader and writer
   libyaml-cpp-dev         # YAML manifests
   libsqlite3-dev          # the embedded durable store
+  libgrpc++-dev protobuf-compiler-grpc libprotobuf-dev protobuf-compiler  # etcd's v3 API (src/etcd/)
+  etcd-server etcd-client # etcd for the etcd store's tests (and etcdctl for backups)
   libre2-dev              # CEL matches()/find(): RE2, the engine Go's regexp and cel-go use
   libcli11-dev            # the allot command line (flags, help, validation, flag files)
   libspdlog-dev           # leveled logging with timestamps (-v)

@@ -18,6 +18,7 @@ import sys
 DEPENDS = {
     'common': [],
     'pki': ['common'],                # certificates: the CA, serving and client certificates
+    'etcd': ['common'],               # a client of etcd's v3 API (gRPC)
     'api/machinery': ['common'],      # object model, meta, reflection, quantities, selectors
     'api/codec': ['api/machinery'],   # JSON and YAML
     'api/patch': ['api/codec'],       # JSON, merge and strategic-merge patches
