@@ -13,6 +13,8 @@ namespace allot::cli {
 int Serve(int argc, char** argv);
 int RunBench(int argc, char** argv);
 int RunKubeconfig(int argc, char** argv);
+int RunBackup(int argc, char** argv);
+int RunRestore(int argc, char** argv);
 
 namespace {
 constexpr char kUsage[] =
@@ -25,6 +27,8 @@ constexpr char kUsage[] =
     "  driver    run a DRA driver against an API server (driver fabric --kubeconfig F "
     "--config C)\n"
     "  kubeconfig write a kubeconfig with a client certificate from the cluster CA (--user U)\n"
+    "  backup    copy the embedded store to a file while it serves (--data-dir D --out F)\n"
+    "  restore   replace a stopped server's store with a backup (--data-dir D --from F)\n"
     "  bench     measure scheduling throughput (e.g. SchedulingBasic/500Nodes_1000Pods)\n"
     "  version   print the version\n\n"
     "Run `allot <command> --help` for a command's flags.\n";
@@ -39,6 +43,8 @@ int Main(int argc, char** argv) {
   if (std::strcmp(argv[1], "scheduler") == 0) return RunScheduler(argc, argv);
   if (std::strcmp(argv[1], "bench") == 0) return RunBench(argc, argv);
   if (std::strcmp(argv[1], "kubeconfig") == 0) return RunKubeconfig(argc, argv);
+  if (std::strcmp(argv[1], "backup") == 0) return RunBackup(argc, argv);
+  if (std::strcmp(argv[1], "restore") == 0) return RunRestore(argc, argv);
   if (std::strcmp(argv[1], "controllers") == 0) return RunControllers(argc, argv);
   if (std::strcmp(argv[1], "node-sim") == 0) {
     std::unique_ptr<node::NodeSimExtension> devices = NewSimDevicesExtension();

@@ -2,11 +2,15 @@
 //
 // One table of objects keyed by store key, plus the highest committed resourceVersion. The
 // database runs in WAL mode with synchronous=FULL, so a COMMIT returns only after the WAL is
-// fsynced: a write the Store acknowledges survives kill -9 and power loss. The Store calls
+// fsynced: a write the Store acknowledges survives kill -9 and power loss. While open, the
+// backend holds an exclusive lock on "<path>.lock" (common/file_lock.h). The Store calls
 // Commit once per batch of writes (group commit), which is what makes this fast: one fsync
 // covers thousands of writes.
 #include <sqlite3.h>
 
+#include <optional>
+
+#include "common/file_lock.h"
 #include "store/backend.h"
 
 namespace allot::store {
@@ -21,27 +25,31 @@ class SqliteBackend final : public Backend {
   }
 
   Status Open(const std::string& path) {
-    if (sqlite3_open_v2(path.c_str(), &db_, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE |
-                                                SQLITE_OPEN_NOMUTEX, nullptr) != SQLITE_OK) {
+    // One process at a time: a second server, or a restore, is refused while this one runs.
+    ALLOT_ASSIGN_OR_RETURN(FileLock lock, FileLock::TryAcquire(path + ".lock", "the store"));
+    lock_.emplace(std::move(lock));
+    if (sqlite3_open_v2(path.c_str(), &db_,
+                        SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX,
+                        nullptr) != SQLITE_OK) {
       return Error("open " + path);
     }
     sqlite3_busy_timeout(db_, 5000);
     ALLOT_RETURN_IF_ERROR(Exec("PRAGMA journal_mode=WAL"));
     ALLOT_RETURN_IF_ERROR(Exec("PRAGMA synchronous=FULL"));
-    ALLOT_RETURN_IF_ERROR(Exec(
-        "CREATE TABLE IF NOT EXISTS objects (key TEXT PRIMARY KEY, value BLOB NOT NULL, "
-        "rv INTEGER NOT NULL) WITHOUT ROWID"));
-    ALLOT_RETURN_IF_ERROR(Exec(
-        "CREATE TABLE IF NOT EXISTS meta (name TEXT PRIMARY KEY, value INTEGER NOT NULL)"));
-    ALLOT_RETURN_IF_ERROR(Prepare(
-        "INSERT INTO objects(key, value, rv) VALUES(?1, ?2, ?3) "
-        "ON CONFLICT(key) DO UPDATE SET value=excluded.value, rv=excluded.rv",
-        &upsert_));
+    ALLOT_RETURN_IF_ERROR(
+        Exec("CREATE TABLE IF NOT EXISTS objects (key TEXT PRIMARY KEY, value BLOB NOT NULL, "
+             "rv INTEGER NOT NULL) WITHOUT ROWID"));
+    ALLOT_RETURN_IF_ERROR(
+        Exec("CREATE TABLE IF NOT EXISTS meta (name TEXT PRIMARY KEY, value INTEGER NOT NULL)"));
+    ALLOT_RETURN_IF_ERROR(
+        Prepare("INSERT INTO objects(key, value, rv) VALUES(?1, ?2, ?3) "
+                "ON CONFLICT(key) DO UPDATE SET value=excluded.value, rv=excluded.rv",
+                &upsert_));
     ALLOT_RETURN_IF_ERROR(Prepare("DELETE FROM objects WHERE key = ?1", &remove_));
-    ALLOT_RETURN_IF_ERROR(Prepare(
-        "INSERT INTO meta(name, value) VALUES('rv', ?1) "
-        "ON CONFLICT(name) DO UPDATE SET value=excluded.value",
-        &set_rv_));
+    ALLOT_RETURN_IF_ERROR(
+        Prepare("INSERT INTO meta(name, value) VALUES('rv', ?1) "
+                "ON CONFLICT(name) DO UPDATE SET value=excluded.value",
+                &set_rv_));
     return Status::Ok();
   }
 
@@ -121,6 +129,7 @@ class SqliteBackend final : public Backend {
     return InternalError("sqlite: " + what + ": " + (db_ ? sqlite3_errmsg(db_) : "no database"));
   }
 
+  std::optional<FileLock> lock_;
   sqlite3* db_ = nullptr;
   sqlite3_stmt* upsert_ = nullptr;
   sqlite3_stmt* remove_ = nullptr;

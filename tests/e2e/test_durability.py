@@ -1,6 +1,9 @@
-"""Crash durability: writes acknowledged before a kill -9 survive the restart."""
+"""Crash durability: writes acknowledged before a kill -9 survive the restart; a backup taken
+while serving restores into a stopped data directory."""
 import http.client
 import json
+import os
+import subprocess
 import threading
 import time
 import unittest
@@ -75,6 +78,51 @@ class DurabilityTest(unittest.TestCase):
             restarted.cleanup()
             server.owns_dir = True
             server.cleanup()
+
+
+class BackupRestoreTest(harness.TestCase):
+    def test_backup_while_serving_then_restore(self):
+        server = harness.Server(store="sqlite", extra=["--no-scheduler"])
+        backup = os.path.join(server.data_dir, "..", os.path.basename(server.data_dir) + ".bak")
+        k = None
+        try:
+            server.start()
+            k = harness.Kubectl(server)
+            k.run("create", "namespace", "team")
+            k.run("run", "kept", "--image", "busybox", "--restart", "Never", "-n", "team")
+            p = subprocess.run([harness.ALLOT, "backup", "--data-dir", server.data_dir,
+                                "--out", backup], capture_output=True, text=True, timeout=60)
+            self.assertEqual(p.returncode, 0, p.stderr)
+            self.assertIn("objects at resourceVersion", p.stdout)
+            k.run("run", "lost", "--image", "busybox", "--restart", "Never", "-n", "team")
+            before = k.get("pod", "lost", "-n", "team")["metadata"]["resourceVersion"]
+            # Not while the server has the store open.
+            p = subprocess.run([harness.ALLOT, "restore", "--data-dir", server.data_dir,
+                                "--from", backup], capture_output=True, text=True, timeout=60)
+            self.assertEqual(p.returncode, 1)
+            self.assertIn("in use by another process", p.stderr)
+            server.stop()
+            p = subprocess.run([harness.ALLOT, "restore", "--data-dir", server.data_dir,
+                                "--from", backup], capture_output=True, text=True, timeout=60)
+            self.assertEqual(p.returncode, 0, p.stderr)
+            server.start()
+            names = [x["metadata"]["name"] for x in k.get("pods", "-n", "team")["items"]]
+            self.assertEqual(names, ["kept"])
+            # A watch from before the restore is told to list again.
+            conn = server.http_connection(timeout=10)
+            conn.request("GET", "/api/v1/namespaces/team/pods?watch=true&resourceVersion=" +
+                         before)
+            resp = conn.getresponse()
+            event = json.loads(resp.readline())
+            conn.close()
+            self.assertEqual(event["type"], "ERROR", event)
+            self.assertEqual(event["object"]["code"], 410)
+        finally:
+            if k:
+                k.cleanup()
+            server.cleanup()
+            if os.path.exists(backup):
+                os.unlink(backup)
 
 
 if __name__ == "__main__":
