@@ -98,7 +98,11 @@ int Serve(int argc, char** argv) {
               "collector.");
   flags.String("listen", &listen, "address:port to listen on; port 0 picks a free port");
   flags.String("data-dir", &data_dir, "directory for the sqlite database");
-  flags.String("store", &store_kind, "storage backend: sqlite (durable) or memory");
+  flags.String("store", &store_kind,
+               "storage backend: sqlite (durable, in --data-dir), etcd (--etcd-servers) or memory");
+  std::string etcd_servers;
+  flags.String("etcd-servers", &etcd_servers,
+               "etcd members' client URLs, comma-separated (http://127.0.0.1:2379,...)");
   flags.Int("threads", &threads, "HTTP worker threads");
   flags.Int("sim-nodes", &sim_nodes, "simulated nodes (kubelets) to run in-process");
   flags.String("sim-node-template", &sim_node_template,
@@ -177,6 +181,7 @@ int Serve(int argc, char** argv) {
   options.authorization = secured->authorization;
   options.audit_log = secured->audit_log;
   options.store = store_kind;
+  options.etcd_servers = SplitCommaList(etcd_servers);
   options.data_dir = data_dir;
   options.listen = listen;
   options.threads = static_cast<int>(threads);

@@ -24,10 +24,17 @@ Status Named(const Status& s, std::string_view component) {
 }  // namespace
 
 Result<std::unique_ptr<store::Backend>> OpenBackend(const std::string& kind,
-                                                    const std::string& data_dir) {
+                                                    const std::string& data_dir,
+                                                    const std::vector<std::string>& etcd_servers) {
   if (kind == "memory") return store::NewMemoryBackend();
+  if (kind == "etcd") {
+    if (etcd_servers.empty()) return BadRequestError("--store etcd needs --etcd-servers");
+    store::EtcdBackendOptions o;
+    o.endpoints = etcd_servers;
+    return store::NewEtcdBackend(o);
+  }
   if (kind != "sqlite") {
-    return BadRequestError("unknown --store \"" + kind + "\": want sqlite or memory");
+    return BadRequestError("unknown --store \"" + kind + "\": want sqlite, etcd or memory");
   }
   std::error_code ec;
   std::filesystem::create_directories(data_dir, ec);
@@ -54,7 +61,8 @@ Result<std::unique_ptr<Cluster>> Cluster::Start(ClusterOptions options) {
 }
 
 Status Cluster::StartAll() {
-  ALLOT_ASSIGN_OR_RETURN(auto backend, OpenBackend(options_.store, options_.data_dir));
+  ALLOT_ASSIGN_OR_RETURN(auto backend,
+                         OpenBackend(options_.store, options_.data_dir, options_.etcd_servers));
   store_ = std::make_unique<store::Store>(std::move(backend), clock_, DefaultStoreOptions());
   ALLOT_RETURN_IF_ERROR(Named(store_->Open(), "opening the store"));
   gc_ = std::make_unique<store::GarbageCollector>(*store_);

@@ -46,7 +46,8 @@
 namespace allot::cluster {
 
 struct ClusterOptions {
-  std::string store = "sqlite";  // sqlite (durable, in data_dir) | memory
+  std::string store = "sqlite";           // sqlite (durable, in data_dir) | etcd | memory
+  std::vector<std::string> etcd_servers;  // --store etcd: the members' client URLs
   std::string data_dir = "./data";
   Clock* clock = nullptr;  // null: RealClock
   // The API server's address ("127.0.0.1:6443"; port 0 picks a free port); nullopt: no server.
@@ -117,9 +118,11 @@ class Cluster {
   bool stopped_ = false;
 };
 
-// The store backend: a sqlite database "allot.db" in `data_dir` (created if missing), or memory.
-// 400 for another kind or a data directory that cannot be created.
-Result<std::unique_ptr<store::Backend>> OpenBackend(const std::string& kind,
-                                                    const std::string& data_dir);
+// The store backend: a sqlite database "allot.db" in `data_dir` (created if missing), etcd at
+// `etcd_servers`, or memory. 400 for another kind, etcd without servers, or a data directory
+// that cannot be created.
+Result<std::unique_ptr<store::Backend>> OpenBackend(
+    const std::string& kind, const std::string& data_dir,
+    const std::vector<std::string>& etcd_servers = {});
 
 }  // namespace allot::cluster

@@ -5,6 +5,7 @@
 // Load runs once at startup before any Commit.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -22,9 +23,15 @@ struct BackendWrite {
   uint64_t resource_version = 0;
 };
 
+class SharedBackend;
+
 class Backend {
  public:
   virtual ~Backend() = default;
+  // A backend whose contents other writers share (etcd): the store then writes through it and
+  // follows its changes instead of calling Load and Commit (SharedBackend below). Null for a
+  // backend the store owns alone.
+  virtual SharedBackend* shared() { return nullptr; }
   // Calls `fn` for every stored object. Returns the highest resourceVersion ever committed
   // (0 for an empty store) in `max_rv`.
   virtual Status Load(const std::function<Status(std::string_view key, std::string_view value,
@@ -35,10 +42,64 @@ class Backend {
   virtual std::string_view Name() const = 0;
 };
 
+// --- shared backends ---------------------------------------------------------------------------
+//
+// With a shared backend the backend is the truth and its revisions are the resourceVersions:
+// every object carries the revision of its last write (an etcd key's mod_revision). The store
+// loads a snapshot, then applies every change the backend reports (its own writes included,
+// in the backend's order); a write of its own is acknowledged once it has been applied so.
+
+// One write, guarded: it happens only if the key's current revision is `expected` (0: the key
+// must not exist).
+struct SharedWrite {
+  std::string key;    // as BackendWrite
+  std::string value;  // the encoded object without resourceVersion; empty: delete
+  uint64_t expected = 0;
+};
+
+struct SharedWriteResult {
+  bool applied = false;   // false: the guard failed (someone else wrote the key)
+  uint64_t revision = 0;  // the write's revision; for a failed guard, the backend's revision then
+};
+
+struct SharedChange {
+  std::string key;
+  std::string value;       // empty: deleted
+  std::string prev_value;  // for a delete: the last value (when the backend still has it)
+  uint64_t revision = 0;
+};
+
+class SharedBackend {
+ public:
+  virtual ~SharedBackend() = default;
+  // Every stored object with its revision, at one revision of the backend (returned).
+  virtual Status LoadSnapshot(
+      const std::function<Status(std::string_view key, std::string_view value, uint64_t revision)>&
+          fn,
+      uint64_t& revision) = 0;
+  // Applies the writes, each on its own (each gets a revision of its own). One result per
+  // write, in order, or the error that kept it from being tried (unreachable: 503).
+  virtual std::vector<Result<SharedWriteResult>> WriteEach(
+      const std::vector<SharedWrite>& writes) = 0;
+  // Calls `fn` with the changes after revision `after`, in order, until `stop` is set; resumes
+  // by itself after a broken connection. Returns when stopped, or with 410 when the changes
+  // after `after` are compacted away (the store must load a snapshot again).
+  virtual Status Follow(uint64_t after, const std::function<void(std::vector<SharedChange>)>& fn,
+                        const std::atomic<bool>& stop) = 0;
+};
+
 // Keeps nothing across restarts: for tests and the simulator.
 std::unique_ptr<Backend> NewMemoryBackend();
 // SQLite in WAL mode with synchronous=FULL: a Commit returns only after its transaction is on
 // disk. `path` is the database file (created if missing).
 Result<std::unique_ptr<Backend>> NewSqliteBackend(const std::string& path);
+// etcd (`--store etcd --etcd-servers`): objects under /registry/, shared by every API server
+// replica on the same cluster (store/etcd_backend.cc, docs/ha.md).
+struct EtcdBackendOptions {
+  std::vector<std::string> endpoints;
+  std::string ca_pem, cert_pem, key_pem;
+  std::string prefix = "/registry/";
+};
+Result<std::unique_ptr<Backend>> NewEtcdBackend(const EtcdBackendOptions& options);
 
 }  // namespace allot::store

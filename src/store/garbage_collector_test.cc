@@ -57,7 +57,8 @@ TEST_P(GcTest, DependentWithAnotherLiveOwnerSurvives) {
   ObjectPtr b = CreatePod("default", "b");
   auto pod = testing::MakePod("default", "dep");
   for (const ObjectPtr& o : {a, b}) {
-    pod->metadata.ownerReferences.push_back({"v1", "Pod", o->metadata.name, o->metadata.uid, {}, {}});
+    pod->metadata.ownerReferences.push_back(
+        {"v1", "Pod", o->metadata.name, o->metadata.uid, {}, {}});
   }
   ASSERT_TRUE(store_->Create(pods(), std::move(pod)).ok());
   ASSERT_TRUE(store_->Delete(pods(), "default", "a").ok());
@@ -72,8 +73,7 @@ TEST_P(GcTest, ForegroundWaitsForBlockingDependents) {
   ObjectPtr owner = CreatePod("default", "owner");
   auto dep = testing::MakePod("default", "dep");
   dep->metadata.finalizers = {"example.com/slow"};
-  dep->metadata.ownerReferences.push_back(
-      {"v1", "Pod", "owner", owner->metadata.uid, true, true});
+  dep->metadata.ownerReferences.push_back({"v1", "Pod", "owner", owner->metadata.uid, true, true});
   ASSERT_TRUE(store_->Create(pods(), std::move(dep)).ok());
   DeleteOptions fg;
   fg.propagation_policy = "Foreground";
@@ -86,11 +86,14 @@ TEST_P(GcTest, ForegroundWaitsForBlockingDependents) {
     return d.ok() && (*d)->metadata.deletionTimestamp.has_value();
   }));
   EXPECT_FALSE(Gone("owner"));
-  ASSERT_TRUE(store_->Update(pods(), "default", "dep", [](const Object& c) -> Result<std::unique_ptr<Object>> {
-    auto n = c.Clone();
-    n->metadata.finalizers.clear();
-    return n;
-  }).ok());
+  ASSERT_TRUE(store_
+                  ->Update(pods(), "default", "dep",
+                           [](const Object& c) -> Result<std::unique_ptr<Object>> {
+                             auto n = c.Clone();
+                             n->metadata.finalizers.clear();
+                             return n;
+                           })
+                  .ok());
   EXPECT_TRUE(Eventually([&] { return Gone("dep") && Gone("owner"); }));
 }
 
@@ -108,22 +111,23 @@ TEST_P(GcTest, OrphanKeepsDependentsAndDropsTheirReferences) {
 
 TEST_P(GcTest, DependentCreatedForMissingOwnerIsCollected) {
   auto pod = testing::MakePod("default", "stray");
-  pod->metadata.ownerReferences.push_back({"v1", "Pod", "ghost", "00000000-0000-4000-8000-000000000000", {}, {}});
+  pod->metadata.ownerReferences.push_back(
+      {"v1", "Pod", "ghost", "00000000-0000-4000-8000-000000000000", {}, {}});
   ASSERT_TRUE(store_->Create(pods(), std::move(pod)).ok());
   EXPECT_TRUE(Eventually([&] { return Gone("stray"); }));
 }
 
 TEST_P(GcTest, DeletingANamespaceDeletesItsObjects) {
-  auto ns = testing::ObjectFromJson(R"({"apiVersion":"v1","kind":"Namespace","metadata":{"name":"tmp"}})");
+  auto ns = testing::ObjectFromJson(
+      R"({"apiVersion":"v1","kind":"Namespace","metadata":{"name":"tmp"}})");
   ASSERT_TRUE(store_->Create(namespaces(), std::move(ns)).ok());
   ASSERT_TRUE(store_->Create(pods(), testing::MakePod("tmp", "p")).ok());
   ASSERT_TRUE(store_->Delete(namespaces(), "", "tmp").ok());
-  EXPECT_TRUE(Eventually([&] {
-    return store_->Get(pods(), "tmp", "p").status().code() == StatusCode::kNotFound;
-  }));
+  EXPECT_TRUE(Eventually(
+      [&] { return store_->Get(pods(), "tmp", "p").status().code() == StatusCode::kNotFound; }));
 }
 
-INSTANTIATE_TEST_SUITE_P(Backends, GcTest, ::testing::Values("memory", "sqlite"));
+INSTANTIATE_TEST_SUITE_P(Backends, GcTest, ::testing::Values("memory", "sqlite", "etcd"));
 
 }  // namespace
 }  // namespace allot::store

@@ -120,6 +120,9 @@ struct Op {
   Status status;
   ObjectPtr result;
   bool removed = false;
+  // Shared backends: a write raced by another writer runs again on the fresher index.
+  int attempts = 0;
+  bool requeue = false;
 };
 
 // A staged change of the batch being committed.
@@ -129,7 +132,13 @@ struct Change {
   ObjectPtr object;  // null: deleted
   ObjectPtr prev;
   uint64_t rv;
+  uint64_t base_rv = 0;  // the revision the change replaces (0: none): a shared backend's guard
+  Op* op = nullptr;      // the write that staged it
 };
+
+// A shared backend's write raced this many times in a row is given up (409). Kubernetes retries
+// such a write without limit; this only keeps a livelock from lasting for ever.
+constexpr int kMaxSharedAttempts = 1000;
 
 // The Watcher handed to callers: stops the watch when dropped.
 class WatchHandle final : public Watcher {
@@ -165,7 +174,9 @@ class Store::Impl {
   };
 
   Impl(std::unique_ptr<Backend> backend, Clock& clock, StoreOptions options)
-      : backend_(std::move(backend)), clock_(clock), options_(std::move(options)),
+      : backend_(std::move(backend)),
+        clock_(clock),
+        options_(std::move(options)),
         rng_(std::random_device{}()) {}
 
   Status Open();
@@ -186,6 +197,17 @@ class Store::Impl {
   // --- committer thread -------------------------------------------------------------------
   void CommitLoop();
   void ProcessBatch(std::vector<std::unique_ptr<Op>>& ops);
+  // Shared backends: stages what it can under the index lock, writes each change, waits until
+  // the follower has applied them, requeues the raced ones.
+  void ProcessSharedBatch(std::vector<std::unique_ptr<Op>>& ops);
+  void CompleteOps(std::vector<std::unique_ptr<Op>>& ops);
+  // The follower thread of a shared backend: every change, in the backend's order.
+  void FollowLoop(uint64_t from);
+  void ApplyShared(std::vector<SharedChange>& changes);
+  // "<group|core>/<resource>/<object key>" -> resource (null: not served) and object key.
+  const ResourceInfo* ResourceOfKey(std::string_view key, std::string_view& object_key) const;
+  Result<ObjectPtr> DecodeStored(const ResourceInfo& r, std::string_view key,
+                                 std::string_view value, uint64_t rv) const;
   void RunCreate(Op& op);
   void RunUpdate(Op& op);
   void RunDelete(Op& op);
@@ -194,7 +216,8 @@ class Store::Impl {
                      ObjectPtr& result);
   Status StageUpdate(const ResourceInfo& r, const ObjectPtr& current, std::unique_ptr<Object> obj,
                      Subresource sub, bool dry_run, ObjectPtr& result, bool& removed);
-  void Stage(const ResourceInfo& r, std::string key, ObjectPtr obj, ObjectPtr prev);
+  void Stage(const ResourceInfo& r, std::string key, ObjectPtr obj, ObjectPtr prev,
+             uint64_t base_rv);
   ObjectPtr Lookup(const ResourceInfo& r, const std::string& key) const;
   Status CheckNamespace(const std::string& ns) const;
   // Creates `obj` unless an object of its name exists (Open: well-known objects).
@@ -207,6 +230,7 @@ class Store::Impl {
   void RecordHistory(const Change& c, EventType type, ObjectPtr before);
 
   std::unique_ptr<Backend> backend_;
+  SharedBackend* shared_ = nullptr;
   Clock& clock_;
   const StoreOptions options_;
   const ResourceInfo* namespaces_ = nullptr;
@@ -225,7 +249,14 @@ class Store::Impl {
   std::map<std::pair<const ResourceInfo*, std::string>, ObjectPtr> overlay_;
   std::vector<Change> changes_;
   uint64_t next_rv_ = 0;
+  Op* current_op_ = nullptr;
   std::mt19937_64 rng_;
+
+  // The follower of a shared backend; rv_ is what it has applied.
+  std::thread follower_;
+  std::atomic<bool> stop_follow_{false};
+  std::mutex applied_mu_;
+  std::condition_variable applied_cv_;
 
   std::mutex queue_mu_;
   std::condition_variable queue_cv_;
@@ -238,40 +269,59 @@ class Store::Impl {
 
 // --- startup and shutdown ---------------------------------------------------------------------
 
+const ResourceInfo* Store::Impl::ResourceOfKey(std::string_view key,
+                                               std::string_view& object_key) const {
+  size_t a = key.find('/');
+  size_t b = a == std::string_view::npos ? a : key.find('/', a + 1);
+  if (b == std::string_view::npos) return nullptr;
+  std::string_view group = key.substr(0, a);
+  if (group == "core") group = "";
+  std::string_view resource = key.substr(a + 1, b - a - 1);
+  object_key = key.substr(b + 1);
+  for (const auto& ri : api::ResourceRegistry::Default().All()) {
+    if (ri.group == group && ri.resource == resource) return &ri;
+  }
+  return nullptr;
+}
+
+Result<ObjectPtr> Store::Impl::DecodeStored(const ResourceInfo& r, std::string_view key,
+                                            std::string_view value, uint64_t rv) const {
+  api::DecodeOptions dopts;
+  dopts.expected = r.type;
+  auto decoded = api::DecodeJson(value, dopts);
+  if (!decoded.ok()) {
+    return InternalError("corrupt stored object " + std::string(key) + ": " +
+                         decoded.status().message());
+  }
+  // A shared backend stores objects without resourceVersion: it is the key's revision.
+  decoded->object->metadata.resourceVersion = std::to_string(rv);
+  return ObjectPtr(std::move(decoded->object));
+}
+
 Status Store::Impl::Open() {
   const auto& registry = api::ResourceRegistry::Default();
   namespaces_ = registry.Find("", "v1", "namespaces");
+  shared_ = backend_->shared();
   uint64_t max_rv = 0;
-  Status st = backend_->Load(
-      [&](std::string_view key, std::string_view value, uint64_t rv) -> Status {
-        // key: <group|core>/<resource>/<object key>
-        size_t a = key.find('/');
-        size_t b = a == std::string_view::npos ? a : key.find('/', a + 1);
-        if (b == std::string_view::npos) return InternalError("bad stored key " + std::string(key));
-        std::string_view group = key.substr(0, a);
-        if (group == "core") group = "";
-        std::string_view resource = key.substr(a + 1, b - a - 1);
-        const ResourceInfo* r = nullptr;
-        for (const auto& ri : registry.All()) {
-          if (ri.group == group && ri.resource == resource) r = &ri;
-        }
-        if (!r) return Status::Ok();  // a resource this build no longer serves
-        api::DecodeOptions dopts;
-        dopts.expected = r->type;
-        auto decoded = api::DecodeJson(value, dopts);
-        if (!decoded.ok()) {
-          return InternalError("corrupt stored object " + std::string(key) + ": " +
-                               decoded.status().message());
-        }
-        ObjectPtr obj(std::move(decoded->object));
-        (void)rv;
-        ApplyToIndex(Change{r, std::string(key.substr(b + 1)), std::move(obj), nullptr, rv});
-        return Status::Ok();
-      },
-      max_rv);
+  auto load = [&](std::string_view key, std::string_view value, uint64_t rv) -> Status {
+    // key: <group|core>/<resource>/<object key>
+    std::string_view object_key;
+    const ResourceInfo* r = ResourceOfKey(key, object_key);
+    if (!r) {
+      if (key.find('/') == std::string_view::npos) {
+        return InternalError("bad stored key " + std::string(key));
+      }
+      return Status::Ok();  // a resource this build no longer serves
+    }
+    ALLOT_ASSIGN_OR_RETURN(ObjectPtr obj, DecodeStored(*r, key, value, rv));
+    ApplyToIndex(Change{r, std::string(object_key), std::move(obj), nullptr, rv});
+    return Status::Ok();
+  };
+  Status st = shared_ ? shared_->LoadSnapshot(load, max_rv) : backend_->Load(load, max_rv);
   ALLOT_RETURN_IF_ERROR(st);
   rv_ = max_rv;
   evicted_rv_ = max_rv;  // history before a restart is gone
+  if (shared_) follower_ = std::thread([this, max_rv] { FollowLoop(max_rv); });
   committer_ = std::thread([this] { CommitLoop(); });
   // Well-known namespaces, and the objects resources ask for (the system PriorityClasses).
   if (namespaces_) {
@@ -320,6 +370,8 @@ void Store::Impl::Close() {
   }
   queue_cv_.notify_all();
   if (committer_.joinable()) committer_.join();
+  stop_follow_ = true;
+  if (follower_.joinable()) follower_.join();
   std::vector<std::shared_ptr<WatcherImpl>> ws;
   {
     std::unique_lock lock(mu_);
@@ -363,14 +415,21 @@ void Store::Impl::CommitLoop() {
 }
 
 void Store::Impl::ProcessBatch(std::vector<std::unique_ptr<Op>>& ops) {
+  if (shared_) return ProcessSharedBatch(ops);
   overlay_.clear();
   changes_.clear();
   next_rv_ = rv_.load();
   for (auto& op : ops) {
     switch (op->kind) {
-      case Op::Kind::kCreate: RunCreate(*op); break;
-      case Op::Kind::kUpdate: RunUpdate(*op); break;
-      case Op::Kind::kDelete: RunDelete(*op); break;
+      case Op::Kind::kCreate:
+        RunCreate(*op);
+        break;
+      case Op::Kind::kUpdate:
+        RunUpdate(*op);
+        break;
+      case Op::Kind::kDelete:
+        RunDelete(*op);
+        break;
     }
   }
   if (!changes_.empty()) {
@@ -392,7 +451,12 @@ void Store::Impl::ProcessBatch(std::vector<std::unique_ptr<Op>>& ops) {
       Publish(changes_);
     }
   }
+  CompleteOps(ops);
+}
+
+void Store::Impl::CompleteOps(std::vector<std::unique_ptr<Op>>& ops) {
   for (auto& op : ops) {
+    if (!op) continue;
     if (op->kind == Op::Kind::kDelete) {
       if (!op->delete_done) continue;
       if (op->status.ok()) {
@@ -408,6 +472,170 @@ void Store::Impl::ProcessBatch(std::vector<std::unique_ptr<Op>>& ops) {
       }
     }
   }
+}
+
+void Store::Impl::ProcessSharedBatch(std::vector<std::unique_ptr<Op>>& ops) {
+  overlay_.clear();
+  changes_.clear();
+  size_t ran = 0;
+  {
+    // The follower writes the index too: staging reads it under the lock.
+    std::shared_lock lock(mu_);
+    next_rv_ = rv_.load();
+    for (; ran < ops.size(); ++ran) {
+      Op& op = *ops[ran];
+      // One write per key per batch: a second one's guard needs the first one's revision.
+      const std::string key =
+          op.kind == Op::Kind::kCreate
+              ? (op.object ? ObjectKey(*op.resource, op.object->metadata.namespace_,
+                                       op.object->metadata.name)
+                           : std::string())
+              : ObjectKey(*op.resource, op.ns, op.name);
+      if (!key.empty() && overlay_.count({op.resource, key})) break;
+      current_op_ = &op;
+      switch (op.kind) {
+        case Op::Kind::kCreate:
+          RunCreate(op);
+          break;
+        case Op::Kind::kUpdate:
+          RunUpdate(op);
+          break;
+        case Op::Kind::kDelete:
+          RunDelete(op);
+          break;
+      }
+    }
+    current_op_ = nullptr;
+  }
+  if (ran < ops.size()) {
+    std::lock_guard<std::mutex> lock(queue_mu_);
+    for (size_t i = ops.size(); i-- > ran;) queue_.push_front(std::move(ops[i]));
+    ops.resize(ran);
+  }
+  if (!changes_.empty()) {
+    std::vector<SharedWrite> writes;
+    writes.reserve(changes_.size());
+    for (const Change& c : changes_) {
+      std::string value;
+      if (c.object) {
+        auto stored = c.object->Clone();
+        stored->metadata.resourceVersion.clear();
+        value = api::EncodeJson(*stored);
+      }
+      writes.push_back({BackendKey(*c.resource, c.key), std::move(value), c.base_rv});
+    }
+    std::vector<Result<SharedWriteResult>> results = shared_->WriteEach(writes);
+    uint64_t wait_for = 0;
+    for (size_t i = 0; i < changes_.size(); ++i) {
+      const Change& c = changes_[i];
+      Op& op = *c.op;
+      const Result<SharedWriteResult>& r = results[i];
+      if (!r.ok()) {
+        op.status = r.status();
+        continue;
+      }
+      wait_for = std::max(wait_for, r->revision);
+      if (!r->applied) {
+        if (op.kind == Op::Kind::kCreate) {
+          op.status = AlreadyExistsError(c.resource->QualifiedResource(),
+                                         (c.object ? c.object : c.prev)->metadata.name);
+        } else if (++op.attempts >= kMaxSharedAttempts) {
+          op.status = ConflictError(c.resource->QualifiedResource(),
+                                    (c.object ? c.object : c.prev)->metadata.name,
+                                    "the object is being written by others too often");
+        } else {
+          op.requeue = true;  // raced: again, once the index has the other write
+        }
+        continue;
+      }
+      auto written = (c.object ? c.object : c.prev)->Clone();
+      written->metadata.resourceVersion = std::to_string(r->revision);
+      op.result = ObjectPtr(std::move(written));
+      writes_ += 1;
+    }
+    batches_ += 1;
+    // Acknowledged once the follower has applied them: the caller's next read sees its write,
+    // and watchers got every change in the backend's order.
+    std::unique_lock<std::mutex> lock(applied_mu_);
+    if (!applied_cv_.wait_for(lock, std::chrono::seconds(30),
+                              [&] { return rv_.load() >= wait_for || stop_follow_; })) {
+      for (const Change& c : changes_) {
+        if (c.op->status.ok() && !c.op->requeue) {
+          c.op->status = Status(StatusCode::kTimeout,
+                                "the write was stored but the store did not see it in time");
+        }
+      }
+    }
+  }
+  std::vector<std::unique_ptr<Op>> again;
+  for (auto& op : ops) {
+    if (op->requeue) {
+      op->requeue = false;
+      op->status = Status::Ok();
+      op->result = nullptr;
+      op->removed = false;
+      again.push_back(std::move(op));
+    }
+  }
+  if (!again.empty()) {
+    std::lock_guard<std::mutex> lock(queue_mu_);
+    for (size_t i = again.size(); i-- > 0;) queue_.push_front(std::move(again[i]));
+  }
+  CompleteOps(ops);
+}
+
+void Store::Impl::FollowLoop(uint64_t from) {
+  Status st = shared_->Follow(
+      from, [this](std::vector<SharedChange> changes) { ApplyShared(changes); }, stop_follow_);
+  if (!st.ok()) {
+    // Compacted past what this store has: its index can no longer be brought up to date.
+    std::lock_guard<std::mutex> lock(applied_mu_);
+    stop_follow_ = true;
+    applied_cv_.notify_all();
+  }
+}
+
+void Store::Impl::ApplyShared(std::vector<SharedChange>& changes) {
+  std::vector<Change> out;
+  out.reserve(changes.size());
+  for (SharedChange& sc : changes) {
+    std::string_view object_key;
+    const ResourceInfo* r = ResourceOfKey(sc.key, object_key);
+    if (!r) continue;
+    if (!sc.value.empty()) {
+      auto obj = DecodeStored(*r, sc.key, sc.value, sc.revision);
+      if (!obj.ok()) continue;
+      out.push_back(Change{r, std::string(object_key), *obj, nullptr, sc.revision});
+      continue;
+    }
+    // Deleted: watchers get the last state, at the deletion's revision.
+    ObjectPtr last;
+    {
+      std::shared_lock lock(mu_);
+      auto t = tables_.find(r);
+      if (t != tables_.end()) {
+        auto o = t->second.find(std::string(object_key));
+        if (o != t->second.end()) last = o->second;
+      }
+    }
+    if (!last && !sc.prev_value.empty()) {
+      auto obj = DecodeStored(*r, sc.key, sc.prev_value, sc.revision);
+      if (obj.ok()) last = *obj;
+    }
+    if (!last) continue;  // never known here: nothing to tell
+    auto copy = last->Clone();
+    copy->metadata.resourceVersion = std::to_string(sc.revision);
+    out.push_back(
+        Change{r, std::string(object_key), nullptr, ObjectPtr(std::move(copy)), sc.revision});
+  }
+  if (!out.empty()) Publish(out);
+  std::lock_guard<std::mutex> lock(applied_mu_);
+  if (!changes.empty()) {
+    // Keys of resources not served here still move the revision on.
+    uint64_t last = changes.back().revision;
+    if (rv_.load() < last) rv_ = last;
+  }
+  applied_cv_.notify_all();
 }
 
 // --- staging ----------------------------------------------------------------------------------
@@ -435,9 +663,11 @@ std::vector<ObjectPtr> Store::Impl::BatchReader::List(const ResourceInfo& r) con
   return out;
 }
 
-void Store::Impl::Stage(const ResourceInfo& r, std::string key, ObjectPtr obj, ObjectPtr prev) {
+void Store::Impl::Stage(const ResourceInfo& r, std::string key, ObjectPtr obj, ObjectPtr prev,
+                        uint64_t base_rv) {
   overlay_[{&r, key}] = obj;
-  changes_.push_back(Change{&r, std::move(key), std::move(obj), std::move(prev), next_rv_});
+  changes_.push_back(
+      Change{&r, std::move(key), std::move(obj), std::move(prev), next_rv_, base_rv, current_op_});
 }
 
 Status Store::Impl::CheckNamespace(const std::string& ns) const {
@@ -445,8 +675,8 @@ Status Store::Impl::CheckNamespace(const std::string& ns) const {
   ObjectPtr obj = Lookup(*namespaces_, ns);
   if (!obj) return NotFoundError("namespaces", ns);
   if (obj->metadata.deletionTimestamp) {
-    Status s(StatusCode::kForbidden, "unable to create new content in namespace " + ns +
-                                         " because it is being terminated");
+    Status s(StatusCode::kForbidden,
+             "unable to create new content in namespace " + ns + " because it is being terminated");
     return s;
   }
   return Status::Ok();
@@ -521,7 +751,7 @@ Status Store::Impl::StageCreate(const ResourceInfo& r, std::unique_ptr<Object> o
   ++next_rv_;
   meta.resourceVersion = std::to_string(next_rv_);
   result = ObjectPtr(std::move(obj));
-  Stage(r, key, result, nullptr);
+  Stage(r, key, result, nullptr, 0);
   return Status::Ok();
 }
 
@@ -559,7 +789,8 @@ Status Store::Impl::StageUpdate(const ResourceInfo& r, const ObjectPtr& current,
           api::FieldErrors errs;
           errs.Forbidden(api::Path("metadata").Child("finalizers"),
                          "no new finalizers can be added if the object is being deleted, found "
-                         "new finalizers []string{" + api::Quote(f) + "}");
+                         "new finalizers []string{" +
+                             api::Quote(f) + "}");
           return errs.ToStatus(type.kind, r.group, cur.name);
         }
       }
@@ -606,12 +837,13 @@ Status Store::Impl::StageUpdate(const ResourceInfo& r, const ObjectPtr& current,
   meta.resourceVersion = std::to_string(next_rv_);
   result = ObjectPtr(std::move(obj));
   std::string key = ObjectKey(r, cur.namespace_, cur.name);
+  const uint64_t base_rv = ParseRv(cur.resourceVersion);
   if (finalized) {
     // The last finalizer is gone: deletion completes.
     removed = true;
-    Stage(r, key, nullptr, result);
+    Stage(r, key, nullptr, result, base_rv);
   } else {
-    Stage(r, key, result, current);
+    Stage(r, key, result, current, base_rv);
   }
   return Status::Ok();
 }
@@ -665,9 +897,10 @@ void Store::Impl::RunDelete(Op& op) {
     if (!op.status.ok()) return;
   }
   if (opts.precondition_uid && *opts.precondition_uid != cur.uid) {
-    op.status = ConflictError(r.QualifiedResource(), op.name,
-                              "Precondition failed: UID in precondition: " + *opts.precondition_uid +
-                                  ", UID in object meta: " + cur.uid);
+    op.status =
+        ConflictError(r.QualifiedResource(), op.name,
+                      "Precondition failed: UID in precondition: " + *opts.precondition_uid +
+                          ", UID in object meta: " + cur.uid);
     return;
   }
   if (opts.precondition_resource_version &&
@@ -706,7 +939,7 @@ void Store::Impl::RunDelete(Op& op) {
     last->metadata.resourceVersion = std::to_string(next_rv_);
     ObjectPtr last_ptr(std::move(last));
     op.result = last_ptr;
-    Stage(r, key, nullptr, last_ptr);
+    Stage(r, key, nullptr, last_ptr, ParseRv(cur.resourceVersion));
     return;
   }
   if (!meta.deletionTimestamp) {
@@ -720,7 +953,7 @@ void Store::Impl::RunDelete(Op& op) {
   ++next_rv_;
   meta.resourceVersion = std::to_string(next_rv_);
   op.result = ObjectPtr(std::move(next));
-  Stage(r, key, op.result, current);
+  Stage(r, key, op.result, current, ParseRv(cur.resourceVersion));
 }
 
 // --- publishing -------------------------------------------------------------------------------
@@ -756,8 +989,8 @@ void Store::Impl::ApplyToIndex(const Change& c) {
 void Store::Impl::RecordHistory(const Change& c, EventType type, ObjectPtr before) {
   // `object` is what watchers see (the last state for DELETED); `prev` is what the index held
   // before, so exact lists can undo the event.
-  history_.push_back(HistoryEvent{c.resource, type, c.key, c.object ? c.object : c.prev,
-                                  std::move(before), c.rv});
+  history_.push_back(
+      HistoryEvent{c.resource, type, c.key, c.object ? c.object : c.prev, std::move(before), c.rv});
   while (history_.size() > options_.history_size) {
     evicted_rv_ = history_.front().rv;
     history_.pop_front();
@@ -777,8 +1010,8 @@ void Store::Impl::Publish(std::vector<Change>& changes) {
           if (o != t->second.end()) before = o->second;
         }
       }
-      EventType type = !c.object ? EventType::kDeleted
-                                 : (before ? EventType::kModified : EventType::kAdded);
+      EventType type =
+          !c.object ? EventType::kDeleted : (before ? EventType::kModified : EventType::kAdded);
       ApplyToIndex(c);
       RecordHistory(c, type, before);
       const ObjectPtr& obj = c.object ? c.object : c.prev;
@@ -886,7 +1119,8 @@ Result<std::unique_ptr<Watcher>> Store::Impl::Watch(const ResourceInfo* r, Watch
           if (r && res != r) continue;
           for (const auto& [key, obj] : table) {
             if (!filter.Matches(*res, *obj)) continue;
-            w->Push(WatchEvent{EventType::kAdded, res, obj, ParseRv(obj->metadata.resourceVersion), {}});
+            w->Push(WatchEvent{
+                EventType::kAdded, res, obj, ParseRv(obj->metadata.resourceVersion), {}});
           }
         }
       }
@@ -968,9 +1202,8 @@ void Store::CreateAsync(const ResourceInfo& resource, std::unique_ptr<Object> ob
   impl_->Enqueue(std::move(op));
 }
 
-void Store::UpdateAsync(const ResourceInfo& resource, std::string ns, std::string name,
-                        UpdateFn fn, UpdateOptions opts,
-                        std::function<void(Result<ObjectPtr>)> done) {
+void Store::UpdateAsync(const ResourceInfo& resource, std::string ns, std::string name, UpdateFn fn,
+                        UpdateOptions opts, std::function<void(Result<ObjectPtr>)> done) {
   auto op = std::make_unique<Op>();
   op->kind = Op::Kind::kUpdate;
   op->resource = &resource;
@@ -996,9 +1229,8 @@ void Store::DeleteAsync(const ResourceInfo& resource, std::string ns, std::strin
 
 Result<ObjectPtr> Store::Create(const ResourceInfo& resource, std::unique_ptr<Object> obj,
                                 WriteOptions opts) {
-  return Await<ObjectPtr>([&](auto done) {
-    CreateAsync(resource, std::move(obj), std::move(opts), std::move(done));
-  });
+  return Await<ObjectPtr>(
+      [&](auto done) { CreateAsync(resource, std::move(obj), std::move(opts), std::move(done)); });
 }
 
 Result<ObjectPtr> Store::Update(const ResourceInfo& resource, std::string ns, std::string name,

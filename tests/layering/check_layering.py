@@ -34,7 +34,7 @@ DEPENDS = {
     'cel': ['api'],
     'workloads': ['api'],              # objects for benchmarks, tests, simulations
     'dra': ['cel'],
-    'store': ['api'],
+    'store': ['api', 'etcd'],
     'client': ['api'],
     'client/inprocess': ['client', 'store'],
     'apiserver': ['store', 'pki'],

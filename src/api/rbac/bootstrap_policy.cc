@@ -90,7 +90,8 @@ std::vector<PolicyRule> ControllerManagerRules() {
       Rule(kWriteStatus, {""}, {"pods/status"}),
       Rule({"create", "update", "patch", "delete"}, {kResourceGroup}, {"resourceclaims"}),
       Rule(kWriteStatus, {kResourceGroup}, {"resourceclaims/status"}),
-      Rule({"update", "patch", "delete"}, {kResourceGroup}, {"podschedulingcontexts"}),
+      // A bound pod whose control-plane claim is still unallocated gets its context here.
+      Rule({"create", "update", "patch", "delete"}, {kResourceGroup}, {"podschedulingcontexts"}),
       Rule(kWriteStatus, {"policy"}, {"poddisruptionbudgets/status"}),
       Rule({"create", "update", "patch", "delete"}, {kKoordinatorGroup}, {"reservations"}),
       Rule(kWriteStatus, {kKoordinatorGroup}, {"reservations/status"}),

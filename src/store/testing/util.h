@@ -7,6 +7,7 @@
 #include <string>
 
 #include "common/time.h"
+#include "etcd/testing/etcd_cluster.h"
 #include "store/backend.h"
 #include "store/store.h"
 #include "testing/builders.h"
@@ -18,12 +19,27 @@ class StoreTest : public ::testing::TestWithParam<std::string> {
  protected:
   void SetUp() override { Reopen(); }
 
-  // (Re)opens the store on the same data directory (sqlite) or a fresh memory backend.
+  // (Re)opens the store on the same data directory (sqlite), the same etcd prefix (etcd), or a
+  // fresh memory backend.
   void Reopen(StoreOptions opts = {}) {
     store_.reset();
     std::unique_ptr<Backend> backend;
     if (GetParam() == "sqlite") {
       auto b = NewSqliteBackend(dir_.path() + "/allot.db");
+      ASSERT_TRUE(b.ok()) << b.status().ToString();
+      backend = std::move(b).value();
+    } else if (GetParam() == "etcd") {
+      // One etcd member per test process; a reopened store finds its objects there again.
+      static std::unique_ptr<etcd::testing::EtcdCluster> cluster;
+      if (!cluster) {
+        auto c = etcd::testing::EtcdCluster::Start(1);
+        ASSERT_TRUE(c.ok()) << c.status().ToString();
+        cluster = std::move(c).value();
+      }
+      EtcdBackendOptions o;
+      o.endpoints = cluster->endpoints();
+      o.prefix = "/registry-" + dir_.path().substr(dir_.path().rfind('/') + 1) + "/";
+      auto b = NewEtcdBackend(o);
       ASSERT_TRUE(b.ok()) << b.status().ToString();
       backend = std::move(b).value();
     } else {

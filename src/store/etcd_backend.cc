@@ -1,0 +1,137 @@
+// The etcd backend: a SharedBackend over etcd's v3 API (etcd/client.h). Objects live under
+// "<prefix><group|core>/<resource>/<namespace>/<name>" ("/registry/core/pods/default/p"), so
+// `etcdctl get --prefix /registry/` lists them; a key's mod_revision is the object's
+// resourceVersion. Each write is one transaction guarded by the key's mod_revision; the store
+// follows one watch on the whole prefix (docs/ha.md).
+#include <thread>
+
+#include "etcd/client.h"
+#include "store/backend.h"
+
+namespace allot::store {
+
+namespace {
+
+constexpr int64_t kListPage = 1000;
+
+class EtcdBackend final : public Backend, public SharedBackend {
+ public:
+  EtcdBackend(std::unique_ptr<etcd::Client> client, std::string prefix)
+      : client_(std::move(client)), prefix_(std::move(prefix)) {}
+
+  SharedBackend* shared() override { return this; }
+  std::string_view Name() const override { return "etcd"; }
+
+  // The store calls the SharedBackend methods instead.
+  Status Load(const std::function<Status(std::string_view, std::string_view, uint64_t)>&,
+              uint64_t&) override {
+    return InternalError("the etcd backend is shared: load a snapshot");
+  }
+  Status Commit(const std::vector<BackendWrite>&, uint64_t) override {
+    return InternalError("the etcd backend is shared: write each");
+  }
+
+  Status LoadSnapshot(const std::function<Status(std::string_view, std::string_view, uint64_t)>& fn,
+                      uint64_t& revision) override {
+    // Page through the prefix at one revision: the first page's.
+    std::string from = prefix_;
+    const std::string end = etcd::PrefixEnd(prefix_);
+    int64_t at = 0;
+    for (;;) {
+      ALLOT_ASSIGN_OR_RETURN(etcd::RangeResult page, client_->Range(from, end, at, kListPage));
+      if (at == 0) at = page.revision;
+      for (const etcd::KeyValue& kv : page.kvs) {
+        ALLOT_RETURN_IF_ERROR(fn(std::string_view(kv.key).substr(prefix_.size()), kv.value,
+                                 static_cast<uint64_t>(kv.mod_revision)));
+      }
+      if (!page.more || page.kvs.empty()) break;
+      from = page.kvs.back().key + std::string(1, '\0');
+    }
+    revision = static_cast<uint64_t>(at);
+    return Status::Ok();
+  }
+
+  std::vector<Result<SharedWriteResult>> WriteEach(
+      const std::vector<SharedWrite>& writes) override {
+    std::vector<Result<SharedWriteResult>> out;
+    out.reserve(writes.size());
+    for (const SharedWrite& w : writes) {
+      etcd::Txn txn;
+      const std::string key = prefix_ + w.key;
+      txn.compare.push_back(etcd::Compare::ModRevisionIs(key, static_cast<int64_t>(w.expected)));
+      txn.success.push_back(w.value.empty() ? etcd::Op::Delete(key) : etcd::Op::Put(key, w.value));
+      auto r = client_->Commit(txn);
+      if (!r.ok()) {
+        out.push_back(r.status());
+        continue;
+      }
+      out.push_back(SharedWriteResult{r->succeeded, static_cast<uint64_t>(r->revision)});
+    }
+    return out;
+  }
+
+  Status Follow(uint64_t after, const std::function<void(std::vector<SharedChange>)>& fn,
+                const std::atomic<bool>& stop) override {
+    uint64_t next = after + 1;
+    auto backoff = std::chrono::milliseconds(100);
+    while (!stop) {
+      etcd::WatchOptions o;
+      o.key = prefix_;
+      o.range_end = etcd::PrefixEnd(prefix_);
+      o.start_revision = static_cast<int64_t>(next);
+      o.prev_kv = true;
+      auto w = client_->StartWatch(o);
+      if (!w.ok()) {
+        std::this_thread::sleep_for(backoff);
+        backoff = std::min(backoff * 2, std::chrono::milliseconds(2000));
+        continue;
+      }
+      backoff = std::chrono::milliseconds(100);
+      while (!stop) {
+        auto events = (*w)->Next(std::chrono::milliseconds(100));
+        if (!events.ok()) {
+          if (events.status().code() == StatusCode::kExpired) return events.status();
+          break;  // the stream broke: watch again from `next`
+        }
+        if (events->empty()) continue;
+        std::vector<SharedChange> changes;
+        changes.reserve(events->size());
+        for (etcd::WatchEvent& e : *events) {
+          SharedChange c;
+          c.key = e.kv.key.substr(prefix_.size());
+          c.revision = static_cast<uint64_t>(e.kv.mod_revision);
+          if (e.type == etcd::WatchEvent::Type::kPut) {
+            c.value = std::move(e.kv.value);
+          } else {
+            c.prev_value = std::move(e.prev_kv.value);
+          }
+          next = c.revision + 1;
+          changes.push_back(std::move(c));
+        }
+        fn(std::move(changes));
+      }
+      (*w)->Cancel();
+    }
+    return Status::Ok();
+  }
+
+ private:
+  std::unique_ptr<etcd::Client> client_;
+  const std::string prefix_;
+};
+
+}  // namespace
+
+Result<std::unique_ptr<Backend>> NewEtcdBackend(const EtcdBackendOptions& options) {
+  etcd::Options o;
+  o.endpoints = options.endpoints;
+  o.ca_pem = options.ca_pem;
+  o.cert_pem = options.cert_pem;
+  o.key_pem = options.key_pem;
+  ALLOT_ASSIGN_OR_RETURN(auto client, etcd::Client::Connect(o));
+  std::string prefix = options.prefix;
+  if (prefix.empty() || prefix.back() != '/') prefix += '/';
+  return std::unique_ptr<Backend>(new EtcdBackend(std::move(client), std::move(prefix)));
+}
+
+}  // namespace allot::store
