@@ -81,6 +81,8 @@ class SharedBackend {
   // write, in order, or the error that kept it from being tried (unreachable: 503).
   virtual std::vector<Result<SharedWriteResult>> WriteEach(
       const std::vector<SharedWrite>& writes) = 0;
+  // The backend's newest revision (what a consistent read must have applied).
+  virtual Result<uint64_t> CurrentRevision() = 0;
   // Calls `fn` with the changes after revision `after`, in order, until `stop` is set; resumes
   // by itself after a broken connection. Returns when stopped, or with 410 when the changes
   // after `after` are compacted away (the store must load a snapshot again).

@@ -71,6 +71,17 @@ TEST_F(EtcdReplicasTest, EachReplicaSeesTheOthersWritesAndWatchesThemInOrder) {
   ASSERT_TRUE((*w)->WaitNext(ev, std::chrono::seconds(5)));
   EXPECT_EQ(ev.type, EventType::kDeleted);
   EXPECT_GT(std::stoull(ev.object->metadata.resourceVersion), rv);
+  // Updating at once on the other replica what one just created: found, though its index had
+  // not seen it yet (a miss is confirmed against etcd's newest revision).
+  ASSERT_TRUE(a_->Create(pods(), testing::MakePod("default", "fresh")).ok());
+  auto labelled = b_->Update(pods(), "default", "fresh",
+                             [](const Object& cur) -> Result<std::unique_ptr<Object>> {
+                               auto next = cur.Clone();
+                               next->metadata.labels["seen"] = "yes";
+                               return next;
+                             });
+  ASSERT_TRUE(labelled.ok()) << labelled.status().ToString();
+  EXPECT_EQ(b_->Delete(pods(), "default", "never").status().code(), StatusCode::kNotFound);
   // Creating the same name on the other replica: AlreadyExists, though it had not seen it yet.
   ASSERT_TRUE(a_->Create(pods(), testing::MakePod("default", "q")).ok());
   auto twice = b_->Create(pods(), testing::MakePod("default", "q"));

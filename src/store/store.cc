@@ -120,9 +120,12 @@ struct Op {
   Status status;
   ObjectPtr result;
   bool removed = false;
-  // Shared backends: a write raced by another writer runs again on the fresher index.
+  // Shared backends: a write raced by another writer runs again on the fresher index; one that
+  // found nothing runs again once the index has caught up with the backend (another replica
+  // may have just created the object).
   int attempts = 0;
   bool requeue = false;
+  bool caught_up = false;
 };
 
 // A staged change of the batch being committed.
@@ -565,6 +568,24 @@ void Store::Impl::ProcessSharedBatch(std::vector<std::unique_ptr<Op>>& ops) {
                                 "the write was stored but the store did not see it in time");
         }
       }
+    }
+  }
+  // A write that found no object: confirmed against the backend's newest revision first.
+  bool missed = false;
+  for (auto& op : ops) {
+    if (op->kind != Op::Kind::kCreate && !op->caught_up &&
+        op->status.code() == StatusCode::kNotFound) {
+      op->caught_up = true;
+      op->requeue = true;
+      missed = true;
+    }
+  }
+  if (missed) {
+    auto newest = shared_->CurrentRevision();
+    if (newest.ok()) {
+      std::unique_lock<std::mutex> lock(applied_mu_);
+      applied_cv_.wait_for(lock, std::chrono::seconds(30),
+                           [&] { return rv_.load() >= *newest || stop_follow_; });
     }
   }
   std::vector<std::unique_ptr<Op>> again;
