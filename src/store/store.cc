@@ -14,6 +14,7 @@
 
 #include "api/codec/codec.h"
 #include "common/await.h"
+#include "common/log.h"
 #include "store/watch_impl.h"
 
 namespace allot::store {
@@ -610,6 +611,7 @@ void Store::Impl::FollowLoop(uint64_t from) {
       from, [this](std::vector<SharedChange> changes) { ApplyShared(changes); }, stop_follow_);
   if (!st.ok()) {
     // Compacted past what this store has: its index can no longer be brought up to date.
+    log::Error("store", "following the shared backend stopped: " + st.ToString());
     std::lock_guard<std::mutex> lock(applied_mu_);
     stop_follow_ = true;
     applied_cv_.notify_all();
