@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdlib>
 #include <filesystem>
 #include <memory>
 #include <string>
@@ -75,6 +76,31 @@ class EtcdCluster {
   }
 
   const std::string& dir() const { return dir_; }
+
+  // etcd's own backup: `etcdctl snapshot save` from member i into `file`.
+  Status SaveSnapshot(int i, const std::string& file) {
+    const std::string cmd = "ETCDCTL_API=3 /usr/bin/etcdctl --endpoints=" + endpoint(i) +
+                            " snapshot save " + file + " >>" + dir_ + "/etcdctl.log 2>&1";
+    if (std::system(cmd.c_str()) != 0) return InternalError("etcdctl snapshot save failed");
+    return Status::Ok();
+  }
+  // Replaces a single-member cluster's data with `file` (`etcdctl snapshot restore`) and starts
+  // it again: etcd's documented restore.
+  Status RestoreSnapshot(const std::string& file) {
+    Kill(0);
+    Member& m = members_[0];
+    const std::string data = dir_ + "/" + m.name;
+    std::error_code ec;
+    std::filesystem::remove_all(data, ec);
+    const std::string peer = "http://127.0.0.1:" + std::to_string(m.peer_port);
+    const std::string cmd = "ETCDCTL_API=3 /usr/bin/etcdctl snapshot restore " + file +
+                            " --name=" + m.name + " --data-dir=" + data +
+                            " --initial-cluster=" + m.name + "=" + peer +
+                            " --initial-advertise-peer-urls=" + peer +
+                            " --initial-cluster-token=allot-test >>" + dir_ + "/etcdctl.log 2>&1";
+    if (std::system(cmd.c_str()) != 0) return InternalError("etcdctl snapshot restore failed");
+    return Restart(0);
+  }
 
  private:
   struct Member {
