@@ -91,8 +91,18 @@ void ServeNonResource(const CallPtr& call, const std::string& server_address,
       return call->Reply(JsonResponse(200, RootPathsJson(ctx.registry)));
     case RouteKind::kVersion:
       return call->Reply(JsonResponse(200, VersionJson(ctx.config)));
-    case RouteKind::kHealth:
+    case RouteKind::kHealth: {
+      // /readyz (and its checks) ask the store: with etcd away the replica is not ready.
+      if (call->req.path.rfind("/readyz", 0) == 0) {
+        Status ready = ctx.store.Ready();
+        if (!ready.ok()) {
+          return call->Reply(
+              TextResponse(500, "text/plain; charset=utf-8",
+                           "[-]etcd failed: " + ready.message() + "\nreadyz check failed"));
+        }
+      }
       return call->Reply(TextResponse(200, "text/plain; charset=utf-8", "ok"));
+    }
     case RouteKind::kMetrics:
       return call->Reply(
           TextResponse(200, std::string(metrics::Registry::kContentType), registry.Expose()));

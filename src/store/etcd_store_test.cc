@@ -132,6 +132,33 @@ TEST_F(EtcdReplicasTest, ObjectsAreUnderRegistryWithTheirModRevision) {
   EXPECT_EQ(r->kvs[0].value.find("resourceVersion"), std::string::npos);
 }
 
+// etcd away: writes fail fast with 503 and the store says it is not ready; when etcd is back,
+// writes go on and the follower catches up by itself.
+TEST_F(EtcdReplicasTest, WhileEtcdIsAwayWritesFailFastAndRecoveryIsAutomatic) {
+  ASSERT_TRUE(a_->Ready().ok());
+  cluster_->Kill(0);
+  const auto start = std::chrono::steady_clock::now();
+  auto refused = a_->Create(pods(), testing::MakePod("default", "while-away"));
+  ASSERT_FALSE(refused.ok());
+  EXPECT_TRUE(refused.status().code() == StatusCode::kServiceUnavailable ||
+              refused.status().code() == StatusCode::kTimeout)
+      << refused.status().ToString();
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(10));
+  EXPECT_EQ(a_->Ready().code(), StatusCode::kServiceUnavailable);
+  EXPECT_TRUE(a_->Get(pods(), "default", "anything").status().code() == StatusCode::kNotFound);
+
+  ASSERT_TRUE(cluster_->Restart(0).ok());
+  Result<ObjectPtr> created = Status(StatusCode::kServiceUnavailable, "not yet");
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+  while (!created.ok() && std::chrono::steady_clock::now() < deadline) {
+    created = a_->Create(pods(), testing::MakePod("default", "after"));
+  }
+  ASSERT_TRUE(created.ok()) << created.status().ToString();
+  EXPECT_TRUE(a_->Ready().ok());
+  ASSERT_TRUE(Sees(*b_, std::stoull((*created)->metadata.resourceVersion)));
+  EXPECT_TRUE(b_->Get(pods(), "default", "after").ok());
+}
+
 // etcd's documented backup and restore (docs/ha.md): a restored cluster serves the same objects
 // to a new store, and a watch from before the snapshot is told to list again.
 TEST_F(EtcdReplicasTest, ARestoredEtcdSnapshotServesTheSameObjects) {

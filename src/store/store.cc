@@ -194,6 +194,7 @@ class Store::Impl {
   std::vector<std::pair<const ResourceInfo*, ObjectPtr>> Dependents(std::string_view uid) const;
   std::pair<const ResourceInfo*, ObjectPtr> FindByUid(std::string_view uid) const;
   Stats GetStats() const;
+  Status Ready() const;
 
  private:
   using Table = std::map<std::string, ObjectPtr>;
@@ -1211,6 +1212,19 @@ Store::Store(std::unique_ptr<Backend> backend, Clock& clock, StoreOptions option
 
 Store::~Store() { impl_->Close(); }
 
+Status Store::Impl::Ready() const {
+  if (!shared_) return Status::Ok();
+  if (stop_follow_) {
+    return Status(StatusCode::kServiceUnavailable, "the store stopped following etcd");
+  }
+  auto newest = shared_->CurrentRevision();
+  if (!newest.ok()) {
+    return Status(StatusCode::kServiceUnavailable, "etcd: " + newest.status().message());
+  }
+  return Status::Ok();
+}
+
+Status Store::Ready() const { return impl_->Ready(); }
 Status Store::Open() { return impl_->Open(); }
 void Store::Close() { impl_->Close(); }
 

@@ -68,8 +68,8 @@ using api::EventType;
 using api::EventTypeName;
 using api::ListOptions;
 using api::ListResult;
-using api::WatchEvent;
 using api::Watcher;
+using api::WatchEvent;
 using api::WatchOptions;
 using api::WriteOptions;
 
@@ -132,7 +132,8 @@ class Store {
   // The resourceVersion of the latest durable write.
   uint64_t CurrentResourceVersion() const;
   // Objects whose ownerReferences name `owner_uid` (any resource).
-  std::vector<std::pair<const ResourceInfo*, ObjectPtr>> Dependents(std::string_view owner_uid) const;
+  std::vector<std::pair<const ResourceInfo*, ObjectPtr>> Dependents(
+      std::string_view owner_uid) const;
   // The object with this uid, if it exists (any resource).
   std::pair<const ResourceInfo*, ObjectPtr> FindByUid(std::string_view uid) const;
 
@@ -142,6 +143,11 @@ class Store {
     uint64_t watchers = 0;
   };
   Stats GetStats() const;
+
+  // Whether the store can serve: always, for a backend of its own; for a shared backend
+  // (etcd), when the backend answers and the store is still following it. Errors: 503 naming
+  // what is wrong.
+  Status Ready() const;
 
   class Impl;
 
