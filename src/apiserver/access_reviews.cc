@@ -23,14 +23,10 @@ namespace {
 using Writer = rapidjson::Writer<rapidjson::StringBuffer>;
 using JsonValue = rapidjson::Value;
 
-void Str(Writer& w, std::string_view s) {
-  w.String(s.data(), static_cast<rapidjson::SizeType>(s.size()));
-}
-
 void Strings(Writer& w, const char* key, const std::vector<std::string>& v) {
   w.Key(key);
   w.StartArray();
-  for (const std::string& s : v) Str(w, s);
+  for (const std::string& s : v) api::WriteString(w, s);
   w.EndArray();
 }
 
@@ -142,7 +138,7 @@ void ReplyAccessReview(const CallPtr& call, const char* kind, const JsonValue* s
   }
   if (!v.reason.empty()) {
     w.Key("reason");
-    Str(w, v.reason);
+    api::WriteString(w, v.reason);
   }
   w.EndObject();
   w.EndObject();
@@ -159,10 +155,10 @@ void ServeSelfSubjectReview(const CallPtr& call) {
   w.Key("userInfo");
   w.StartObject();
   w.Key("username");
-  Str(w, u.name);
+  api::WriteString(w, u.name);
   if (!u.uid.empty()) {
     w.Key("uid");
-    Str(w, u.uid);
+    api::WriteString(w, u.uid);
   }
   Strings(w, "groups", u.groups);
   w.EndObject();

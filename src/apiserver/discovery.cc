@@ -5,25 +5,23 @@
 
 #include <vector>
 
+#include "api/codec/codec.h"
+
 namespace allot::apiserver {
 
 namespace {
 
 using Writer = rapidjson::Writer<rapidjson::StringBuffer>;
 
-void Str(Writer& w, std::string_view s) {
-  w.String(s.data(), static_cast<rapidjson::SizeType>(s.size()));
-}
-
 void KV(Writer& w, const char* key, std::string_view value) {
   w.Key(key);
-  Str(w, value);
+  api::WriteString(w, value);
 }
 
 void Strings(Writer& w, const char* key, const std::vector<std::string>& values) {
   w.Key(key);
   w.StartArray();
-  for (const auto& v : values) Str(w, v);
+  for (const auto& v : values) api::WriteString(w, v);
   w.EndArray();
 }
 
@@ -242,7 +240,7 @@ std::string ApiGroupJson(const api::ResourceRegistry& registry, std::string_view
     KV(w, "kind", "APIGroup");
     KV(w, "apiVersion", "v1");
     w.Key("name");
-    Str(w, name);
+    api::WriteString(w, name);
     w.Key("versions");
     w.StartArray();
     for (const auto& v : versions) GroupVersionEntry(w, name, v);

@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <vector>
 
+#include "api/codec/codec.h"
 #include "apiserver/openapi_schema.h"
 
 namespace allot::apiserver {
@@ -15,13 +16,9 @@ namespace {
 
 using api::JsonWriter;
 
-void Str(JsonWriter& w, std::string_view s) {
-  w.String(s.data(), static_cast<rapidjson::SizeType>(s.size()));
-}
-
 void KV(JsonWriter& w, const char* key, std::string_view value) {
   w.Key(key);
-  Str(w, value);
+  api::WriteString(w, value);
 }
 
 // "io.k8s.api.core.v1", "io.k8s.api.resource.v1", "sh.koordinator.scheduling.v1alpha1".
@@ -195,7 +192,7 @@ void Operation(JsonWriter& w, const OpSpec& op, const std::string& tag) {
   w.StartObject();
   w.Key("tags");
   w.StartArray();
-  Str(w, tag);
+  api::WriteString(w, tag);
   w.EndArray();
   KV(w, "description", op.description);
   KV(w, "operationId", op.operation_id);

@@ -3,6 +3,8 @@
 #include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>
 
+#include "api/codec/codec.h"
+
 namespace allot::apiserver {
 
 namespace {
@@ -31,13 +33,9 @@ bool IsCoreType(std::string_view name) {
   return false;
 }
 
-void Str(JsonWriter& w, std::string_view s) {
-  w.String(s.data(), static_cast<rapidjson::SizeType>(s.size()));
-}
-
 void KV(JsonWriter& w, const char* key, std::string_view value) {
   w.Key(key);
-  Str(w, value);
+  api::WriteString(w, value);
 }
 
 void TypeOnly(JsonWriter& w, const char* type, const char* format = nullptr) {
@@ -79,7 +77,7 @@ void ListExtensions(JsonWriter& w, const api::FieldTags& tags) {
     KV(w, "x-kubernetes-list-type", "map");
     w.Key("x-kubernetes-list-map-keys");
     w.StartArray();
-    Str(w, tags.merge_key);
+    api::WriteString(w, tags.merge_key);
     w.EndArray();
     KV(w, "x-kubernetes-patch-merge-key", tags.merge_key);
     KV(w, "x-kubernetes-patch-strategy", "merge");

@@ -12,19 +12,15 @@ namespace {
 
 using api::JsonWriter;
 
-void Str(JsonWriter& w, std::string_view s) {
-  w.String(s.data(), static_cast<rapidjson::SizeType>(s.size()));
-}
-
 void Raw(JsonWriter& w, const std::string& json) {
   w.RawValue(json.data(), json.size(), rapidjson::kObjectType);
 }
 
 void KindHeader(JsonWriter& w, std::string_view kind, std::string_view api_version) {
   w.Key("kind");
-  Str(w, kind);
+  api::WriteString(w, kind);
   w.Key("apiVersion");
-  Str(w, api_version);
+  api::WriteString(w, api_version);
 }
 
 void ListMeta(JsonWriter& w, const Page& page) {
@@ -32,11 +28,11 @@ void ListMeta(JsonWriter& w, const Page& page) {
   w.StartObject();
   if (!page.resource_version.empty()) {
     w.Key("resourceVersion");
-    Str(w, page.resource_version);
+    api::WriteString(w, page.resource_version);
   }
   if (!page.continue_token.empty()) {
     w.Key("continue");
-    Str(w, page.continue_token);
+    api::WriteString(w, page.continue_token);
     if (page.remaining_item_count >= 0) {
       w.Key("remainingItemCount");
       w.Int64(page.remaining_item_count);
@@ -63,13 +59,13 @@ void Column(JsonWriter& w, std::string_view name, std::string_view type, std::st
             std::string_view description, int priority) {
   w.StartObject();
   w.Key("name");
-  Str(w, name);
+  api::WriteString(w, name);
   w.Key("type");
-  Str(w, type);
+  api::WriteString(w, type);
   w.Key("format");
-  Str(w, format);
+  api::WriteString(w, format);
   w.Key("description");
-  Str(w, description);
+  api::WriteString(w, description);
   w.Key("priority");
   w.Int(priority);
   w.EndObject();
@@ -100,10 +96,10 @@ void Columns(JsonWriter& w, const api::ResourceInfo& r) {
 void Cells(JsonWriter& w, const api::ResourceInfo& r, const api::Object& obj, Time now) {
   w.Key("cells");
   w.StartArray();
-  if (r.leading_name_column) Str(w, obj.metadata.name);
+  if (r.leading_name_column) api::WriteString(w, obj.metadata.name);
   if (r.columns.empty()) {
     if (obj.metadata.creationTimestamp) {
-      Str(w, obj.metadata.creationTimestamp->ToRfc3339());
+      api::WriteString(w, obj.metadata.creationTimestamp->ToRfc3339());
     } else {
       w.Null();
     }
@@ -113,7 +109,7 @@ void Cells(JsonWriter& w, const api::ResourceInfo& r, const api::Object& obj, Ti
     cells.resize(r.columns.size(), std::string());
     for (const api::TableCell& c : cells) {
       if (const auto* s = std::get_if<std::string>(&c)) {
-        Str(w, *s);
+        api::WriteString(w, *s);
       } else {
         w.Int64(std::get<int64_t>(c));
       }

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "api/codec/codec.h"
 #include "apiserver/status_json.h"
 #include "common/time.h"
 
@@ -209,15 +210,11 @@ const Message kSelfSubjectReview{{{1, "metadata", Type::kMessage, &kObjectMeta}}
 
 Status WriteMessage(Writer& w, std::string_view bytes, const Message& m, int depth);
 
-void Str(Writer& w, std::string_view s) {
-  w.String(s.data(), static_cast<rapidjson::SizeType>(s.size()));
-}
-
 Status WriteScalar(Writer& w, const WireField& f, const Field& spec, int depth) {
   switch (spec.type) {
     case Type::kString:
       if (f.wire_type != 2) return BadRequestError("malformed protobuf: expected a string");
-      Str(w, f.bytes);
+      api::WriteString(w, f.bytes);
       return Status::Ok();
     case Type::kInt:
       w.Int64(static_cast<int64_t>(f.varint));
@@ -231,7 +228,7 @@ Status WriteScalar(Writer& w, const WireField& f, const Field& spec, int depth) 
       for (const WireField& p : parts) {
         if (p.number == 1) seconds = static_cast<int64_t>(p.varint);
       }
-      Str(w, Time::FromUnixSeconds(seconds).ToRfc3339());
+      api::WriteString(w, Time::FromUnixSeconds(seconds).ToRfc3339());
       return Status::Ok();
     }
     case Type::kMessage:
@@ -249,7 +246,7 @@ Status WriteScalar(Writer& w, const WireField& f, const Field& spec, int depth) 
         if (p.number == 3) str_val = p.bytes;
       }
       if (type == 1) {
-        Str(w, str_val);
+        api::WriteString(w, str_val);
       } else {
         w.Int64(static_cast<int32_t>(int_val));
       }
@@ -272,7 +269,7 @@ Status WriteStringMap(Writer& w, const std::vector<WireField>& fields, int numbe
       if (e.number == 2) value = e.bytes;
     }
     w.Key(key.data(), static_cast<rapidjson::SizeType>(key.size()));
-    Str(w, value);
+    api::WriteString(w, value);
   }
   w.EndObject();
   return Status::Ok();
@@ -358,9 +355,9 @@ Result<std::string> ProtobufToJson(std::string_view body) {
   std::string inner_json(inner_buf.GetString(), inner_buf.GetSize());
   w.StartObject();
   w.Key("apiVersion");
-  Str(w, api_version);
+  api::WriteString(w, api_version);
   w.Key("kind");
-  Str(w, kind);
+  api::WriteString(w, kind);
   w.EndObject();
   std::string head(buf.GetString(), buf.GetSize());
   head.pop_back();  // drop '}' and splice in the message's members

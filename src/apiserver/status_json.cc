@@ -5,20 +5,18 @@
 #include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>
 
+#include "api/codec/codec.h"
+
 namespace allot::apiserver {
 
 namespace {
 
 using Writer = rapidjson::Writer<rapidjson::StringBuffer>;
 
-void Str(Writer& w, std::string_view s) {
-  w.String(s.data(), static_cast<rapidjson::SizeType>(s.size()));
-}
-
 void Member(Writer& w, const char* key, std::string_view value) {
   if (value.empty()) return;
   w.Key(key);
-  Str(w, value);
+  api::WriteString(w, value);
 }
 
 bool HasDetails(const StatusDetails& d) {

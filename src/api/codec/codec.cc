@@ -52,8 +52,8 @@ const char* JsonTypeName(const JsonValue& v) {
 
 bool DecodeContext::TypeError(std::string_view expected, const JsonValue& got) {
   if (error_.empty()) {
-    error_ = "json: cannot unmarshal " + std::string(JsonTypeName(got)) + " into field " +
-             Path() + " of type " + std::string(expected);
+    error_ = "json: cannot unmarshal " + std::string(JsonTypeName(got)) + " into field " + Path() +
+             " of type " + std::string(expected);
   }
   return false;
 }
@@ -63,7 +63,8 @@ bool DecodeContext::ValueError(std::string message) {
   return false;
 }
 
-// --- codecs declared in api/machinery/reflect.h -------------------------------------------------------------
+// --- codecs declared in api/machinery/reflect.h
+// -------------------------------------------------------------
 
 namespace reflect {
 
@@ -83,8 +84,9 @@ bool Codec<Quantity>::Decode(const JsonValue& j, Quantity& out, DecodeContext& c
   }
   auto q = Quantity::Parse(text);
   if (!q.ok()) {
-    return ctx.ValueError("quantities must match the regular expression "
-                          "'^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'");
+    return ctx.ValueError(
+        "quantities must match the regular expression "
+        "'^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'");
   }
   out = *q;
   return true;
@@ -153,7 +155,8 @@ bool Duration::Parse(const std::string& text, Duration& out) {
   while (i < text.size()) {
     size_t start = i;
     long double value = 0;
-    while (i < text.size() && text[i] >= '0' && text[i] <= '9') value = value * 10 + (text[i++] - '0');
+    while (i < text.size() && text[i] >= '0' && text[i] <= '9')
+      value = value * 10 + (text[i++] - '0');
     if (i < text.size() && text[i] == '.') {
       ++i;
       long double scale = 0.1L;
@@ -167,13 +170,20 @@ bool Duration::Parse(const std::string& text, Duration& out) {
     while (i < text.size() && !(text[i] >= '0' && text[i] <= '9') && text[i] != '.') ++i;
     std::string unit = text.substr(us, i - us);
     long double mult;
-    if (unit == "ns") mult = 1;
-    else if (unit == "us" || unit == "µs" || unit == "μs") mult = 1e3L;
-    else if (unit == "ms") mult = 1e6L;
-    else if (unit == "s") mult = 1e9L;
-    else if (unit == "m") mult = 60e9L;
-    else if (unit == "h") mult = 3600e9L;
-    else return false;
+    if (unit == "ns")
+      mult = 1;
+    else if (unit == "us" || unit == "µs" || unit == "μs")
+      mult = 1e3L;
+    else if (unit == "ms")
+      mult = 1e6L;
+    else if (unit == "s")
+      mult = 1e9L;
+    else if (unit == "m")
+      mult = 60e9L;
+    else if (unit == "h")
+      mult = 3600e9L;
+    else
+      return false;
     total += value * mult;
   }
   if (total > 9.2e18L) return false;
@@ -182,6 +192,10 @@ bool Duration::Parse(const std::string& text, Duration& out) {
 }
 
 // --- whole objects ----------------------------------------------------------------------------
+
+void WriteString(JsonWriter& w, std::string_view s) {
+  w.String(s.data(), static_cast<rapidjson::SizeType>(s.size()));
+}
 
 void EncodeJson(const Object& obj, JsonWriter& w) { obj.type().encode(obj, w); }
 
@@ -203,8 +217,7 @@ Status JsonParseError(std::string_view text, size_t offset, const char* what) {
     }
   }
   return BadRequestError("invalid JSON at line " + std::to_string(line) + ", column " +
-                         std::to_string(col) + " (offset " + std::to_string(offset) +
-                         "): " + what);
+                         std::to_string(col) + " (offset " + std::to_string(offset) + "): " + what);
 }
 
 // Rejects JSON nested deeper than max_depth before any recursive code sees it.
@@ -238,7 +251,8 @@ Result<Decoded> DecodeJson(std::string_view json, const DecodeOptions& options) 
   rapidjson::Document doc;
   doc.Parse(json.data(), json.size());
   if (doc.HasParseError()) {
-    return JsonParseError(json, doc.GetErrorOffset(), rapidjson::GetParseError_En(doc.GetParseError()));
+    return JsonParseError(json, doc.GetErrorOffset(),
+                          rapidjson::GetParseError_En(doc.GetParseError()));
   }
   return DecodeJsonValue(doc, options);
 }
@@ -270,7 +284,8 @@ Result<Decoded> DecodeJsonValue(const JsonValue& value, const DecodeOptions& opt
     }
   } else {
     if (kind.empty()) return BadRequestError("Object 'Kind' is missing in the document");
-    if (api_version.empty()) return BadRequestError("Object 'apiVersion' is missing in the document");
+    if (api_version.empty())
+      return BadRequestError("Object 'apiVersion' is missing in the document");
     const Scheme& scheme = options.scheme ? *options.scheme : Scheme::Default();
     type = scheme.Find(api_version, kind);
     if (!type) {

@@ -16,6 +16,8 @@ class Scheme;
 // Compact JSON of the whole object, apiVersion and kind first.
 std::string EncodeJson(const Object& obj);
 void EncodeJson(const Object& obj, JsonWriter& w);
+// A JSON string (value or key) from a string_view: for responses written by hand.
+void WriteString(JsonWriter& w, std::string_view s);
 
 struct Decoded {
   std::unique_ptr<Object> object;

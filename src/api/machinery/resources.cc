@@ -5,6 +5,18 @@
 
 namespace allot::api {
 
+ResourceInfo NewResourceInfo(std::string group, std::string version, std::string resource,
+                             std::string singular, const TypeInfo& type, bool namespaced) {
+  ResourceInfo r;
+  r.group = std::move(group);
+  r.version = std::move(version);
+  r.resource = std::move(resource);
+  r.singular = std::move(singular);
+  r.type = &type;
+  r.namespaced = namespaced;
+  return r;
+}
+
 void ResourceRegistry::Add(ResourceInfo info) { resources_.push_back(std::move(info)); }
 
 ResourceInfo* ResourceRegistry::Mutable(std::string_view group, std::string_view resource) {
@@ -61,7 +73,8 @@ std::string HumanDuration(int64_t s) {
   int64_t hours = s / 3600;
   if (hours < 8) {
     int64_t m = minutes % 60;
-    return m == 0 ? std::to_string(hours) + "h" : std::to_string(hours) + "h" + std::to_string(m) + "m";
+    return m == 0 ? std::to_string(hours) + "h"
+                  : std::to_string(hours) + "h" + std::to_string(m) + "m";
   }
   if (hours < 48) return std::to_string(hours) + "h";
   if (hours < 24 * 8) {

@@ -98,6 +98,10 @@ struct ResourceInfo {
   std::string GroupVersion() const { return group.empty() ? version : group + "/" + version; }
 };
 
+// A ResourceInfo with its names and kind filled in; the hooks are the caller's to add.
+ResourceInfo NewResourceInfo(std::string group, std::string version, std::string resource,
+                             std::string singular, const TypeInfo& type, bool namespaced);
+
 class ResourceRegistry {
  public:
   // All built-in resources (defined in api/register.cc, which knows every group). Built once,

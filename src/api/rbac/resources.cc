@@ -50,14 +50,8 @@ std::vector<TableColumn> BindingColumns() {
 
 ResourceInfo Base(std::string resource, std::string singular, const TypeInfo& type,
                   bool namespaced) {
-  ResourceInfo r;
-  r.group = std::string(kRbacGroup);
-  r.version = "v1";
-  r.resource = std::move(resource);
-  r.singular = std::move(singular);
-  r.type = &type;
-  r.namespaced = namespaced;
-  return r;
+  return NewResourceInfo(std::string(kRbacGroup), "v1", std::move(resource), std::move(singular),
+                         type, namespaced);
 }
 
 }  // namespace

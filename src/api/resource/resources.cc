@@ -19,14 +19,8 @@ const TableColumn kAgeColumn = {"Age", "string", "",
 
 ResourceInfo DraResource(std::string resource, std::string singular, const TypeInfo& type,
                          bool namespaced) {
-  ResourceInfo r;
-  r.group = std::string(kResourceGroup);
-  r.version = "v1";
-  r.resource = std::move(resource);
-  r.singular = std::move(singular);
-  r.type = &type;
-  r.namespaced = namespaced;
-  return r;
+  return NewResourceInfo(std::string(kResourceGroup), "v1", std::move(resource),
+                         std::move(singular), type, namespaced);
 }
 
 std::vector<TableCell> AgeOnlyRow(const Object& obj, Time now) { return {AgeCell(obj, now)}; }

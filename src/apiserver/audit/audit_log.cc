@@ -7,15 +7,13 @@
 #include <cstring>
 #include <random>
 
+#include "api/codec/codec.h"
+
 namespace allot::apiserver::audit {
 
 namespace {
 
 using Writer = rapidjson::Writer<rapidjson::StringBuffer>;
-
-void Str(Writer& w, std::string_view s) {
-  w.String(s.data(), static_cast<rapidjson::SizeType>(s.size()));
-}
 
 // The address without its port: "127.0.0.1:5555" -> "127.0.0.1", "[::1]:80" -> "::1".
 std::string_view HostOf(std::string_view remote) {
@@ -66,46 +64,46 @@ void AuditLog::Record(const authz::Attributes& a, std::string_view request_uri,
   w.Key("stage");
   w.String("ResponseComplete");
   w.Key("requestURI");
-  Str(w, request_uri);
+  api::WriteString(w, request_uri);
   w.Key("verb");
-  Str(w, a.verb);
+  api::WriteString(w, a.verb);
   w.Key("user");
   w.StartObject();
   w.Key("username");
-  Str(w, a.user.name);
+  api::WriteString(w, a.user.name);
   if (!a.user.uid.empty()) {
     w.Key("uid");
-    Str(w, a.user.uid);
+    api::WriteString(w, a.user.uid);
   }
   w.Key("groups");
   w.StartArray();
-  for (const std::string& g : a.user.groups) Str(w, g);
+  for (const std::string& g : a.user.groups) api::WriteString(w, g);
   w.EndArray();
   w.EndObject();
   w.Key("sourceIPs");
   w.StartArray();
-  Str(w, HostOf(remote));
+  api::WriteString(w, HostOf(remote));
   w.EndArray();
   if (a.resource_request) {
     w.Key("objectRef");
     w.StartObject();
     w.Key("resource");
-    Str(w, a.resource);
+    api::WriteString(w, a.resource);
     if (!a.namespace_.empty()) {
       w.Key("namespace");
-      Str(w, a.namespace_);
+      api::WriteString(w, a.namespace_);
     }
     if (!a.name.empty()) {
       w.Key("name");
-      Str(w, a.name);
+      api::WriteString(w, a.name);
     }
     w.Key("apiGroup");
-    Str(w, a.api_group);
+    api::WriteString(w, a.api_group);
     w.Key("apiVersion");
-    Str(w, a.api_version);
+    api::WriteString(w, a.api_version);
     if (!a.subresource.empty()) {
       w.Key("subresource");
-      Str(w, a.subresource);
+      api::WriteString(w, a.subresource);
     }
     w.EndObject();
   }
@@ -115,9 +113,9 @@ void AuditLog::Record(const authz::Attributes& a, std::string_view request_uri,
   w.Int(code);
   w.EndObject();
   w.Key("requestReceivedTimestamp");
-  Str(w, received.ToRfc3339Micro());
+  api::WriteString(w, received.ToRfc3339Micro());
   w.Key("stageTimestamp");
-  Str(w, clock_.Now().ToRfc3339Micro());
+  api::WriteString(w, clock_.Now().ToRfc3339Micro());
 
   std::lock_guard<std::mutex> lock(mu_);
   const uint64_t id = next_id_++;

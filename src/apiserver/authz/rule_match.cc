@@ -22,14 +22,19 @@ bool GroupMatches(const PolicyRule& r, std::string_view group) {
 
 bool ResourceMatches(const PolicyRule& r, const std::string& resource,
                      const std::string& subresource) {
-  const std::string combined = subresource.empty() ? resource : resource + "/" + subresource;
   for (const std::string& want : r.resources) {
-    if (want == kAll || want == combined) return true;
-    // "*/status": that subresource of any resource.
-    if (!subresource.empty() && want.size() == subresource.size() + 2 && want[0] == '*' &&
-        want[1] == '/' && want.compare(2, std::string::npos, subresource) == 0) {
-      return true;
+    if (want == kAll) return true;
+    if (subresource.empty()) {
+      if (want == resource) return true;
+      continue;
     }
+    // "resource/subresource", or "*/subresource": that subresource of any resource. Compared
+    // in place: a decision builds no strings.
+    const size_t slash = want.find('/');
+    if (slash == std::string::npos) continue;
+    std::string_view head = std::string_view(want).substr(0, slash);
+    std::string_view tail = std::string_view(want).substr(slash + 1);
+    if (tail == subresource && (head == resource || head == kAll)) return true;
   }
   return false;
 }
