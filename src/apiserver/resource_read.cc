@@ -33,9 +33,14 @@ void ServeWatch(const CallPtr& call, ListParams params, const Output& output) {
   opts.resource_version = params.resource_version.value_or(0);
   if (params.send_initial_events) {
     // Watch-list: the current state (not older than the RV asked for) as ADDED events, then a
-    // bookmark marking their end, then changes.
+    // bookmark marking their end, then changes. Without an RV the state is a consistent read.
     opts.send_initial_events = *params.send_initial_events;
-    if (opts.send_initial_events) opts.resource_version = 0;
+    if (opts.send_initial_events) {
+      if (!params.resource_version) {
+        if (Status st = ctx.store.WaitForLatest(); !st.ok()) return call->Fail(st);
+      }
+      opts.resource_version = 0;
+    }
   }
   auto watcher = ctx.store.Watch(&call->resource(), std::move(opts));
   if (!watcher.ok()) return call->Fail(watcher.status());
@@ -63,6 +68,11 @@ void ServeGet(const CallPtr& call) {
   auto output = NegotiateOutput(call->req);
   if (!output.ok()) return call->Fail(output.status());
   ServerContext& ctx = call->ctx;
+  // Without a resourceVersion the read is consistent: it sees every write acknowledged before
+  // it, on any replica. "0" (or any other) may be served from this replica's index as it is.
+  if (call->req.Query("resourceVersion").value_or("").empty()) {
+    if (Status st = ctx.store.WaitForLatest(); !st.ok()) return call->Fail(st);
+  }
   auto obj = ctx.store.Get(call->resource(), call->route.namespace_, call->route.name);
   if (!obj.ok()) return call->Fail(obj.status());
   Response res = JsonResponse(
@@ -86,6 +96,9 @@ void ServeList(const CallPtr& call) {
   opts.field_selector = std::move(params->field_selector);
   opts.limit = params->limit;
   opts.continue_token = params->continue_token;
+  if (!params->resource_version && params->continue_token.empty()) {
+    if (Status st = ctx.store.WaitForLatest(); !st.ok()) return call->Fail(st);  // consistent
+  }
   opts.resource_version = ListResourceVersion(*params, ctx.store.CurrentResourceVersion());
   auto list = ctx.store.List(call->resource(), opts);
   if (!list.ok()) return call->Fail(list.status());

@@ -11,9 +11,9 @@
 #include <thread>
 
 #include "api/resource/validation.h"
+#include "cli/leader_election_flags.h"
 #include "client/connection_flags.h"
 #include "client/http_client.h"
-#include "client/leader_election.h"
 #include "cluster/components.h"
 #include "common/files.h"
 #include "common/flags.h"
@@ -101,20 +101,11 @@ std::unique_ptr<node::NodeSimExtension> NewSimDevicesExtension() {
 int RunScheduler(int argc, char** argv) {
   client::ConnectionFlags connection;
   std::string config;
-  bool leader_elect = true;
-  int64_t lease_duration = 15, renew_deadline = 10, retry_period_ms = 2000;
-  std::string identity;
+  LeaderElectionFlags election;
   Flags flags("allot scheduler", "Runs the scheduler against a Kubernetes-compatible API server.");
   connection.Register(flags);
   flags.String("config", &config, "scheduler configuration file");
-  flags.Bool("leader-elect", &leader_elect,
-             "take the kube-system/allot-scheduler Lease before scheduling, so that only one of "
-             "several schedulers acts");
-  flags.Int("leader-elect-lease-duration-seconds", &lease_duration, "lease duration");
-  flags.Int("leader-elect-renew-deadline-seconds", &renew_deadline,
-            "the leader gives up after failing to renew for this long");
-  flags.Int("leader-elect-retry-period-ms", &retry_period_ms, "time between attempts");
-  flags.String("identity", &identity, "holder identity (default: hostname_random)");
+  election.Register(flags, "allot-scheduler");
   std::string gates;
   flags.String("feature-gates", &gates,
                "comma-separated Name=true|false for the DRA features, e.g. DRADeviceTaints=false");
@@ -132,56 +123,23 @@ int RunScheduler(int argc, char** argv) {
     return 2;
   }
   const std::string server = rest.server;
-  if (identity.empty()) {
-    char host[256] = {};
-    gethostname(host, sizeof host - 1);
-    identity = std::string(host) + "_" + std::to_string(std::random_device{}());
-  }
   std::signal(SIGINT, OnRoleSignal);
   std::signal(SIGTERM, OnRoleSignal);
   std::unique_ptr<scheduler::Scheduler> sched;
-  int exit_code = 0;
-  auto start = [&] {
-    auto s = cluster::StartScheduler(**client, config, nullptr, *features);
-    if (!s.ok()) {
-      std::fprintf(stderr, "allot scheduler: %s\n", s.status().message().c_str());
-      exit_code = 1;
-      g_stop_role = 1;
-      return;
-    }
-    sched = std::move(s).value();
-    std::printf("allot scheduler: %s scheduling against %s\n", identity.c_str(), server.c_str());
-    std::fflush(stdout);
-  };
-  if (!leader_elect) {
-    start();
-    while (!g_stop_role) std::this_thread::sleep_for(std::chrono::milliseconds(100));
-  } else {
-    client::LeaderElectionConfig le;
-    le.lock_name = "allot-scheduler";
-    le.identity = identity;
-    le.lease_duration = std::chrono::seconds(lease_duration);
-    le.renew_deadline = std::chrono::seconds(renew_deadline);
-    le.retry_period = std::chrono::milliseconds(retry_period_ms);
-    client::LeaderElector elector(**client, RealClock::Instance(), le);
-    std::atomic<bool> stop{false};
-    std::thread watch_signal([&] {
-      while (!g_stop_role) std::this_thread::sleep_for(std::chrono::milliseconds(100));
-      stop = true;
-    });
-    std::printf("allot scheduler: %s waiting for the lease kube-system/allot-scheduler\n",
-                identity.c_str());
-    std::fflush(stdout);
-    elector.Run(stop, start, [&] {
-      if (!stop) {
-        // As kube-scheduler: a scheduler that lost its lease must not go on binding pods.
-        log::Error("scheduler", "leader election lost");
-        exit_code = 1;
-      }
-    });
-    g_stop_role = 1;
-    watch_signal.join();
-  }
+  int exit_code = election.Run(
+      **client, "allot scheduler", "allot-scheduler",
+      [&] {
+        auto s = cluster::StartScheduler(**client, config, nullptr, *features);
+        if (!s.ok()) {
+          std::fprintf(stderr, "allot scheduler: %s\n", s.status().message().c_str());
+          return false;
+        }
+        sched = std::move(s).value();
+        std::printf("allot scheduler: scheduling against %s\n", server.c_str());
+        std::fflush(stdout);
+        return true;
+      },
+      g_stop_role);
   if (sched) sched->Stop();
   return exit_code;
 }

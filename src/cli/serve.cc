@@ -107,7 +107,9 @@ int Serve(int argc, char** argv) {
   flags.Int("sim-nodes", &sim_nodes, "simulated nodes (kubelets) to run in-process");
   flags.String("sim-node-template", &sim_node_template,
                "Node manifest for the simulated nodes (capacity, labels, taints)");
-  flags.Bool("no-scheduler", &no_scheduler, "do not run the scheduler in-process");
+  flags.Bool("no-scheduler", &no_scheduler,
+             "do not run the scheduler in-process (with --store etcd it runs only while this "
+             "replica holds the kube-system/allot-scheduler Lease)");
   flags.String("scheduler-config", &scheduler_config,
                "scheduler configuration file (KubeSchedulerConfiguration-like YAML)");
   sim_devices.Register(flags);
@@ -194,6 +196,8 @@ int Serve(int argc, char** argv) {
   options.scheduler = !no_scheduler;
   options.scheduler_config = scheduler_config;
   options.controllers = !no_controllers;
+  // Replicas on one etcd: one embedded scheduler and one set of controllers act among them.
+  options.leader_elect = store_kind == "etcd";
   options.features = *features;
   options.sim_nodes = sim_nodes;
   options.sim_node_template = sim_node_template;

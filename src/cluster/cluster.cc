@@ -1,6 +1,9 @@
 #include "cluster/cluster.h"
 
+#include <unistd.h>
+
 #include <filesystem>
+#include <random>
 
 #include "store/backend.h"
 
@@ -82,15 +85,19 @@ Status Cluster::StartAll() {
     ALLOT_RETURN_IF_ERROR(server_->Start());
   }
   client_ = std::make_unique<client::InProcessClient>(*store_, clock_);
-  if (options_.controllers) {
-    auto c = StartControllers(*client_, &metrics_, options_.features);
-    if (!c.ok()) return Named(c.status(), "controllers");
-    controllers_ = std::move(c).value();
-  }
-  if (options_.scheduler) {
-    auto s = StartScheduler(*client_, options_.scheduler_config, &metrics_, options_.features);
-    if (!s.ok()) return Named(s.status(), "scheduler");
-    scheduler_ = std::move(s).value();
+  if (options_.leader_elect) {
+    StartElected();
+  } else {
+    if (options_.controllers) {
+      auto c = StartControllers(*client_, &metrics_, options_.features);
+      if (!c.ok()) return Named(c.status(), "controllers");
+      controllers_ = std::move(c).value();
+    }
+    if (options_.scheduler) {
+      auto s = StartScheduler(*client_, options_.scheduler_config, &metrics_, options_.features);
+      if (!s.ok()) return Named(s.status(), "scheduler");
+      scheduler_ = std::move(s).value();
+    }
   }
   if (options_.sim_devices) {
     devices_ = std::make_unique<drivers::SimulatedDevices>(
@@ -122,6 +129,40 @@ Status Cluster::StartAll() {
   return Status::Ok();
 }
 
+void Cluster::StartElected() {
+  std::string identity = options_.identity;
+  if (identity.empty()) {
+    char host[256] = {};
+    gethostname(host, sizeof host - 1);
+    identity = std::string(host) + "_" + std::to_string(std::random_device{}());
+  }
+  client::LeaderElectionConfig le;
+  le.identity = identity;
+  if (options_.controllers) {
+    le.lock_name = "allot-controller-manager";
+    elected_controllers_ = std::make_unique<ElectedRole>(
+        *client_, clock_, le,
+        [this]() -> Result<std::function<void()>> {
+          ALLOT_ASSIGN_OR_RETURN(std::shared_ptr<Controllers> c,
+                                 StartControllers(*client_, &metrics_, options_.features));
+          return std::function<void()>([c] { c->Stop(); });
+        },
+        Prefixed(options_.log, "controllers: "));
+  }
+  if (options_.scheduler) {
+    le.lock_name = "allot-scheduler";
+    elected_scheduler_ = std::make_unique<ElectedRole>(
+        *client_, clock_, le,
+        [this]() -> Result<std::function<void()>> {
+          ALLOT_ASSIGN_OR_RETURN(
+              std::shared_ptr<scheduler::Scheduler> s,
+              StartScheduler(*client_, options_.scheduler_config, &metrics_, options_.features));
+          return std::function<void()>([s] { s->Stop(); });
+        },
+        Prefixed(options_.log, "scheduler: "));
+  }
+}
+
 uint16_t Cluster::port() const { return server_ ? server_->port() : 0; }
 
 void Cluster::Stop() {
@@ -134,6 +175,8 @@ void Cluster::Stop() {
   if (fabric_) fabric_->Stop();
   if (sim_) sim_->Stop();
   if (devices_) devices_->Stop();
+  if (elected_scheduler_) elected_scheduler_->Stop();
+  if (elected_controllers_) elected_controllers_->Stop();
   if (scheduler_) scheduler_->Stop();
   if (controllers_) controllers_->Stop();
   if (server_) server_->Stop();

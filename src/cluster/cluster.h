@@ -28,6 +28,7 @@
 #include "apiserver/server.h"
 #include "client/inprocess/inprocess_client.h"
 #include "cluster/components.h"
+#include "cluster/elected_role.h"
 #include "common/metrics.h"
 #include "common/status.h"
 #include "common/time.h"
@@ -66,6 +67,11 @@ struct ClusterOptions {
   bool scheduler = true;
   std::string scheduler_config;  // a KubeSchedulerConfiguration-like file; "" = default
   bool controllers = true;
+  // The scheduler and controllers act only while this process holds their Leases
+  // (cluster/elected_role.h): for several replicas on one etcd. `identity` names the holder
+  // ("" : hostname_random).
+  bool leader_elect = false;
+  std::string identity;
   dra::Features features;
   int64_t sim_nodes = 0;          // simulated kubelets allot-node-<i>
   std::string sim_node_template;  // their Node manifest; "" = the built-in template
@@ -101,6 +107,8 @@ class Cluster {
  private:
   explicit Cluster(ClusterOptions options);
   Status StartAll();
+  // The scheduler and controllers as candidates for their Leases (options_.leader_elect).
+  void StartElected();
 
   const ClusterOptions options_;
   Clock& clock_;
@@ -111,6 +119,7 @@ class Cluster {
   std::unique_ptr<client::InProcessClient> client_;
   std::unique_ptr<Controllers> controllers_;
   std::unique_ptr<scheduler::Scheduler> scheduler_;
+  std::unique_ptr<ElectedRole> elected_controllers_, elected_scheduler_;  // with leader_elect
   std::unique_ptr<node::NodeSimulator> sim_;
   std::unique_ptr<drivers::SimulatedDevices> devices_;  // after sim_: destroyed first
   std::unique_ptr<drivers::FabricDriver> fabric_;

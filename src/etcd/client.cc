@@ -129,6 +129,7 @@ class GrpcWatch final : public Watch {
     c->set_start_revision(o.start_revision);
     c->set_prev_kv(o.prev_kv);
     c->set_progress_notify(o.progress_notify);
+    std::lock_guard<std::mutex> write_lock(write_mu_);
     if (!stream_ || !stream_->Write(req)) {
       return FromGrpc(
           stream_ ? stream_->Finish() : grpc::Status(grpc::StatusCode::UNAVAILABLE, "no stream"),
@@ -154,6 +155,13 @@ class GrpcWatch final : public Watch {
     return std::vector<WatchEvent>{};
   }
 
+  void RequestProgress() override {
+    pb::WatchRequest req;
+    req.mutable_progress_request();
+    std::lock_guard<std::mutex> write_lock(write_mu_);
+    if (stream_ && !finished_) stream_->Write(req);
+  }
+
   void Cancel() override {
     {
       std::lock_guard<std::mutex> lock(mu_);
@@ -170,7 +178,9 @@ class GrpcWatch final : public Watch {
     Status end = Status(StatusCode::kServiceUnavailable, "etcd " + endpoint_ + ": watch ended");
     while (stream_->Read(&res)) {
       std::lock_guard<std::mutex> lock(mu_);
-      if (res.has_header()) progress_ = std::max(progress_, res.header().revision());
+      if (res.has_header() && res.events().empty() && !res.created()) {
+        progress_ = std::max(progress_, res.header().revision());  // a progress notification
+      }
       if (res.compact_revision() > 0) {
         end = Status(StatusCode::kExpired, "etcd " + endpoint_ +
                                                ": required revision has been compacted (compacted "
@@ -194,7 +204,12 @@ class GrpcWatch final : public Watch {
       cv_.notify_all();
     }
     context_.TryCancel();
-    grpc::Status st = stream_->Finish();
+    grpc::Status st;
+    {
+      std::lock_guard<std::mutex> write_lock(write_mu_);
+      finished_ = true;
+      st = stream_->Finish();
+    }
     std::lock_guard<std::mutex> lock(mu_);
     if (end.code() == StatusCode::kServiceUnavailable && !st.ok()) end = FromGrpc(st, endpoint_);
     end_ = end;
@@ -206,6 +221,8 @@ class GrpcWatch final : public Watch {
   grpc::ClientContext context_;
   std::unique_ptr<grpc::ClientReaderWriter<pb::WatchRequest, pb::WatchResponse>> stream_;
   std::thread reader_;
+  std::mutex write_mu_;    // one writer on the stream at a time, none once it is finished
+  bool finished_ = false;  // guarded by write_mu_
 
   std::mutex mu_;
   std::condition_variable cv_;
@@ -275,9 +292,14 @@ class GrpcClient final : public Client {
     for (const Compare& c : txn.compare) {
       pb::Compare* pc = req.add_compare();
       pc->set_key(c.key);
-      pc->set_target(pb::Compare::MOD);
       pc->set_result(ToPb(c.result));
-      pc->set_mod_revision(c.mod_revision);
+      if (c.target == Compare::Target::kVersion) {
+        pc->set_target(pb::Compare::VERSION);
+        pc->set_version(c.value);
+      } else {
+        pc->set_target(pb::Compare::MOD);
+        pc->set_mod_revision(c.value);
+      }
     }
     for (const Op& op : txn.success) ToPb(op, *req.add_success());
     for (const Op& op : txn.failure) ToPb(op, *req.add_failure());

@@ -69,15 +69,21 @@ struct Op {
   static Op Delete(std::string key) { return {Kind::kDelete, std::move(key), {}, {}}; }
 };
 
-// A guard on one key: its mod_revision (0 means "does not exist") compared with `value`.
+// A guard on one key: its mod_revision (0 means "does not exist") or its version (writes
+// since creation; 0 likewise) compared with `value`.
 struct Compare {
   enum class Result { kEqual, kGreater, kLess, kNotEqual };
+  enum class Target { kModRevision, kVersion };
   std::string key;
   Result result = Result::kEqual;
-  int64_t mod_revision = 0;
+  int64_t value = 0;
+  Target target = Target::kModRevision;
 
   static Compare ModRevisionIs(std::string key, int64_t rev) {
-    return {std::move(key), Result::kEqual, rev};
+    return {std::move(key), Result::kEqual, rev, Target::kModRevision};
+  }
+  static Compare VersionIs(std::string key, int64_t version) {
+    return {std::move(key), Result::kEqual, version, Target::kVersion};
   }
 };
 
@@ -120,10 +126,14 @@ class Watch {
  public:
   virtual ~Watch() = default;
   // Up to `timeout` for events. Returns the events (possibly none: a progress notification or
-  // the timeout; `*progress` then tells the revision the watch is known to be current with),
-  // or the error that ended the watch.
+  // the timeout), or the error that ended the watch. `*progress` is the newest revision a
+  // progress notification reported (0: none yet): every event up to it has been returned by
+  // this or an earlier call. Responses that carry events or confirm the watch's creation do
+  // not count: their header revision may run ahead of events still to come.
   virtual Result<std::vector<WatchEvent>> Next(std::chrono::milliseconds timeout,
                                                int64_t* progress = nullptr) = 0;
+  // Asks etcd for a progress notification (etcd >= 3.4). Thread-safe; best effort.
+  virtual void RequestProgress() = 0;
   // Ends the watch; Next() returns at once afterwards.
   virtual void Cancel() = 0;
 };

@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include "etcd/compactor.h"
 #include "etcd/testing/etcd_cluster.h"
 
 namespace allot::etcd {
@@ -178,6 +179,62 @@ TEST_F(EtcdClientTest, CompactedRevisionsAre410ForReadsAndWatches) {
   }
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.status().code(), StatusCode::kExpired) << r.status().ToString();
+}
+
+// Two replicas' compactors on one key (kube-apiserver's scheme): each round exactly one of them
+// compacts, at the revision it saw one round earlier, so one round of history always remains.
+TEST_F(EtcdClientTest, CompactorsTakeTurnsAndKeepOneRoundOfHistory) {
+  Compactor a(*client_, prefix_ + "compact_rev_key");
+  Compactor b(*client_, prefix_ + "compact_rev_key");
+  // Round 1: a records where round 2 compacts; b finds a's write and learns its version.
+  auto a1 = a.Step();
+  ASSERT_TRUE(a1.ok()) << a1.status().ToString();
+  EXPECT_EQ(*a1, 0);
+  auto b1 = b.Step();
+  ASSERT_TRUE(b1.ok());
+  EXPECT_EQ(*b1, 0);
+  auto old = client_->Put(prefix_ + "k", "1");
+  ASSERT_TRUE(old.ok());
+  ASSERT_TRUE(client_->Put(prefix_ + "k", "2").ok());
+  // Round 2: b goes first and wins (it saw the key's current version); a is told.
+  auto b2 = b.Step();
+  ASSERT_TRUE(b2.ok()) << b2.status().ToString();
+  EXPECT_GT(*b2, 0);
+  EXPECT_LT(*b2, *old);  // what b saw in round 1, before the writes
+  auto a2 = a.Step();
+  ASSERT_TRUE(a2.ok());
+  EXPECT_EQ(*a2, 0);
+  // The writes since are still readable at their revision.
+  EXPECT_TRUE(client_->Range(prefix_ + "k", "", *old, 0).ok());
+  // Round 3: a wins now and compacts past the first write.
+  auto a3 = a.Step();
+  ASSERT_TRUE(a3.ok());
+  EXPECT_GT(*a3, *old);
+  EXPECT_EQ(client_->Range(prefix_ + "k", "", *old, 0).status().code(), StatusCode::kExpired);
+  auto b3 = b.Step();
+  ASSERT_TRUE(b3.ok());
+  EXPECT_EQ(*b3, 0);
+}
+
+// A progress notification asked for reports the watch current at etcd's newest revision, also
+// when that revision was spent on keys the watch does not cover.
+TEST_F(EtcdClientTest, ARequestedProgressNotificationReportsTheRevision) {
+  WatchOptions o;
+  o.key = prefix_;
+  o.range_end = PrefixEnd(prefix_);
+  auto w = client_->StartWatch(o);
+  ASSERT_TRUE(w.ok());
+  auto elsewhere = client_->Put(prefix_.substr(0, prefix_.size() - 1) + "-other", "x");
+  ASSERT_TRUE(elsewhere.ok());
+  int64_t progress = 0;
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (progress < *elsewhere && std::chrono::steady_clock::now() < deadline) {
+    (*w)->RequestProgress();
+    auto events = (*w)->Next(std::chrono::milliseconds(200), &progress);
+    ASSERT_TRUE(events.ok()) << events.status().ToString();
+    EXPECT_TRUE(events->empty());
+  }
+  EXPECT_GE(progress, *elsewhere);
 }
 
 TEST(EtcdUnreachableTest, RequestsFailWith503) {

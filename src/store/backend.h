@@ -6,6 +6,7 @@
 #pragma once
 
 #include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -84,10 +85,14 @@ class SharedBackend {
   // The backend's newest revision (what a consistent read must have applied).
   virtual Result<uint64_t> CurrentRevision() = 0;
   // Calls `fn` with the changes after revision `after`, in order, until `stop` is set; resumes
-  // by itself after a broken connection. Returns when stopped, or with 410 when the changes
-  // after `after` are compacted away (the store must load a snapshot again).
-  virtual Status Follow(uint64_t after, const std::function<void(std::vector<SharedChange>)>& fn,
-                        const std::atomic<bool>& stop) = 0;
+  // by itself after a broken connection. `current` (0: not known) is a revision the backend
+  // has reported every change up to, possibly beyond the last change (revisions spent outside
+  // the store's keys); `changes` may then be empty. Returns when stopped, or with 410 when the
+  // changes after `after` are compacted away (the store must load a snapshot again).
+  using FollowFn = std::function<void(std::vector<SharedChange> changes, uint64_t current)>;
+  virtual Status Follow(uint64_t after, const FollowFn& fn, const std::atomic<bool>& stop) = 0;
+  // Asks Follow to report `current` soon, even without changes (best effort).
+  virtual void RequestProgress() = 0;
 };
 
 // Keeps nothing across restarts: for tests and the simulator.
@@ -101,6 +106,9 @@ struct EtcdBackendOptions {
   std::vector<std::string> endpoints;
   std::string ca_pem, cert_pem, key_pem;
   std::string prefix = "/registry/";
+  // How often etcd's history is compacted (etcd/compactor.h; kube-apiserver's
+  // --etcd-compaction-interval). Zero: never.
+  std::chrono::milliseconds compaction_interval = std::chrono::minutes(5);
 };
 Result<std::unique_ptr<Backend>> NewEtcdBackend(const EtcdBackendOptions& options);
 

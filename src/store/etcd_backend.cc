@@ -2,10 +2,13 @@
 // "<prefix><group|core>/<resource>/<namespace>/<name>" ("/registry/core/pods/default/p"), so
 // `etcdctl get --prefix /registry/` lists them; a key's mod_revision is the object's
 // resourceVersion. Each write is one transaction guarded by the key's mod_revision; the store
-// follows one watch on the whole prefix (docs/ha.md).
+// follows one watch on the whole prefix (docs/ha.md). "<prefix>compact_rev_key" coordinates the
+// replicas' periodic compaction (etcd/compactor.h); it is no object.
+#include <mutex>
 #include <thread>
 
 #include "etcd/client.h"
+#include "etcd/compactor.h"
 #include "store/backend.h"
 
 namespace allot::store {
@@ -14,11 +17,18 @@ namespace {
 
 constexpr int64_t kListPage = 1000;
 constexpr size_t kWriteLanes = 16;
+constexpr char kCompactionKey[] = "compact_rev_key";
 
 class EtcdBackend final : public Backend, public SharedBackend {
  public:
-  EtcdBackend(std::unique_ptr<etcd::Client> client, std::string prefix)
-      : client_(std::move(client)), prefix_(std::move(prefix)) {}
+  EtcdBackend(std::unique_ptr<etcd::Client> client, std::string prefix,
+              std::chrono::milliseconds compaction_interval)
+      : client_(std::move(client)), prefix_(std::move(prefix)) {
+    if (compaction_interval.count() > 0) {
+      compactor_ = std::make_unique<etcd::Compactor>(*client_, prefix_ + kCompactionKey);
+      compactor_->Start(compaction_interval);
+    }
+  }
 
   SharedBackend* shared() override { return this; }
   std::string_view Name() const override { return "etcd"; }
@@ -42,6 +52,7 @@ class EtcdBackend final : public Backend, public SharedBackend {
       ALLOT_ASSIGN_OR_RETURN(etcd::RangeResult page, client_->Range(from, end, at, kListPage));
       if (at == 0) at = page.revision;
       for (const etcd::KeyValue& kv : page.kvs) {
+        if (IsCompactionKey(kv.key)) continue;
         ALLOT_RETURN_IF_ERROR(fn(std::string_view(kv.key).substr(prefix_.size()), kv.value,
                                  static_cast<uint64_t>(kv.mod_revision)));
       }
@@ -73,8 +84,7 @@ class EtcdBackend final : public Backend, public SharedBackend {
     return static_cast<uint64_t>(r.revision);
   }
 
-  Status Follow(uint64_t after, const std::function<void(std::vector<SharedChange>)>& fn,
-                const std::atomic<bool>& stop) override {
+  Status Follow(uint64_t after, const FollowFn& fn, const std::atomic<bool>& stop) override {
     uint64_t next = after + 1;
     auto backoff = std::chrono::milliseconds(100);
     while (!stop) {
@@ -83,39 +93,68 @@ class EtcdBackend final : public Backend, public SharedBackend {
       o.range_end = etcd::PrefixEnd(prefix_);
       o.start_revision = static_cast<int64_t>(next);
       o.prev_kv = true;
-      auto w = client_->StartWatch(o);
-      if (!w.ok()) {
+      auto started = client_->StartWatch(o);
+      if (!started.ok()) {
         std::this_thread::sleep_for(backoff);
         backoff = std::min(backoff * 2, std::chrono::milliseconds(2000));
         continue;
       }
+      std::shared_ptr<etcd::Watch> w = std::move(started).value();
+      {
+        std::lock_guard<std::mutex> lock(watch_mu_);
+        watch_ = w;
+      }
       backoff = std::chrono::milliseconds(100);
+      uint64_t reported = 0;  // the progress last reported to fn
       while (!stop) {
-        auto events = (*w)->Next(std::chrono::milliseconds(100));
+        int64_t progress = 0;
+        auto events = w->Next(std::chrono::milliseconds(100), &progress);
         if (!events.ok()) {
           if (events.status().code() == StatusCode::kExpired) return events.status();
           break;  // the stream broke: watch again from `next`
         }
-        if (events->empty()) continue;
         std::vector<SharedChange> changes;
         changes.reserve(events->size());
         for (etcd::WatchEvent& e : *events) {
           SharedChange c;
-          c.key = e.kv.key.substr(prefix_.size());
           c.revision = static_cast<uint64_t>(e.kv.mod_revision);
+          next = c.revision + 1;
+          if (IsCompactionKey(e.kv.key)) {
+            changes.push_back(std::move(c));  // no object: it moves the revision on
+            continue;
+          }
+          c.key = e.kv.key.substr(prefix_.size());
           if (e.type == etcd::WatchEvent::Type::kPut) {
             c.value = std::move(e.kv.value);
           } else {
             c.prev_value = std::move(e.prev_kv.value);
           }
-          next = c.revision + 1;
           changes.push_back(std::move(c));
         }
-        fn(std::move(changes));
+        uint64_t current = 0;
+        if (progress > 0 && static_cast<uint64_t>(progress) > reported &&
+            static_cast<uint64_t>(progress) + 1 >= next) {
+          current = reported = static_cast<uint64_t>(progress);
+          next = std::max(next, current + 1);
+        }
+        if (!changes.empty() || current > 0) fn(std::move(changes), current);
       }
-      (*w)->Cancel();
+      {
+        std::lock_guard<std::mutex> lock(watch_mu_);
+        watch_.reset();
+      }
+      w->Cancel();
     }
     return Status::Ok();
+  }
+
+  void RequestProgress() override {
+    std::shared_ptr<etcd::Watch> w;
+    {
+      std::lock_guard<std::mutex> lock(watch_mu_);
+      w = watch_;
+    }
+    if (w) w->RequestProgress();
   }
 
  private:
@@ -128,8 +167,16 @@ class EtcdBackend final : public Backend, public SharedBackend {
     return SharedWriteResult{r.succeeded, static_cast<uint64_t>(r.revision)};
   }
 
+  bool IsCompactionKey(std::string_view key) const {
+    return key.size() == prefix_.size() + sizeof(kCompactionKey) - 1 &&
+           key.substr(prefix_.size()) == kCompactionKey && key.substr(0, prefix_.size()) == prefix_;
+  }
+
   std::unique_ptr<etcd::Client> client_;
   const std::string prefix_;
+  std::mutex watch_mu_;
+  std::shared_ptr<etcd::Watch> watch_;          // Follow's current watch; guarded by watch_mu_
+  std::unique_ptr<etcd::Compactor> compactor_;  // destroyed before client_
 };
 
 }  // namespace
@@ -143,7 +190,8 @@ Result<std::unique_ptr<Backend>> NewEtcdBackend(const EtcdBackendOptions& option
   ALLOT_ASSIGN_OR_RETURN(auto client, etcd::Client::Connect(o));
   std::string prefix = options.prefix;
   if (prefix.empty() || prefix.back() != '/') prefix += '/';
-  return std::unique_ptr<Backend>(new EtcdBackend(std::move(client), std::move(prefix)));
+  return std::unique_ptr<Backend>(
+      new EtcdBackend(std::move(client), std::move(prefix), options.compaction_interval));
 }
 
 }  // namespace allot::store

@@ -195,6 +195,7 @@ class Store::Impl {
   std::pair<const ResourceInfo*, ObjectPtr> FindByUid(std::string_view uid) const;
   Stats GetStats() const;
   Status Ready() const;
+  Status WaitForLatest() const;
 
  private:
   using Table = std::map<std::string, ObjectPtr>;
@@ -208,7 +209,13 @@ class Store::Impl {
   void CompleteOps(std::vector<std::unique_ptr<Op>>& ops);
   // The follower thread of a shared backend: every change, in the backend's order.
   void FollowLoop(uint64_t from);
-  void ApplyShared(std::vector<SharedChange>& changes);
+  void ApplyShared(std::vector<SharedChange>& changes, uint64_t current);
+  // Replaces the index with a fresh snapshot of the backend and ends every watch with 410.
+  // Returns the snapshot's revision.
+  Result<uint64_t> Reload();
+  // A stored object as a change to apply to the index (none: a resource not served here).
+  Result<std::optional<Change>> StoredChange(std::string_view key, std::string_view value,
+                                             uint64_t rv) const;
   // "<group|core>/<resource>/<object key>" -> resource (null: not served) and object key.
   const ResourceInfo* ResourceOfKey(std::string_view key, std::string_view& object_key) const;
   Result<ObjectPtr> DecodeStored(const ResourceInfo& r, std::string_view key,
@@ -260,8 +267,8 @@ class Store::Impl {
   // The follower of a shared backend; rv_ is what it has applied.
   std::thread follower_;
   std::atomic<bool> stop_follow_{false};
-  std::mutex applied_mu_;
-  std::condition_variable applied_cv_;
+  mutable std::mutex applied_mu_;
+  mutable std::condition_variable applied_cv_;
 
   std::mutex queue_mu_;
   std::condition_variable queue_cv_;
@@ -303,23 +310,29 @@ Result<ObjectPtr> Store::Impl::DecodeStored(const ResourceInfo& r, std::string_v
   return ObjectPtr(std::move(decoded->object));
 }
 
+Result<std::optional<Change>> Store::Impl::StoredChange(std::string_view key,
+                                                        std::string_view value, uint64_t rv) const {
+  // key: <group|core>/<resource>/<object key>
+  std::string_view object_key;
+  const ResourceInfo* r = ResourceOfKey(key, object_key);
+  if (!r) {
+    if (key.find('/') == std::string_view::npos) {
+      return InternalError("bad stored key " + std::string(key));
+    }
+    return std::optional<Change>();  // a resource this build no longer serves
+  }
+  ALLOT_ASSIGN_OR_RETURN(ObjectPtr obj, DecodeStored(*r, key, value, rv));
+  return std::optional<Change>(Change{r, std::string(object_key), std::move(obj), nullptr, rv});
+}
+
 Status Store::Impl::Open() {
   const auto& registry = api::ResourceRegistry::Default();
   namespaces_ = registry.Find("", "v1", "namespaces");
   shared_ = backend_->shared();
   uint64_t max_rv = 0;
   auto load = [&](std::string_view key, std::string_view value, uint64_t rv) -> Status {
-    // key: <group|core>/<resource>/<object key>
-    std::string_view object_key;
-    const ResourceInfo* r = ResourceOfKey(key, object_key);
-    if (!r) {
-      if (key.find('/') == std::string_view::npos) {
-        return InternalError("bad stored key " + std::string(key));
-      }
-      return Status::Ok();  // a resource this build no longer serves
-    }
-    ALLOT_ASSIGN_OR_RETURN(ObjectPtr obj, DecodeStored(*r, key, value, rv));
-    ApplyToIndex(Change{r, std::string(object_key), std::move(obj), nullptr, rv});
+    ALLOT_ASSIGN_OR_RETURN(std::optional<Change> c, StoredChange(key, value, rv));
+    if (c) ApplyToIndex(*c);
     return Status::Ok();
   };
   Status st = shared_ ? shared_->LoadSnapshot(load, max_rv) : backend_->Load(load, max_rv);
@@ -608,18 +621,67 @@ void Store::Impl::ProcessSharedBatch(std::vector<std::unique_ptr<Op>>& ops) {
 }
 
 void Store::Impl::FollowLoop(uint64_t from) {
-  Status st = shared_->Follow(
-      from, [this](std::vector<SharedChange> changes) { ApplyShared(changes); }, stop_follow_);
-  if (!st.ok()) {
-    // Compacted past what this store has: its index can no longer be brought up to date.
-    log::Error("store", "following the shared backend stopped: " + st.ToString());
-    std::lock_guard<std::mutex> lock(applied_mu_);
-    stop_follow_ = true;
-    applied_cv_.notify_all();
+  auto apply = [this](std::vector<SharedChange> changes, uint64_t current) {
+    ApplyShared(changes, current);
+  };
+  while (!stop_follow_) {
+    Status st = shared_->Follow(from, apply, stop_follow_);
+    if (st.ok()) return;  // stopped
+    // The changes after `from` were compacted away (this replica fell behind by more than the
+    // compaction interval, or etcd was restored): the index cannot be brought up to date
+    // change by change. Load it again; watchers list again.
+    log::Warning("store",
+                 "following the shared backend: " + st.ToString() + "; loading a snapshot again");
+    auto reloaded = Reload();
+    if (reloaded.ok()) {
+      from = *reloaded;
+      continue;
+    }
+    log::Error("store", "loading a snapshot again: " + reloaded.status().ToString());
+    std::unique_lock<std::mutex> lock(applied_mu_);
+    applied_cv_.wait_for(lock, std::chrono::seconds(1), [&] { return stop_follow_.load(); });
   }
 }
 
-void Store::Impl::ApplyShared(std::vector<SharedChange>& changes) {
+Result<uint64_t> Store::Impl::Reload() {
+  std::vector<Change> loaded;
+  uint64_t revision = 0;
+  ALLOT_RETURN_IF_ERROR(shared_->LoadSnapshot(
+      [&](std::string_view key, std::string_view value, uint64_t rv) -> Status {
+        ALLOT_ASSIGN_OR_RETURN(std::optional<Change> c, StoredChange(key, value, rv));
+        if (c) loaded.push_back(std::move(*c));
+        return Status::Ok();
+      },
+      revision));
+  std::vector<std::shared_ptr<WatcherImpl>> ended;
+  {
+    std::unique_lock lock(mu_);
+    tables_.clear();
+    by_uid_.clear();
+    dependents_.clear();
+    history_.clear();
+    for (const Change& c : loaded) ApplyToIndex(c);
+    // Nothing before the snapshot can be replayed: watches from before it get 410.
+    evicted_rv_ = revision;
+    rv_ = revision;
+    ended.swap(watchers_);
+  }
+  for (auto& w : ended) {
+    WatchEvent ev;
+    ev.type = EventType::kError;
+    ev.error = Status(StatusCode::kExpired,
+                      "the store's history was compacted away; list again (resourceVersion " +
+                          std::to_string(revision) + ")");
+    w->Push(std::move(ev));
+    w->Finish();
+    w->Notify();
+  }
+  std::lock_guard<std::mutex> lock(applied_mu_);
+  applied_cv_.notify_all();
+  return revision;
+}
+
+void Store::Impl::ApplyShared(std::vector<SharedChange>& changes, uint64_t current) {
   std::vector<Change> out;
   out.reserve(changes.size());
   for (SharedChange& sc : changes) {
@@ -653,12 +715,11 @@ void Store::Impl::ApplyShared(std::vector<SharedChange>& changes) {
         Change{r, std::string(object_key), nullptr, ObjectPtr(std::move(copy)), sc.revision});
   }
   if (!out.empty()) Publish(out);
+  // Keys of resources not served here, and revisions the backend reports as passed, still move
+  // the revision on (a consistent read waits for it).
+  uint64_t last = std::max(current, changes.empty() ? 0 : changes.back().revision);
   std::lock_guard<std::mutex> lock(applied_mu_);
-  if (!changes.empty()) {
-    // Keys of resources not served here still move the revision on.
-    uint64_t last = changes.back().revision;
-    if (rv_.load() < last) rv_ = last;
-  }
+  if (rv_.load() < last) rv_ = last;
   applied_cv_.notify_all();
 }
 
@@ -1224,7 +1285,30 @@ Status Store::Impl::Ready() const {
   return Status::Ok();
 }
 
+Status Store::Impl::WaitForLatest() const {
+  if (!shared_) return Status::Ok();
+  ALLOT_ASSIGN_OR_RETURN(uint64_t newest, shared_->CurrentRevision());
+  auto caught_up = [&] { return rv_.load() >= newest || stop_follow_; };
+  std::unique_lock<std::mutex> lock(applied_mu_);
+  if (!applied_cv_.wait_for(lock, std::chrono::milliseconds(200), caught_up)) {
+    // Every revision of the store's own keys comes with a change; one spent on other keys
+    // (another user of the etcd cluster) does not: ask the backend to report its progress.
+    lock.unlock();
+    shared_->RequestProgress();
+    lock.lock();
+    if (!applied_cv_.wait_for(lock, std::chrono::seconds(3), caught_up)) {
+      return Status(StatusCode::kTimeout, "Too large resource version: " + std::to_string(newest) +
+                                              ", current: " + std::to_string(rv_.load()));
+    }
+  }
+  if (stop_follow_) {
+    return Status(StatusCode::kServiceUnavailable, "the store stopped following etcd");
+  }
+  return Status::Ok();
+}
+
 Status Store::Ready() const { return impl_->Ready(); }
+Status Store::WaitForLatest() const { return impl_->WaitForLatest(); }
 Status Store::Open() { return impl_->Open(); }
 void Store::Close() { impl_->Close(); }
 

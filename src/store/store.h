@@ -149,6 +149,12 @@ class Store {
   // what is wrong.
   Status Ready() const;
 
+  // For a consistent read (resourceVersion unset, as Kubernetes means it): waits until the
+  // index holds every write acknowledged anywhere before the call — with a shared backend, its
+  // current revision (another replica's writes included); at once for a backend of its own.
+  // Errors: the backend unreachable (503), not caught up within seconds (504).
+  Status WaitForLatest() const;
+
   class Impl;
 
  private:

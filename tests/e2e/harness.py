@@ -112,6 +112,8 @@ class Server:
                 self.proc.wait()
         if self.proc and self.proc.stdout:
             self.proc.stdout.close()
+        if getattr(self, "log", None):
+            self.log.close()
 
     def cleanup(self):
         self.stop()

@@ -86,6 +86,8 @@ std::vector<PolicyRule> ControllerManagerRules() {
   return {
       Rule(kRead, {"*"}, {"*"}),
       Rule(kEventVerbs, {""}, {"events"}),
+      Rule({"create"}, {kCoordinationGroup}, {"leases"}),
+      Rule({"get", "update"}, {kCoordinationGroup}, {"leases"}, {"allot-controller-manager"}),
       Rule({"update", "patch", "delete"}, {""}, {"pods"}),
       Rule(kWriteStatus, {""}, {"pods/status"}),
       Rule({"create", "update", "patch", "delete"}, {kResourceGroup}, {"resourceclaims"}),
