@@ -5,12 +5,17 @@
 #include <algorithm>
 #include <atomic>
 #include <condition_variable>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <mutex>
 #include <thread>
 #include <vector>
 
 #include "api/codec/codec.h"
+#include "etcd/local_cluster.h"
+#include "store/backend.h"
 #include "store/store.h"
 #include "testing/builders.h"
 #include "testing/objects.h"
@@ -18,9 +23,11 @@
 namespace allot {
 namespace {
 
-constexpr char kPodJson[] = R"({"apiVersion":"v1","kind":"Pod","metadata":{"name":"web-7d9f8b6c5d-x2k4p","namespace":"default","labels":{"app":"web","pod-template-hash":"7d9f8b6c5d"},"annotations":{"kubectl.kubernetes.io/restartedAt":"2024-05-01T12:00:00Z"},"ownerReferences":[{"apiVersion":"apps/v1","kind":"ReplicaSet","name":"web-7d9f8b6c5d","uid":"6b3c1d2e-1111-4222-8333-944455556666","controller":true,"blockOwnerDeletion":true}]},"spec":{"containers":[{"name":"web","image":"nginx:1.27","ports":[{"containerPort":80,"protocol":"TCP"}],"env":[{"name":"MODE","value":"prod"}],"resources":{"requests":{"cpu":"250m","memory":"256Mi"},"limits":{"cpu":"1","memory":"512Mi"},"claims":[{"name":"gpu"}]}}],"resourceClaims":[{"name":"gpu","resourceClaimTemplateName":"one-gpu"}],"nodeSelector":{"kubernetes.io/os":"linux"},"tolerations":[{"key":"example.com/gpu","operator":"Exists","effect":"NoSchedule"}],"schedulerName":"default-scheduler"}})";
+constexpr char kPodJson[] =
+    R"({"apiVersion":"v1","kind":"Pod","metadata":{"name":"web-7d9f8b6c5d-x2k4p","namespace":"default","labels":{"app":"web","pod-template-hash":"7d9f8b6c5d"},"annotations":{"kubectl.kubernetes.io/restartedAt":"2024-05-01T12:00:00Z"},"ownerReferences":[{"apiVersion":"apps/v1","kind":"ReplicaSet","name":"web-7d9f8b6c5d","uid":"6b3c1d2e-1111-4222-8333-944455556666","controller":true,"blockOwnerDeletion":true}]},"spec":{"containers":[{"name":"web","image":"nginx:1.27","ports":[{"containerPort":80,"protocol":"TCP"}],"env":[{"name":"MODE","value":"prod"}],"resources":{"requests":{"cpu":"250m","memory":"256Mi"},"limits":{"cpu":"1","memory":"512Mi"},"claims":[{"name":"gpu"}]}}],"resourceClaims":[{"name":"gpu","resourceClaimTemplateName":"one-gpu"}],"nodeSelector":{"kubernetes.io/os":"linux"},"tolerations":[{"key":"example.com/gpu","operator":"Exists","effect":"NoSchedule"}],"schedulerName":"default-scheduler"}})";
 
-constexpr char kClaimJson[] = R"({"apiVersion":"resource.k8s.io/v1","kind":"ResourceClaim","metadata":{"name":"web-gpu-abcde","namespace":"default"},"spec":{"devices":{"requests":[{"name":"gpu","exactly":{"deviceClassName":"gpu.example.com","selectors":[{"cel":{"expression":"device.attributes['gpu.example.com'].model == 'LATEST-GPU-MODEL'"}}],"allocationMode":"ExactCount","count":1}}]}},"status":{"allocation":{"devices":{"results":[{"request":"gpu","driver":"gpu.example.com","pool":"node-a","device":"gpu-3","bindingConditions":["example.com/is-attached"],"bindingFailureConditions":["example.com/attach-failed"]}]},"nodeSelector":{"nodeSelectorTerms":[{"matchFields":[{"key":"metadata.name","operator":"In","values":["node-a"]}]}]},"allocationTimestamp":"2024-05-01T12:00:00Z"},"reservedFor":[{"resource":"pods","name":"web","uid":"6b3c1d2e-1111-4222-8333-944455556666"}]}})";
+constexpr char kClaimJson[] =
+    R"({"apiVersion":"resource.k8s.io/v1","kind":"ResourceClaim","metadata":{"name":"web-gpu-abcde","namespace":"default"},"spec":{"devices":{"requests":[{"name":"gpu","exactly":{"deviceClassName":"gpu.example.com","selectors":[{"cel":{"expression":"device.attributes['gpu.example.com'].model == 'LATEST-GPU-MODEL'"}}],"allocationMode":"ExactCount","count":1}}]}},"status":{"allocation":{"devices":{"results":[{"request":"gpu","driver":"gpu.example.com","pool":"node-a","device":"gpu-3","bindingConditions":["example.com/is-attached"],"bindingFailureConditions":["example.com/attach-failed"]}]},"nodeSelector":{"nodeSelectorTerms":[{"matchFields":[{"key":"metadata.name","operator":"In","values":["node-a"]}]}]},"allocationTimestamp":"2024-05-01T12:00:00Z"},"reservedFor":[{"resource":"pods","name":"web","uid":"6b3c1d2e-1111-4222-8333-944455556666"}]}})";
 
 void BM_DecodePod(benchmark::State& state) {
   for (auto _ : state) benchmark::DoNotOptimize(api::DecodeJson(kPodJson, {}));
@@ -46,20 +53,16 @@ void BM_EncodeResourceClaim(benchmark::State& state) {
 BENCHMARK(BM_EncodeResourceClaim);
 
 // Creates with `inflight` writes outstanding at any time (as many concurrent clients would):
-// this is what group commit batches. Reports writes/s.
-void StoreCreates(benchmark::State& state, bool durable) {
-  testing::TempDir dir;
-  std::unique_ptr<store::Backend> backend;
-  if (durable) {
-    backend = std::move(store::NewSqliteBackend(dir.path() + "/bench.db")).value();
-  } else {
-    backend = store::NewMemoryBackend();
-  }
+// this is what group commit batches (SQLite) and what goes to etcd together. Reports writes/s.
+void StoreCreates(benchmark::State& state, std::unique_ptr<store::Backend> backend,
+                  int64_t inflight) {
   store::Store s(std::move(backend), RealClock::Instance());
-  if (!s.Open().ok()) state.SkipWithError("open");
+  if (!s.Open().ok()) {
+    state.SkipWithError("open");
+    return;
+  }
   const auto& pods = testing::Resource("", "pods");
   auto proto = testing::ObjectFromJson(kPodJson);
-  const int64_t inflight = state.range(0);
   int64_t n = 0;
   for (auto _ : state) {
     std::mutex mu;
@@ -91,10 +94,91 @@ void StoreCreates(benchmark::State& state, bool durable) {
       stats.batches ? static_cast<double>(stats.writes) / static_cast<double>(stats.batches) : 0;
 }
 
-void BM_StoreCreateMemory(benchmark::State& state) { StoreCreates(state, false); }
-void BM_StoreCreateSqlite(benchmark::State& state) { StoreCreates(state, true); }
+void BM_StoreCreateMemory(benchmark::State& state) {
+  StoreCreates(state, store::NewMemoryBackend(), state.range(0));
+}
+void BM_StoreCreateSqlite(benchmark::State& state) {
+  testing::TempDir dir;
+  StoreCreates(state, std::move(store::NewSqliteBackend(dir.path() + "/bench.db")).value(),
+               state.range(0));
+}
 BENCHMARK(BM_StoreCreateMemory)->Arg(1)->Arg(64)->Unit(benchmark::kMillisecond)->UseRealTime();
-BENCHMARK(BM_StoreCreateSqlite)->Arg(1)->Arg(64)->Arg(512)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_StoreCreateSqlite)
+    ->Arg(1)
+    ->Arg(64)
+    ->Arg(512)
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
+
+// On a fresh local etcd cluster of range(0) members (etcd/local_cluster.h), range(1) in flight.
+// Compare with BM_EtcdCheckPerf on the same number of members: etcd's own write throughput.
+void BM_StoreCreateEtcd(benchmark::State& state) {
+  auto cluster = etcd::LocalCluster::Start(static_cast<int>(state.range(0)));
+  if (!cluster.ok()) {
+    state.SkipWithError(cluster.status().ToString().c_str());
+    return;
+  }
+  store::EtcdBackendOptions o;
+  o.endpoints = (*cluster)->endpoints();
+  auto backend = store::NewEtcdBackend(o);
+  if (!backend.ok()) {
+    state.SkipWithError(backend.status().ToString().c_str());
+    return;
+  }
+  StoreCreates(state, std::move(backend).value(), state.range(1));
+}
+BENCHMARK(BM_StoreCreateEtcd)
+    ->ArgNames({"members", "inflight"})
+    ->Args({1, 1})
+    ->Args({1, 64})
+    ->Args({1, 512})
+    ->Args({3, 64})
+    ->Args({3, 512})
+    ->Iterations(3)
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
+
+// etcd's own figure: `etcdctl check perf --load=l` (8,000 writes/s offered by 500 clients over
+// 60 s, keys of 256 bytes) on a fresh cluster of range(0) members. Reports the throughput it
+// prints as writes_per_s. About a minute per member count.
+void BM_EtcdCheckPerf(benchmark::State& state) {
+  auto cluster = etcd::LocalCluster::Start(static_cast<int>(state.range(0)));
+  if (!cluster.ok()) {
+    state.SkipWithError(cluster.status().ToString().c_str());
+    return;
+  }
+  std::string endpoints;
+  for (const std::string& e : (*cluster)->endpoints()) {
+    endpoints += (endpoints.empty() ? "" : ",") + e;
+  }
+  double throughput = 0;
+  for (auto _ : state) {
+    const std::string cmd =
+        "ETCDCTL_API=3 /usr/bin/etcdctl --endpoints=" + endpoints + " check perf --load=l 2>&1";
+    FILE* p = ::popen(cmd.c_str(), "r");
+    if (!p) {
+      state.SkipWithError("cannot run etcdctl");
+      return;
+    }
+    char line[512];
+    while (std::fgets(line, sizeof line, p)) {
+      // "PASS: Throughput is 8003 writes/s" or "FAIL: Throughput too low: 5012 writes/s"
+      if (const char* t = std::strstr(line, "Throughput")) {
+        while (*t && (*t < '0' || *t > '9')) ++t;
+        throughput = std::atof(t);
+      }
+    }
+    ::pclose(p);
+  }
+  state.counters["writes_per_s"] = throughput;
+}
+BENCHMARK(BM_EtcdCheckPerf)
+    ->ArgName("members")
+    ->Arg(1)
+    ->Arg(3)
+    ->Iterations(1)
+    ->Unit(benchmark::kSecond)
+    ->UseRealTime();
 
 // One writer at ~1,000 events/s, 100 watchers; latency from commit to each watcher seeing the
 // event. Reports p50/p99 in microseconds.
@@ -123,7 +207,8 @@ void BM_StoreWatchFanout(benchmark::State& state) {
         auto it = ev.object->metadata.annotations.find("sent-ns");
         if (it == ev.object->metadata.annotations.end()) continue;
         int64_t now = std::chrono::duration_cast<std::chrono::nanoseconds>(
-                          std::chrono::steady_clock::now().time_since_epoch()).count();
+                          std::chrono::steady_clock::now().time_since_epoch())
+                          .count();
         std::lock_guard<std::mutex> lock(lat_mu);
         latencies_us.push_back((now - std::stoll(it->second)) / 1000);
       }
@@ -138,7 +223,8 @@ void BM_StoreWatchFanout(benchmark::State& state) {
       obj->metadata.name = "w" + std::to_string(n++);
       obj->metadata.ownerReferences.clear();
       int64_t now = std::chrono::duration_cast<std::chrono::nanoseconds>(
-                        std::chrono::steady_clock::now().time_since_epoch()).count();
+                        std::chrono::steady_clock::now().time_since_epoch())
+                        .count();
       obj->metadata.annotations["sent-ns"] = std::to_string(now);
       s.CreateAsync(pods, std::move(obj), {}, [](Result<api::ObjectPtr>) {});
       std::this_thread::sleep_until(start + std::chrono::microseconds(1000 * (i + 1)));
@@ -154,7 +240,11 @@ void BM_StoreWatchFanout(benchmark::State& state) {
     state.counters["deliveries"] = static_cast<double>(latencies_us.size());
   }
 }
-BENCHMARK(BM_StoreWatchFanout)->Arg(100)->Iterations(3)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_StoreWatchFanout)
+    ->Arg(100)
+    ->Iterations(3)
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
 
 }  // namespace
 }  // namespace allot

@@ -1,4 +1,5 @@
-// `allot bench WORKLOAD [--mode inprocess|http|https] [--store sqlite|memory] [--out FILE.json]`
+// `allot bench WORKLOAD [--mode inprocess|http|https] [--store sqlite|memory|etcd]
+//  [--etcd-members 1|3] [--out FILE.json]`
 //
 // scheduler_perf-shaped workloads. Nodes have 4 CPU, 32 GiB, 110 pods; pods ask 100m CPU and
 // 500 MiB. Measured from the first measured pod created to the last one bound; latency per pod:
@@ -442,6 +443,18 @@ Result<Measurement> Drive(client::Client& client, const Workload& w, double rate
   return m;
 }
 
+bool ValidEnvironment(const std::string& mode, const std::string& store, int64_t etcd_members) {
+  if ((mode != "inprocess" && mode != "http" && mode != "https") ||
+      (store != "sqlite" && store != "memory" && store != "etcd") ||
+      (etcd_members != 1 && etcd_members != 3)) {
+    std::fprintf(stderr,
+                 "allot bench: --mode inprocess|http|https, --store sqlite|memory|etcd, "
+                 "--etcd-members 1|3\n");
+    return false;
+  }
+  return true;
+}
+
 }  // namespace
 
 // bench_binding.cc
@@ -459,7 +472,11 @@ int RunBench(int argc, char** argv) {
   flags.String("mode", &mode,
                "inprocess, http (plain, to a separate server process) or https (TLS, every role "
                "with its own client certificate and RBAC deciding each request)");
-  flags.String("store", &store_kind, "sqlite (durable) or memory");
+  flags.String("store", &store_kind,
+               "sqlite (durable), memory, or etcd (a fresh local etcd cluster started for the "
+               "run, /usr/bin/etcd)");
+  int64_t etcd_members = 1;
+  flags.Int("etcd-members", &etcd_members, "--store etcd: members of the local cluster (1 or 3)");
   flags.String("out", &out, "write the result as JSON to this file");
   flags.Int("rate", &rate,
             "create the measured pods at this many per second (0: all at once); not for "
@@ -474,11 +491,7 @@ int RunBench(int argc, char** argv) {
       std::fprintf(stderr, "allot bench: --rate does not apply to BindingConditions workloads\n");
       return 2;
     }
-    if ((mode != "inprocess" && mode != "http" && mode != "https") ||
-        (store_kind != "sqlite" && store_kind != "memory")) {
-      std::fprintf(stderr, "allot bench: --mode inprocess|http|https, --store sqlite|memory\n");
-      return 2;
-    }
+    if (!ValidEnvironment(mode, store_kind, etcd_members)) return 2;
     return RunBindingBench(flags.positional()[0], mode, store_kind, out);
   }
   auto w = ParseWorkload(flags.positional()[0]);
@@ -492,14 +505,11 @@ int RunBench(int argc, char** argv) {
                  "themselves\n");
     return 2;
   }
-  if ((mode != "inprocess" && mode != "http" && mode != "https") ||
-      (store_kind != "sqlite" && store_kind != "memory")) {
-    std::fprintf(stderr, "allot bench: --mode inprocess|http|https, --store sqlite|memory\n");
-    return 2;
-  }
+  if (!ValidEnvironment(mode, store_kind, etcd_members)) return 2;
   Result<Measurement> m = InternalError("not run");
   std::function<uint64_t()> store_writes;
   bench::Environment env{mode, store_kind};
+  env.etcd_members = static_cast<int>(etcd_members);
   if (HasController(*w)) env.controller_config = ControllerConfig(*w);
   env.store_writes = &store_writes;
   Status env_status = bench::RunInEnvironment(env, "", [&](client::Client& c) {
@@ -515,6 +525,7 @@ int RunBench(int argc, char** argv) {
   std::string p50 = Percentile(m->latencies_ms, 0.50), p99 = Percentile(m->latencies_ms, 0.99);
   std::printf("workload: %s  mode: %s  store: %s", w->name.c_str(), mode.c_str(),
               store_kind.c_str());
+  if (store_kind == "etcd") std::printf(" (%lld members)", static_cast<long long>(etcd_members));
   if (rate > 0) std::printf("  offered: %lld pods/s", static_cast<long long>(rate));
   std::printf("\n");
   std::printf("throughput: %.0f pods/s\n", throughput);

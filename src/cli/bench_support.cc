@@ -21,6 +21,7 @@
 #include "cluster/components.h"
 #include "common/files.h"
 #include "drivers/acceleratorpool/pool.h"
+#include "etcd/local_cluster.h"
 #include "store/backend.h"
 #include "store/store.h"
 #include "workloads/objects.h"
@@ -227,10 +228,23 @@ Status Submitter::Drain() {
 Status RunInEnvironment(const Environment& env, const std::string& scheduler_config,
                         const std::function<Status(client::Client&)>& drive) {
   ScratchDir dir;
+  // --store etcd: a fresh local cluster of env.etcd_members, for this run only.
+  std::unique_ptr<etcd::LocalCluster> etcd_cluster;
+  std::string etcd_servers;
+  if (env.store == "etcd") {
+    ALLOT_ASSIGN_OR_RETURN(etcd_cluster, etcd::LocalCluster::Start(env.etcd_members));
+    for (const std::string& e : etcd_cluster->endpoints()) {
+      etcd_servers += (etcd_servers.empty() ? "" : ",") + e;
+    }
+  }
   if (env.mode == "inprocess") {
     std::unique_ptr<store::Backend> backend;
     if (env.store == "sqlite") {
       ALLOT_ASSIGN_OR_RETURN(backend, store::NewSqliteBackend(dir.path() + "/bench.db"));
+    } else if (env.store == "etcd") {
+      store::EtcdBackendOptions o;
+      o.endpoints = etcd_cluster->endpoints();
+      ALLOT_ASSIGN_OR_RETURN(backend, store::NewEtcdBackend(o));
     } else {
       backend = store::NewMemoryBackend();
     }
@@ -259,6 +273,10 @@ Status RunInEnvironment(const Environment& env, const std::string& scheduler_con
   std::vector<std::string> serve_args = {"serve",    "--listen", "127.0.0.1:0", "--data-dir",
                                          dir.path(), "--store",  env.store,     "--no-scheduler"};
   if (env.mode == "http") serve_args.push_back("--insecure-plain-http");
+  if (!etcd_servers.empty()) {
+    serve_args.push_back("--etcd-servers");
+    serve_args.push_back(etcd_servers);
+  }
   ALLOT_ASSIGN_OR_RETURN(auto server, Spawn(self, serve_args));
   ALLOT_ASSIGN_OR_RETURN(ServerAddress address, ReadServerAddress(server->out_fd));
   // Over plain HTTP every role uses the URL; over TLS each its own identity (LeastPrivilege).

@@ -54,7 +54,8 @@ class Submitter {
 struct Environment {
   // inprocess | http (plain) | https (TLS with RBAC, each role with its own certificate)
   std::string mode = "inprocess";
-  std::string store = "sqlite";  // sqlite | memory
+  std::string store = "sqlite";  // sqlite | memory | etcd (a fresh local cluster)
+  int etcd_members = 1;          // --store etcd: 1 or 3
   // The example control-plane driver's configuration (YAML; drivers/acceleratorpool/config.h),
   // run in-process or as `allot driver controller`; "" for none.
   std::string controller_config;

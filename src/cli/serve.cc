@@ -13,6 +13,7 @@
 #include "cluster/cluster.h"
 #include "common/files.h"
 #include "common/flags.h"
+#include "common/go_duration.h"
 #include "common/log.h"
 #include "common/time.h"
 #include "drivers/acceleratorpool/config.h"
@@ -103,6 +104,10 @@ int Serve(int argc, char** argv) {
   std::string etcd_servers;
   flags.String("etcd-servers", &etcd_servers,
                "etcd members' client URLs, comma-separated (http://127.0.0.1:2379,...)");
+  std::string etcd_compaction_interval = "5m";
+  flags.String("etcd-compaction-interval", &etcd_compaction_interval,
+               "--store etcd: how often etcd's history is compacted, as kube-apiserver does "
+               "(one replica per interval, keeping one interval of history); 0: never");
   flags.Int("threads", &threads, "HTTP worker threads");
   flags.Int("sim-nodes", &sim_nodes, "simulated nodes (kubelets) to run in-process");
   flags.String("sim-node-template", &sim_node_template,
@@ -184,6 +189,14 @@ int Serve(int argc, char** argv) {
   options.audit_log = secured->audit_log;
   options.store = store_kind;
   options.etcd_servers = SplitCommaList(etcd_servers);
+  auto compaction = ParseGoDuration(etcd_compaction_interval);
+  if (!compaction.ok() || compaction->count() < 0) {
+    std::fprintf(stderr, "allot serve: --etcd-compaction-interval: %s\n",
+                 compaction.ok() ? "must not be negative" : compaction.status().message().c_str());
+    return 2;
+  }
+  options.etcd_compaction_interval =
+      std::chrono::duration_cast<std::chrono::milliseconds>(*compaction);
   options.data_dir = data_dir;
   options.listen = listen;
   options.threads = static_cast<int>(threads);

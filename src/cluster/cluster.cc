@@ -26,23 +26,25 @@ Status Named(const Status& s, std::string_view component) {
 
 }  // namespace
 
-Result<std::unique_ptr<store::Backend>> OpenBackend(const std::string& kind,
-                                                    const std::string& data_dir,
-                                                    const std::vector<std::string>& etcd_servers) {
+Result<std::unique_ptr<store::Backend>> OpenBackend(const ClusterOptions& options) {
+  const std::string& kind = options.store;
   if (kind == "memory") return store::NewMemoryBackend();
   if (kind == "etcd") {
-    if (etcd_servers.empty()) return BadRequestError("--store etcd needs --etcd-servers");
+    if (options.etcd_servers.empty()) return BadRequestError("--store etcd needs --etcd-servers");
     store::EtcdBackendOptions o;
-    o.endpoints = etcd_servers;
+    o.endpoints = options.etcd_servers;
+    o.compaction_interval = options.etcd_compaction_interval;
     return store::NewEtcdBackend(o);
   }
   if (kind != "sqlite") {
     return BadRequestError("unknown --store \"" + kind + "\": want sqlite, etcd or memory");
   }
   std::error_code ec;
-  std::filesystem::create_directories(data_dir, ec);
-  if (ec) return BadRequestError("cannot create --data-dir " + data_dir + ": " + ec.message());
-  return store::NewSqliteBackend((std::filesystem::path(data_dir) / "allot.db").string());
+  std::filesystem::create_directories(options.data_dir, ec);
+  if (ec) {
+    return BadRequestError("cannot create --data-dir " + options.data_dir + ": " + ec.message());
+  }
+  return store::NewSqliteBackend((std::filesystem::path(options.data_dir) / "allot.db").string());
 }
 
 Cluster::Cluster(ClusterOptions options)
@@ -64,8 +66,7 @@ Result<std::unique_ptr<Cluster>> Cluster::Start(ClusterOptions options) {
 }
 
 Status Cluster::StartAll() {
-  ALLOT_ASSIGN_OR_RETURN(auto backend,
-                         OpenBackend(options_.store, options_.data_dir, options_.etcd_servers));
+  ALLOT_ASSIGN_OR_RETURN(auto backend, OpenBackend(options_));
   store_ = std::make_unique<store::Store>(std::move(backend), clock_, DefaultStoreOptions());
   ALLOT_RETURN_IF_ERROR(Named(store_->Open(), "opening the store"));
   gc_ = std::make_unique<store::GarbageCollector>(*store_);

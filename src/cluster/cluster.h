@@ -18,6 +18,7 @@
 // Thread safety: Start and Stop from one thread; the accessors are safe once Start returned.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -49,6 +50,8 @@ namespace allot::cluster {
 struct ClusterOptions {
   std::string store = "sqlite";           // sqlite (durable, in data_dir) | etcd | memory
   std::vector<std::string> etcd_servers;  // --store etcd: the members' client URLs
+  // --store etcd: how often etcd's history is compacted (etcd/compactor.h); zero: never.
+  std::chrono::milliseconds etcd_compaction_interval = std::chrono::minutes(5);
   std::string data_dir = "./data";
   Clock* clock = nullptr;  // null: RealClock
   // The API server's address ("127.0.0.1:6443"; port 0 picks a free port); nullopt: no server.
@@ -127,11 +130,9 @@ class Cluster {
   bool stopped_ = false;
 };
 
-// The store backend: a sqlite database "allot.db" in `data_dir` (created if missing), etcd at
-// `etcd_servers`, or memory. 400 for another kind, etcd without servers, or a data directory
-// that cannot be created.
-Result<std::unique_ptr<store::Backend>> OpenBackend(
-    const std::string& kind, const std::string& data_dir,
-    const std::vector<std::string>& etcd_servers = {});
+// The store backend the options name: a sqlite database "allot.db" in `data_dir` (created if
+// missing), etcd at `etcd_servers` (compacted every `etcd_compaction_interval`), or memory. 400
+// for another kind, etcd without servers, or a data directory that cannot be created.
+Result<std::unique_ptr<store::Backend>> OpenBackend(const ClusterOptions& options);
 
 }  // namespace allot::cluster

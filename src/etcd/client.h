@@ -160,6 +160,10 @@ class Client {
   // The number of keys deleted.
   virtual Result<int64_t> Delete(const std::string& key, const std::string& range_end = "") = 0;
   virtual Result<TxnResult> Commit(const Txn& txn) = 0;
+  // Sends every transaction at once to one member and waits for all: each is applied on its
+  // own (its own revision), in no promised order. One result per transaction, in order. As
+  // with Commit, a failed one is not retried (it may have been applied).
+  virtual std::vector<Result<TxnResult>> CommitEach(const std::vector<Txn>& txns) = 0;
   // Drops the history before `revision`; waits until it is gone from disk when `physical`.
   virtual Status Compact(int64_t revision, bool physical = false) = 0;
   virtual Result<std::unique_ptr<Watch>> StartWatch(const WatchOptions& options) = 0;

@@ -1,4 +1,4 @@
-// The etcd client against real etcd members (etcd/testing/etcd_cluster.h): reads and writes,
+// The etcd client against real etcd members (etcd/local_cluster.h): reads and writes,
 // transactions guarded by mod_revision, historical reads and compaction, watches, and what a
 // dead member or an unreachable cluster looks like to the caller.
 #include "etcd/client.h"
@@ -6,17 +6,15 @@
 #include <gtest/gtest.h>
 
 #include "etcd/compactor.h"
-#include "etcd/testing/etcd_cluster.h"
+#include "etcd/local_cluster.h"
 
 namespace allot::etcd {
 namespace {
 
-using testing::EtcdCluster;
-
 class EtcdClientTest : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
-    auto c = EtcdCluster::Start(1);
+    auto c = LocalCluster::Start(1);
     ASSERT_TRUE(c.ok()) << c.status().ToString();
     cluster_ = c->release();
   }
@@ -35,11 +33,11 @@ class EtcdClientTest : public ::testing::Test {
         std::string("/t/") + ::testing::UnitTest::GetInstance()->current_test_info()->name() + "/";
   }
 
-  static EtcdCluster* cluster_;
+  static LocalCluster* cluster_;
   std::unique_ptr<Client> client_;
   std::string prefix_;
 };
-EtcdCluster* EtcdClientTest::cluster_ = nullptr;
+LocalCluster* EtcdClientTest::cluster_ = nullptr;
 
 TEST_F(EtcdClientTest, PutRangeAndDelete) {
   auto r1 = client_->Put(prefix_ + "a", "1");
@@ -253,7 +251,7 @@ TEST(EtcdUnreachableTest, RequestsFailWith503) {
 }
 
 TEST(EtcdThreeMembersTest, ALostMemberIsLeftForTheOthers) {
-  auto cluster = EtcdCluster::Start(3);
+  auto cluster = LocalCluster::Start(3);
   ASSERT_TRUE(cluster.ok()) << cluster.status().ToString();
   Options o;
   o.endpoints = (*cluster)->endpoints();

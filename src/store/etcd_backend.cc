@@ -16,7 +16,6 @@ namespace allot::store {
 namespace {
 
 constexpr int64_t kListPage = 1000;
-constexpr size_t kWriteLanes = 16;
 constexpr char kCompactionKey[] = "compact_rev_key";
 
 class EtcdBackend final : public Backend, public SharedBackend {
@@ -65,17 +64,25 @@ class EtcdBackend final : public Backend, public SharedBackend {
 
   std::vector<Result<SharedWriteResult>> WriteEach(
       const std::vector<SharedWrite>& writes) override {
-    std::vector<Result<SharedWriteResult>> out(writes.size(), InternalError("not written"));
-    // The writes of a batch touch distinct keys: they go out together, a few connections'
-    // worth at a time, so a batch costs about one round trip to etcd rather than one per write.
-    const size_t lanes = std::min(writes.size(), kWriteLanes);
-    auto lane = [&](size_t first) {
-      for (size_t i = first; i < writes.size(); i += lanes) out[i] = WriteOne(writes[i]);
-    };
-    std::vector<std::thread> threads;
-    for (size_t l = 1; l < lanes; ++l) threads.emplace_back(lane, l);
-    if (lanes > 0) lane(0);
-    for (std::thread& t : threads) t.join();
+    // The writes of a batch touch distinct keys: they go out together, so a batch costs about
+    // one round trip to etcd (and few fsyncs there) rather than one per write.
+    std::vector<etcd::Txn> txns;
+    txns.reserve(writes.size());
+    for (const SharedWrite& w : writes) {
+      etcd::Txn& txn = txns.emplace_back();
+      const std::string key = prefix_ + w.key;
+      txn.compare.push_back(etcd::Compare::ModRevisionIs(key, static_cast<int64_t>(w.expected)));
+      txn.success.push_back(w.value.empty() ? etcd::Op::Delete(key) : etcd::Op::Put(key, w.value));
+    }
+    std::vector<Result<SharedWriteResult>> out;
+    out.reserve(writes.size());
+    for (Result<etcd::TxnResult>& r : client_->CommitEach(txns)) {
+      if (!r.ok()) {
+        out.push_back(r.status());
+      } else {
+        out.push_back(SharedWriteResult{r->succeeded, static_cast<uint64_t>(r->revision)});
+      }
+    }
     return out;
   }
 
@@ -158,15 +165,6 @@ class EtcdBackend final : public Backend, public SharedBackend {
   }
 
  private:
-  Result<SharedWriteResult> WriteOne(const SharedWrite& w) {
-    etcd::Txn txn;
-    const std::string key = prefix_ + w.key;
-    txn.compare.push_back(etcd::Compare::ModRevisionIs(key, static_cast<int64_t>(w.expected)));
-    txn.success.push_back(w.value.empty() ? etcd::Op::Delete(key) : etcd::Op::Put(key, w.value));
-    ALLOT_ASSIGN_OR_RETURN(etcd::TxnResult r, client_->Commit(txn));
-    return SharedWriteResult{r.succeeded, static_cast<uint64_t>(r.revision)};
-  }
-
   bool IsCompactionKey(std::string_view key) const {
     return key.size() == prefix_.size() + sizeof(kCompactionKey) - 1 &&
            key.substr(prefix_.size()) == kCompactionKey && key.substr(0, prefix_.size()) == prefix_;

@@ -8,7 +8,7 @@
 #include <thread>
 
 #include "etcd/client.h"
-#include "etcd/testing/etcd_cluster.h"
+#include "etcd/local_cluster.h"
 #include "store/backend.h"
 #include "store/store.h"
 #include "testing/builders.h"
@@ -88,7 +88,7 @@ class HeldBackend final : public Backend, public SharedBackend {
 class EtcdReplicasTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    auto c = etcd::testing::EtcdCluster::Start(1);
+    auto c = etcd::LocalCluster::Start(1);
     ASSERT_TRUE(c.ok()) << c.status().ToString();
     cluster_ = std::move(c).value();
     a_ = Open();
@@ -131,7 +131,7 @@ class EtcdReplicasTest : public ::testing::Test {
   }
 
   FakeClock clock_;
-  std::unique_ptr<etcd::testing::EtcdCluster> cluster_;
+  std::unique_ptr<etcd::LocalCluster> cluster_;
   std::unique_ptr<Store> a_, b_;
 };
 

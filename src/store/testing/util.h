@@ -7,7 +7,7 @@
 #include <string>
 
 #include "common/time.h"
-#include "etcd/testing/etcd_cluster.h"
+#include "etcd/local_cluster.h"
 #include "store/backend.h"
 #include "store/store.h"
 #include "testing/builders.h"
@@ -30,9 +30,9 @@ class StoreTest : public ::testing::TestWithParam<std::string> {
       backend = std::move(b).value();
     } else if (GetParam() == "etcd") {
       // One etcd member per test process; a reopened store finds its objects there again.
-      static std::unique_ptr<etcd::testing::EtcdCluster> cluster;
+      static std::unique_ptr<etcd::LocalCluster> cluster;
       if (!cluster) {
-        auto c = etcd::testing::EtcdCluster::Start(1);
+        auto c = etcd::LocalCluster::Start(1);
         ASSERT_TRUE(c.ok()) << c.status().ToString();
         cluster = std::move(c).value();
       }
