@@ -6,6 +6,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <tuple>
 
 #include "cli/commands.h"
 #include "cli/roles.h"
@@ -104,6 +105,12 @@ int Serve(int argc, char** argv) {
   std::string etcd_servers;
   flags.String("etcd-servers", &etcd_servers,
                "etcd members' client URLs, comma-separated (http://127.0.0.1:2379,...)");
+  std::string etcd_cafile, etcd_certfile, etcd_keyfile;
+  flags.String("etcd-cafile", &etcd_cafile,
+               "--store etcd over https: the CA bundle that signed the members' certificates");
+  flags.String("etcd-certfile", &etcd_certfile,
+               "--store etcd: this server's client certificate for etcd (PEM)");
+  flags.String("etcd-keyfile", &etcd_keyfile, "--store etcd: its private key (PEM)");
   std::string etcd_compaction_interval = "5m";
   flags.String("etcd-compaction-interval", &etcd_compaction_interval,
                "--store etcd: how often etcd's history is compacted, as kube-apiserver does "
@@ -189,6 +196,22 @@ int Serve(int argc, char** argv) {
   options.audit_log = secured->audit_log;
   options.store = store_kind;
   options.etcd_servers = SplitCommaList(etcd_servers);
+  if (etcd_certfile.empty() != etcd_keyfile.empty()) {
+    std::fprintf(stderr, "allot serve: --etcd-certfile and --etcd-keyfile go together\n");
+    return 2;
+  }
+  for (auto [flag, path, out] :
+       {std::tuple{"--etcd-cafile", &etcd_cafile, &options.etcd_ca_pem},
+        std::tuple{"--etcd-certfile", &etcd_certfile, &options.etcd_cert_pem},
+        std::tuple{"--etcd-keyfile", &etcd_keyfile, &options.etcd_key_pem}}) {
+    if (path->empty()) continue;
+    auto pem = ReadFile(*path);
+    if (!pem.ok()) {
+      std::fprintf(stderr, "allot serve: %s: %s\n", flag, pem.status().message().c_str());
+      return 2;
+    }
+    *out = std::move(pem).value();
+  }
   auto compaction = ParseGoDuration(etcd_compaction_interval);
   if (!compaction.ok() || compaction->count() < 0) {
     std::fprintf(stderr, "allot serve: --etcd-compaction-interval: %s\n",

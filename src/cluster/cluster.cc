@@ -34,6 +34,9 @@ Result<std::unique_ptr<store::Backend>> OpenBackend(const ClusterOptions& option
     store::EtcdBackendOptions o;
     o.endpoints = options.etcd_servers;
     o.compaction_interval = options.etcd_compaction_interval;
+    o.ca_pem = options.etcd_ca_pem;
+    o.cert_pem = options.etcd_cert_pem;
+    o.key_pem = options.etcd_key_pem;
     return store::NewEtcdBackend(o);
   }
   if (kind != "sqlite") {

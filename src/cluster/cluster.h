@@ -50,6 +50,9 @@ namespace allot::cluster {
 struct ClusterOptions {
   std::string store = "sqlite";           // sqlite (durable, in data_dir) | etcd | memory
   std::vector<std::string> etcd_servers;  // --store etcd: the members' client URLs
+  // --store etcd over https: the CA that signed the members' certificates, and this server's
+  // client certificate and key when the members ask for one (PEM; --etcd-cafile and friends).
+  std::string etcd_ca_pem, etcd_cert_pem, etcd_key_pem;
   // --store etcd: how often etcd's history is compacted (etcd/compactor.h); zero: never.
   std::chrono::milliseconds etcd_compaction_interval = std::chrono::minutes(5);
   std::string data_dir = "./data";

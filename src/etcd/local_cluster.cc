@@ -11,6 +11,8 @@
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <thread>
 
 #include "etcd/client.h"
@@ -22,8 +24,6 @@ namespace allot::etcd {
 namespace {
 
 constexpr char kEtcdBinary[] = "/usr/bin/etcd";
-
-std::string ClientUrl(int port) { return "http://127.0.0.1:" + std::to_string(port); }
 
 int FreePort() {
   int fd = ::socket(AF_INET, SOCK_STREAM, 0);
@@ -51,8 +51,13 @@ bool Accepts(int port) {
 
 }  // namespace
 
-Result<std::unique_ptr<LocalCluster>> LocalCluster::Start(int size) {
+std::string LocalCluster::Url(int port) const {
+  return (tls_ ? "https://127.0.0.1:" : "http://127.0.0.1:") + std::to_string(port);
+}
+
+Result<std::unique_ptr<LocalCluster>> LocalCluster::Start(int size, const LocalClusterTls* tls) {
   std::unique_ptr<LocalCluster> c(new LocalCluster());
+  if (tls) c->tls_ = *tls;
   char tmpl[] = "/tmp/allot-etcd-XXXXXX";
   if (!::mkdtemp(tmpl)) return InternalError("mkdtemp failed");
   c->dir_ = tmpl;
@@ -76,12 +81,12 @@ LocalCluster::~LocalCluster() {
 
 std::vector<std::string> LocalCluster::endpoints() const {
   std::vector<std::string> out;
-  for (const Member& m : members_) out.push_back(ClientUrl(m.client_port));
+  for (const Member& m : members_) out.push_back(Url(m.client_port));
   return out;
 }
 
 std::string LocalCluster::endpoint(int i) const {
-  return ClientUrl(members_[static_cast<size_t>(i)].client_port);
+  return Url(members_[static_cast<size_t>(i)].client_port);
 }
 
 void LocalCluster::Kill(int i) {
@@ -132,8 +137,8 @@ Status LocalCluster::Spawn(int i, bool existing) {
       kEtcdBinary,
       "--name=" + m.name,
       "--data-dir=" + dir_ + "/" + m.name,
-      "--listen-client-urls=" + ClientUrl(m.client_port),
-      "--advertise-client-urls=" + ClientUrl(m.client_port),
+      "--listen-client-urls=" + Url(m.client_port),
+      "--advertise-client-urls=" + Url(m.client_port),
       "--listen-peer-urls=" + peer,
       "--initial-advertise-peer-urls=" + peer,
       "--initial-cluster=" + initial,
@@ -143,6 +148,12 @@ Status LocalCluster::Spawn(int i, bool existing) {
       "--election-timeout=500",
       "--logger=zap",
       "--log-outputs=stderr"};
+  if (tls_) {
+    args.push_back("--cert-file=" + tls_->cert_file);
+    args.push_back("--key-file=" + tls_->key_file);
+    args.push_back("--trusted-ca-file=" + tls_->ca_file);
+    args.push_back("--client-cert-auth");
+  }
   std::vector<char*> argv;
   for (std::string& a : args) argv.push_back(a.data());
   argv.push_back(nullptr);
@@ -165,6 +176,15 @@ Status LocalCluster::WaitReady(int i) {
   Options o;
   o.endpoints = {endpoint(i)};
   o.request_timeout = std::chrono::milliseconds(1000);
+  if (tls_) {
+    auto read = [](const std::string& path) {
+      std::ifstream f(path);
+      return std::string(std::istreambuf_iterator<char>(f), {});
+    };
+    o.ca_pem = read(tls_->ca_file);
+    o.cert_pem = read(tls_->cert_file);
+    o.key_pem = read(tls_->key_file);
+  }
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
   Status last;
   while (std::chrono::steady_clock::now() < deadline) {

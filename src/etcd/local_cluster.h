@@ -7,6 +7,7 @@
 #include <sys/types.h>
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -14,16 +15,25 @@
 
 namespace allot::etcd {
 
+// Client TLS for the members (files, PEM): they serve https with `cert_file`, and accept only
+// clients whose certificate `ca_file` signed. Peers still talk plain HTTP on loopback.
+struct LocalClusterTls {
+  std::string ca_file, cert_file, key_file;
+};
+
 class LocalCluster {
  public:
   // Starts `size` members and waits (up to 30 s) until every one answers with a leader.
-  // Errors: etcd missing or not starting (500), not ready in time (504).
-  static Result<std::unique_ptr<LocalCluster>> Start(int size);
+  // With `tls`, members serve https and readiness is judged by a client presenting `tls`'s
+  // own certificate (which must then be valid for clients too). Errors: etcd missing or not
+  // starting (500), not ready in time (504).
+  static Result<std::unique_ptr<LocalCluster>> Start(int size,
+                                                     const LocalClusterTls* tls = nullptr);
   ~LocalCluster();  // kills the members, removes the directory
   LocalCluster(const LocalCluster&) = delete;
   LocalCluster& operator=(const LocalCluster&) = delete;
 
-  std::vector<std::string> endpoints() const;  // "http://127.0.0.1:<port>", one per member
+  std::vector<std::string> endpoints() const;  // "http[s]://127.0.0.1:<port>", one per member
   std::string endpoint(int i) const;
   int size() const { return static_cast<int>(members_.size()); }
   const std::string& dir() const { return dir_; }
@@ -51,8 +61,11 @@ class LocalCluster {
   Status Spawn(int i, bool existing = false);
   Status WaitReady(int i);
 
+  std::string Url(int port) const;
+
   std::string dir_;
   std::vector<Member> members_;
+  std::optional<LocalClusterTls> tls_;
 };
 
 }  // namespace allot::etcd
