@@ -1,11 +1,8 @@
 #include "cli/leader_election_flags.h"
 
-#include <unistd.h>
-
 #include <atomic>
 #include <chrono>
 #include <cstdio>
-#include <random>
 #include <thread>
 
 #include "client/leader_election.h"
@@ -35,12 +32,7 @@ int LeaderElectionFlags::Run(client::Client& client, const std::string& role,
     wait_for_stop();
     return 0;
   }
-  std::string id = identity;
-  if (id.empty()) {
-    char host[256] = {};
-    gethostname(host, sizeof host - 1);
-    id = std::string(host) + "_" + std::to_string(std::random_device{}());
-  }
+  const std::string id = identity.empty() ? client::DefaultIdentity() : identity;
   client::LeaderElectionConfig le;
   le.lock_name = lease_name;
   le.identity = id;

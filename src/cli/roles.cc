@@ -1,12 +1,9 @@
 #include "cli/roles.h"
 
-#include <unistd.h>
-
 #include <csignal>
 #include <cstdio>
 #include <ctime>
 #include <fstream>
-#include <random>
 #include <sstream>
 #include <thread>
 

@@ -1,11 +1,20 @@
 #include "client/leader_election.h"
 
+#include <unistd.h>
+
+#include <random>
 #include <thread>
 
 #include "api/core/types.h"
 #include "common/log.h"
 
 namespace allot::client {
+
+std::string DefaultIdentity() {
+  char host[256] = {};
+  gethostname(host, sizeof host - 1);
+  return std::string(host) + "_" + std::to_string(std::random_device{}());
+}
 
 LeaderElector::LeaderElector(Client& client, Clock& clock, LeaderElectionConfig config)
     : client_(client),

@@ -33,6 +33,9 @@ struct LeaderElectionConfig {
   std::chrono::milliseconds retry_period{2000};
 };
 
+// A holder identity unique to this process, as client-go makes one: "<hostname>_<random>".
+std::string DefaultIdentity();
+
 class LeaderElector {
  public:
   LeaderElector(Client& client, Clock& clock, LeaderElectionConfig config);

@@ -1,9 +1,6 @@
 #include "cluster/cluster.h"
 
-#include <unistd.h>
-
 #include <filesystem>
-#include <random>
 
 #include "store/backend.h"
 
@@ -134,14 +131,8 @@ Status Cluster::StartAll() {
 }
 
 void Cluster::StartElected() {
-  std::string identity = options_.identity;
-  if (identity.empty()) {
-    char host[256] = {};
-    gethostname(host, sizeof host - 1);
-    identity = std::string(host) + "_" + std::to_string(std::random_device{}());
-  }
   client::LeaderElectionConfig le;
-  le.identity = identity;
+  le.identity = options_.identity.empty() ? client::DefaultIdentity() : options_.identity;
   if (options_.controllers) {
     le.lock_name = "allot-controller-manager";
     elected_controllers_ = std::make_unique<ElectedRole>(

@@ -174,6 +174,21 @@ class HaTest(harness.TestCase):
         self.b.cleanup()
         self.etcd.cleanup()
 
+    def run_through_fault(self, writers, fault, after):
+        """Starts the writers, injects `fault` once each has 20 acknowledged writes, and stops
+        them once each has `after` more."""
+        for w in writers:
+            w.start()
+        self.wait("writes", lambda: all(len(w.acked) >= 20 for w in writers), timeout=60)
+        fault()
+        counts = [len(w.acked) for w in writers]
+        self.wait("writes going on after the fault",
+                  lambda: all(len(w.acked) >= c + after for w, c in zip(writers, counts)),
+                  timeout=60)
+        for w in writers:
+            w.stop = True
+            w.join(timeout=30)
+
     def test_replicas_serve_one_cluster(self):
         ka, kb = harness.Kubectl(self.a), harness.Kubectl(self.b)
         try:
@@ -247,18 +262,7 @@ class HaTest(harness.TestCase):
 
     def test_replica_killed_under_write_load(self):
         writers = [Writer([self.a, self.b], "a%d" % i) for i in range(2)]
-        for w in writers:
-            w.start()
-        self.wait("writes through A", lambda: all(len(w.acked) >= 20 for w in writers),
-                  timeout=60)
-        self.a.kill9()
-        counts = [len(w.acked) for w in writers]
-        self.wait("writers failed over to B",
-                  lambda: all(len(w.acked) >= c + 20 for w, c in zip(writers, counts)),
-                  timeout=60)
-        for w in writers:
-            w.stop = True
-            w.join(timeout=30)
+        self.run_through_fault(writers, self.a.kill9, after=20)
         names = self.b.pod_names()
         for w in writers:
             missing = [n for n in w.acked if n not in names]
@@ -272,17 +276,7 @@ class HaTest(harness.TestCase):
 
     def test_etcd_member_killed_under_write_load(self):
         writers = [Writer([self.a], "e%d" % i) for i in range(2)]
-        for w in writers:
-            w.start()
-        self.wait("writes", lambda: all(len(w.acked) >= 20 for w in writers), timeout=60)
-        self.etcd.kill9(0)
-        counts = [len(w.acked) for w in writers]
-        self.wait("writes go on with two members",
-                  lambda: all(len(w.acked) >= c + 30 for w, c in zip(writers, counts)),
-                  timeout=60)
-        for w in writers:
-            w.stop = True
-            w.join(timeout=30)
+        self.run_through_fault(writers, lambda: self.etcd.kill9(0), after=30)
         status, _ = self.a.request("GET", "/readyz")
         self.assertEqual(status, 200)
         for replica in (self.a, self.b):
