@@ -76,7 +76,7 @@ TEST_F(EtcdTlsTest, TheStoreWorksOverTlsWithAClientCertificate) {
   raw.key_pem = client_.key_pem;
   auto client = etcd::Client::Connect(raw);
   ASSERT_TRUE(client.ok());
-  auto got = (*client)->Range("/registry/core/pods/default/p", "", 0, 0);
+  auto got = (*client)->Range("/registry/pods/default/p", "", 0, 0);
   ASSERT_TRUE(got.ok()) << got.status().ToString();
   EXPECT_EQ(got->kvs.size(), 1u);
 }

@@ -1,5 +1,5 @@
-// The etcd backend: a SharedBackend over etcd's v3 API (etcd/client.h). Objects live under
-// "<prefix><group|core>/<resource>/<namespace>/<name>" ("/registry/core/pods/default/p"), so
+// The etcd backend: a SharedBackend over etcd's v3 API (etcd/client.h). Objects live under the
+// prefix as kube-apiserver lays them out (store/etcd_keys.h: "/registry/pods/default/p"), so
 // `etcdctl get --prefix /registry/` lists them; a key's mod_revision is the object's
 // resourceVersion. Each write is one transaction guarded by the key's mod_revision; the store
 // follows one watch on the whole prefix (docs/ha.md). "<prefix>compact_rev_key" coordinates the
@@ -10,6 +10,7 @@
 #include "etcd/client.h"
 #include "etcd/compactor.h"
 #include "store/backend.h"
+#include "store/etcd_keys.h"
 
 namespace allot::store {
 
@@ -22,7 +23,9 @@ class EtcdBackend final : public Backend, public SharedBackend {
  public:
   EtcdBackend(std::unique_ptr<etcd::Client> client, std::string prefix,
               std::chrono::milliseconds compaction_interval)
-      : client_(std::move(client)), prefix_(std::move(prefix)) {
+      : client_(std::move(client)),
+        prefix_(std::move(prefix)),
+        layout_(api::ResourceRegistry::Default()) {
     if (compaction_interval.count() > 0) {
       compactor_ = std::make_unique<etcd::Compactor>(*client_, prefix_ + kCompactionKey);
       compactor_->Start(compaction_interval);
@@ -51,9 +54,9 @@ class EtcdBackend final : public Backend, public SharedBackend {
       ALLOT_ASSIGN_OR_RETURN(etcd::RangeResult page, client_->Range(from, end, at, kListPage));
       if (at == 0) at = page.revision;
       for (const etcd::KeyValue& kv : page.kvs) {
-        if (IsCompactionKey(kv.key)) continue;
-        ALLOT_RETURN_IF_ERROR(fn(std::string_view(kv.key).substr(prefix_.size()), kv.value,
-                                 static_cast<uint64_t>(kv.mod_revision)));
+        std::optional<std::string> key = StoreKey(kv.key);
+        if (!key) continue;
+        ALLOT_RETURN_IF_ERROR(fn(*key, kv.value, static_cast<uint64_t>(kv.mod_revision)));
       }
       if (!page.more || page.kvs.empty()) break;
       from = page.kvs.back().key + std::string(1, '\0');
@@ -70,7 +73,7 @@ class EtcdBackend final : public Backend, public SharedBackend {
     txns.reserve(writes.size());
     for (const SharedWrite& w : writes) {
       etcd::Txn& txn = txns.emplace_back();
-      const std::string key = prefix_ + w.key;
+      const std::string key = prefix_ + layout_.ToEtcd(w.key);
       txn.compare.push_back(etcd::Compare::ModRevisionIs(key, static_cast<int64_t>(w.expected)));
       txn.success.push_back(w.value.empty() ? etcd::Op::Delete(key) : etcd::Op::Put(key, w.value));
     }
@@ -126,11 +129,12 @@ class EtcdBackend final : public Backend, public SharedBackend {
           SharedChange c;
           c.revision = static_cast<uint64_t>(e.kv.mod_revision);
           next = c.revision + 1;
-          if (IsCompactionKey(e.kv.key)) {
+          std::optional<std::string> key = StoreKey(e.kv.key);
+          if (!key) {
             changes.push_back(std::move(c));  // no object: it moves the revision on
             continue;
           }
-          c.key = e.kv.key.substr(prefix_.size());
+          c.key = std::move(*key);
           if (e.type == etcd::WatchEvent::Type::kPut) {
             c.value = std::move(e.kv.value);
           } else {
@@ -165,13 +169,15 @@ class EtcdBackend final : public Backend, public SharedBackend {
   }
 
  private:
-  bool IsCompactionKey(std::string_view key) const {
-    return key.size() == prefix_.size() + sizeof(kCompactionKey) - 1 &&
-           key.substr(prefix_.size()) == kCompactionKey && key.substr(0, prefix_.size()) == prefix_;
+  // The store's key of an etcd key; nullopt for one that is no object (the compaction key).
+  std::optional<std::string> StoreKey(std::string_view etcd_key) const {
+    if (etcd_key.compare(0, prefix_.size(), prefix_) != 0) return std::nullopt;
+    return layout_.ToStore(etcd_key.substr(prefix_.size()));
   }
 
   std::unique_ptr<etcd::Client> client_;
   const std::string prefix_;
+  const EtcdKeyLayout layout_;
   std::mutex watch_mu_;
   std::shared_ptr<etcd::Watch> watch_;          // Follow's current watch; guarded by watch_mu_
   std::unique_ptr<etcd::Compactor> compactor_;  // destroyed before client_

@@ -206,7 +206,7 @@ TEST_F(EtcdReplicasTest, ObjectsAreUnderRegistryWithTheirModRevision) {
   o.endpoints = cluster_->endpoints();
   auto client = etcd::Client::Connect(o);
   ASSERT_TRUE(client.ok());
-  auto r = (*client)->Range("/registry/core/pods/default/p", "");
+  auto r = (*client)->Range("/registry/pods/default/p", "");
   ASSERT_TRUE(r.ok());
   ASSERT_EQ(r->kvs.size(), 1u);
   EXPECT_EQ(std::to_string(r->kvs[0].mod_revision), (*created)->metadata.resourceVersion);

@@ -200,9 +200,9 @@ class HaTest(harness.TestCase):
                 lambda p: p if p["status"].get("phase") == "Running" else None)(
                 ka.get("pod", "p")))
             self.assertTrue(pod["spec"]["nodeName"].startswith("allot-node-"))
-            keys = self.etcd.etcdctl("get", "--prefix", "/registry/core/pods/",
+            keys = self.etcd.etcdctl("get", "--prefix", "/registry/pods/",
                                      "--keys-only").stdout
-            self.assertIn("/registry/core/pods/default/p", keys)
+            self.assertIn("/registry/pods/default/p", keys)
             # One scheduler and one controller manager among the replicas, each holding a Lease.
             for lease in ("allot-scheduler", "allot-controller-manager"):
                 held = ka.get("lease", "-n", "kube-system", lease)
