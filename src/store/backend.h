@@ -93,6 +93,14 @@ class SharedBackend {
   virtual Status Follow(uint64_t after, const FollowFn& fn, const std::atomic<bool>& stop) = 0;
   // Asks Follow to report `current` soon, even without changes (best effort).
   virtual void RequestProgress() = 0;
+  // The objects whose keys start with `key_prefix` ("core/pods/" or "core/pods/default/"), in
+  // key order after `start_after` (a key; "" : from the first), as they were at `revision`:
+  // calls `fn` with each until it returns false. For lists older than the store's history.
+  // Errors: 410 Expired when the revision was compacted away; unreachable 503.
+  virtual Status ListAt(std::string_view key_prefix, std::string_view start_after,
+                        uint64_t revision,
+                        const std::function<bool(std::string_view key, std::string_view value,
+                                                 uint64_t revision)>& fn) = 0;
 };
 
 // Keeps nothing across restarts: for tests and the simulator.

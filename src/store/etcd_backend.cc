@@ -159,6 +159,25 @@ class EtcdBackend final : public Backend, public SharedBackend {
     return Status::Ok();
   }
 
+  Status ListAt(
+      std::string_view key_prefix, std::string_view start_after, uint64_t revision,
+      const std::function<bool(std::string_view, std::string_view, uint64_t)>& fn) override {
+    const std::string prefix = prefix_ + layout_.ToEtcd(key_prefix);
+    const std::string end = etcd::PrefixEnd(prefix);
+    std::string from = start_after.empty() ? prefix : prefix_ + layout_.ToEtcd(start_after) + '\0';
+    for (;;) {
+      ALLOT_ASSIGN_OR_RETURN(etcd::RangeResult page,
+                             client_->Range(from, end, static_cast<int64_t>(revision), kListPage));
+      for (const etcd::KeyValue& kv : page.kvs) {
+        std::optional<std::string> key = StoreKey(kv.key);
+        if (!key) continue;
+        if (!fn(*key, kv.value, static_cast<uint64_t>(kv.mod_revision))) return Status::Ok();
+      }
+      if (!page.more || page.kvs.empty()) return Status::Ok();
+      from = page.kvs.back().key + std::string(1, '\0');
+    }
+  }
+
   void RequestProgress() override {
     std::shared_ptr<etcd::Watch> w;
     {

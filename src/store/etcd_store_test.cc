@@ -47,6 +47,11 @@ class HeldBackend final : public Backend, public SharedBackend {
   }
   Result<uint64_t> CurrentRevision() override { return shared_->CurrentRevision(); }
   void RequestProgress() override { shared_->RequestProgress(); }
+  Status ListAt(
+      std::string_view prefix, std::string_view after, uint64_t revision,
+      const std::function<bool(std::string_view, std::string_view, uint64_t)>& fn) override {
+    return shared_->ListAt(prefix, after, revision, fn);
+  }
   Status Follow(uint64_t after, const FollowFn& fn, const std::atomic<bool>& stop) override {
     uint64_t applied = after;
     while (!stop) {
@@ -95,7 +100,7 @@ class EtcdReplicasTest : public ::testing::Test {
     b_ = Open();
     ASSERT_TRUE(a_ && b_);
   }
-  std::unique_ptr<Store> Open(HeldBackend** held = nullptr) {
+  std::unique_ptr<Store> Open(HeldBackend** held = nullptr, StoreOptions options = {}) {
     EtcdBackendOptions o;
     o.endpoints = cluster_->endpoints();
     auto backend = NewEtcdBackend(o);
@@ -106,7 +111,7 @@ class EtcdReplicasTest : public ::testing::Test {
       *held = new HeldBackend(std::move(b));
       b.reset(*held);
     }
-    auto s = std::make_unique<Store>(std::move(b), clock_);
+    auto s = std::make_unique<Store>(std::move(b), clock_, std::move(options));
     Status st = s->Open();
     EXPECT_TRUE(st.ok()) << st.ToString();
     return st.ok() ? std::move(s) : nullptr;
@@ -331,6 +336,55 @@ TEST_F(EtcdReplicasTest, AReplicaBehindTheCompactionLoadsASnapshotAgain) {
   ASSERT_TRUE(more.ok());
   ASSERT_TRUE(Sees(*c, std::stoull((*more)->metadata.resourceVersion)));
   EXPECT_TRUE(c->Create(pods(), testing::MakePod("default", "from-c")).ok());
+}
+
+// A list at a resourceVersion older than the replica's history (and its continue pages) is
+// read from etcd at that revision, as kube-apiserver does; once etcd compacted it, 410.
+TEST_F(EtcdReplicasTest, ListsOlderThanTheHistoryAreReadFromEtcd) {
+  auto c = Open(nullptr, StoreOptions{.history_size = 4});
+  ASSERT_TRUE(c);
+  for (int i = 0; i < 3; ++i) {
+    ASSERT_TRUE(a_->Create(pods(), testing::MakePod("default", "old-" + std::to_string(i))).ok());
+  }
+  ASSERT_TRUE(a_->Create(pods(), testing::MakePod("kube-system", "elsewhere")).ok());
+  ASSERT_TRUE(c->WaitForLatest().ok());
+  const uint64_t then = c->CurrentResourceVersion();
+  for (int i = 0; i < 10; ++i) {
+    ASSERT_TRUE(a_->Create(pods(), testing::MakePod("default", "new-" + std::to_string(i))).ok());
+  }
+  ASSERT_TRUE(a_->Delete(pods(), "default", "old-1").ok());
+  ASSERT_TRUE(c->WaitForLatest().ok());
+
+  auto names = [](const ListResult& l) {
+    std::vector<std::string> out;
+    for (const auto& o : l.items) out.push_back(o->metadata.name);
+    return out;
+  };
+  ListOptions at{.namespace_ = "default", .resource_version = then};
+  auto whole = c->List(pods(), at);
+  ASSERT_TRUE(whole.ok()) << whole.status().ToString();
+  EXPECT_EQ(names(*whole), (std::vector<std::string>{"old-0", "old-1", "old-2"}));
+  EXPECT_EQ(whole->resource_version, then);
+
+  at.limit = 2;
+  auto first = c->List(pods(), at);
+  ASSERT_TRUE(first.ok());
+  EXPECT_EQ(names(*first), (std::vector<std::string>{"old-0", "old-1"}));
+  ASSERT_FALSE(first->continue_token.empty());
+  ListOptions next{.namespace_ = "default", .limit = 2, .continue_token = first->continue_token};
+  auto second = c->List(pods(), next);
+  ASSERT_TRUE(second.ok()) << second.status().ToString();
+  EXPECT_EQ(names(*second), (std::vector<std::string>{"old-2"}));
+  EXPECT_TRUE(second->continue_token.empty());
+
+  auto raw = RawClient();
+  ASSERT_TRUE(raw);
+  ASSERT_TRUE(raw->Compact(static_cast<int64_t>(c->CurrentResourceVersion())).ok());
+  EXPECT_EQ(c->List(pods(), ListOptions{.resource_version = then}).status().code(),
+            StatusCode::kExpired);
+  auto expired = c->List(pods(), next);
+  EXPECT_EQ(expired.status().code(), StatusCode::kExpired);
+  EXPECT_NE(expired.status().message().find("continue parameter is too old"), std::string::npos);
 }
 
 }  // namespace

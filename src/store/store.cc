@@ -210,6 +210,10 @@ class Store::Impl {
   // The follower thread of a shared backend: every change, in the backend's order.
   void FollowLoop(uint64_t from);
   void ApplyShared(std::vector<SharedChange>& changes, uint64_t current);
+  // A list at a revision older than the history, read from the shared backend.
+  Result<ListResult> ListFromBackend(const ResourceInfo& r, const ListOptions& opts,
+                                     const ObjectFilter& filter, uint64_t at_rv,
+                                     const std::string& start_after) const;
   // Replaces the index with a fresh snapshot of the backend and ends every watch with 410.
   // Returns the snapshot's revision.
   Result<uint64_t> Reload();
@@ -1154,6 +1158,11 @@ Result<ListResult> Store::Impl::List(const ResourceInfo& r, const ListOptions& o
   Table snapshot;
   if (at_rv != 0 && at_rv < current) {
     if (at_rv < evicted_rv_) {
+      if (shared_) {
+        // Older than this replica's history: etcd may still have it.
+        lock.unlock();
+        return ListFromBackend(r, opts, filter, at_rv, start_after);
+      }
       if (!opts.continue_token.empty()) return ExpiredContinue();
       return Status(StatusCode::kExpired, "too old resource version: " + std::to_string(at_rv) +
                                               " (" + std::to_string(evicted_rv_ + 1) + ")");
@@ -1189,6 +1198,45 @@ Result<ListResult> Store::Impl::List(const ResourceInfo& r, const ListOptions& o
     }
     out.items.push_back(it->second);
   }
+  return out;
+}
+
+Result<ListResult> Store::Impl::ListFromBackend(const ResourceInfo& r, const ListOptions& opts,
+                                                const ObjectFilter& filter, uint64_t at_rv,
+                                                const std::string& start_after) const {
+  const std::string resource_prefix = BackendKey(r, "");
+  std::string object_prefix;
+  if (r.namespaced && !opts.namespace_.empty()) object_prefix = opts.namespace_ + "/";
+  ListResult out;
+  out.resource_version = at_rv;
+  std::string last_key;
+  Status decoded;
+  Status st = shared_->ListAt(
+      resource_prefix + object_prefix, start_after.empty() ? "" : BackendKey(r, start_after), at_rv,
+      [&](std::string_view key, std::string_view value, uint64_t rv) {
+        const std::string object_key(key.substr(resource_prefix.size()));
+        auto obj = DecodeStored(r, key, value, rv);
+        if (!obj.ok()) {
+          decoded = obj.status();
+          return false;
+        }
+        if (filter.Matches(r, **obj)) {
+          if (opts.limit > 0 && static_cast<int64_t>(out.items.size()) == opts.limit) {
+            out.continue_token = Base64Url(std::to_string(at_rv) + ":" + last_key);
+            return false;
+          }
+          out.items.push_back(std::move(obj).value());
+        }
+        last_key = object_key;
+        return true;
+      });
+  if (st.code() == StatusCode::kExpired) {
+    if (!opts.continue_token.empty()) return ExpiredContinue();
+    return Status(StatusCode::kExpired,
+                  "too old resource version: " + std::to_string(at_rv) + " (" + st.message() + ")");
+  }
+  ALLOT_RETURN_IF_ERROR(st);
+  ALLOT_RETURN_IF_ERROR(decoded);
   return out;
 }
 

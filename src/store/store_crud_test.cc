@@ -277,7 +277,9 @@ TEST_P(StoreTest, PaginatedListIsOneSnapshot) {
             (std::vector<std::string>{"p0", "p1", "p2", "p3", "p4", "p5", "p6", "p7", "p8", "p9"}));
 }
 
-TEST_P(StoreTest, ListContinueTooOldIsExpired) {
+// Older than the history: 410 on a store of its own; on etcd the page is read from etcd at its
+// revision (after etcd's compaction it is 410 too: EtcdReplicas*Older*).
+TEST_P(StoreTest, ListContinueOlderThanTheHistory) {
   StoreOptions small;
   small.history_size = 5;
   Reopen(small);
@@ -289,6 +291,14 @@ TEST_P(StoreTest, ListContinueTooOldIsExpired) {
   ListOptions next;
   next.continue_token = first->continue_token;
   auto r = store_->List(pods(), next);
+  if (GetParam() == "etcd") {
+    ASSERT_TRUE(r.ok()) << r.status().ToString();
+    std::vector<std::string> names;
+    for (auto& o : r->items) names.push_back(o->metadata.name);
+    EXPECT_EQ(names, (std::vector<std::string>{"p2", "p3"}));
+    EXPECT_EQ(r->resource_version, first->resource_version);
+    return;
+  }
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.status().code(), StatusCode::kExpired);
 }
