@@ -89,6 +89,24 @@ void LeaderElector::Run(const std::atomic<bool>& stop, const std::function<void(
   }
   leader_ = false;
   on_stopped();
+  if (stop) Release();
+}
+
+void LeaderElector::Release() {
+  auto current = client_.Get(*leases_, config_.lock_namespace, config_.lock_name);
+  if (!current.ok()) return;
+  const auto* held = api::As<api::Lease>(**current);
+  if (!held || held->spec.holderIdentity.value_or("") != config_.identity) return;
+  auto next = std::make_unique<api::Lease>(*held);
+  next->spec.holderIdentity = "";
+  next->spec.leaseDurationSeconds = 1;
+  next->spec.renewTime = api::MicroTime{clock_.Now()};
+  leader_ = false;
+  auto updated = client_.Update(*leases_, std::move(next));  // a 409: someone else has it now
+  if (!updated.ok() && updated.status().code() != StatusCode::kConflict) {
+    log::Warning("leader-election", "releasing lease " + config_.lock_namespace + "/" +
+                                        config_.lock_name + ": " + updated.status().message());
+  }
 }
 
 }  // namespace allot::client

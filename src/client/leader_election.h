@@ -46,9 +46,14 @@ class LeaderElector {
   // waiting in silence.
   bool TryAcquireOrRenew();
   bool IsLeader() const { return leader_.load(); }
+  // Gives the lease up if this process holds it (holder cleared, as client-go's
+  // ReleaseOnCancel), so a candidate takes it at its next attempt rather than after the lease
+  // duration. Run calls it when stopped on request, after on_stopped.
+  void Release();
 
   // Blocks: tries every retry_period until it leads, calls on_started, keeps renewing, and when
-  // renewal has failed for renew_deadline (or `stop` is set) calls on_stopped and returns.
+  // renewal has failed for renew_deadline (or `stop` is set) calls on_stopped and returns;
+  // stopped on request, it then releases the lease.
   void Run(const std::atomic<bool>& stop, const std::function<void()>& on_started,
            const std::function<void()>& on_stopped);
 

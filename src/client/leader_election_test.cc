@@ -36,7 +36,7 @@ TEST_F(LeaderElectionTest, OnlyOneHolderUntilTheLeaseExpires) {
   EXPECT_TRUE(a.TryAcquireOrRenew());
   EXPECT_FALSE(b.TryAcquireOrRenew());
   clock_.Advance(std::chrono::seconds(10));
-  EXPECT_TRUE(a.TryAcquireOrRenew());   // renews
+  EXPECT_TRUE(a.TryAcquireOrRenew());  // renews
   clock_.Advance(std::chrono::seconds(10));
   EXPECT_FALSE(b.TryAcquireOrRenew());  // renewed 10 s ago: still held
   ObjectPtr keep;
@@ -59,18 +59,38 @@ TEST_F(LeaderElectionTest, ACandidateTakesOverAnExpiredLease) {
   EXPECT_EQ(lease->spec.acquireTime->time, clock_.Now());
 }
 
+// A holder stopped on request gives the lease up: the next candidate takes it at once, not
+// after the lease duration; releasing a lease held by another changes nothing.
+TEST_F(LeaderElectionTest, AReleasedLeaseIsTakenAtOnce) {
+  LeaderElector a(client_, clock_, Config("a"));
+  LeaderElector b(client_, clock_, Config("b"));
+  ASSERT_TRUE(a.TryAcquireOrRenew());
+  b.Release();
+  EXPECT_FALSE(b.TryAcquireOrRenew());
+  a.Release();
+  EXPECT_FALSE(a.IsLeader());
+  ObjectPtr keep;
+  EXPECT_EQ(Lease(keep)->spec.holderIdentity.value_or("?"), "");
+  EXPECT_TRUE(b.TryAcquireOrRenew());
+  EXPECT_EQ(Lease(keep)->spec.holderIdentity.value_or(""), "b");
+  EXPECT_EQ(Lease(keep)->spec.leaseTransitions.value_or(-1), 1);
+}
+
 TEST_F(LeaderElectionTest, RacingCandidatesCannotBothWin) {
   LeaderElector a(client_, clock_, Config("a"));
   ASSERT_TRUE(a.TryAcquireOrRenew());
   clock_.Advance(std::chrono::seconds(20));
   std::vector<std::unique_ptr<LeaderElector>> rivals;
   for (int i = 0; i < 8; ++i) {
-    rivals.push_back(std::make_unique<LeaderElector>(client_, clock_, Config("r" + std::to_string(i))));
+    rivals.push_back(
+        std::make_unique<LeaderElector>(client_, clock_, Config("r" + std::to_string(i))));
   }
   std::vector<std::thread> threads;
   std::atomic<int> winners{0};
   for (auto& r : rivals) {
-    threads.emplace_back([&, e = r.get()] { if (e->TryAcquireOrRenew()) ++winners; });
+    threads.emplace_back([&, e = r.get()] {
+      if (e->TryAcquireOrRenew()) ++winners;
+    });
   }
   for (auto& t : threads) t.join();
   EXPECT_EQ(winners.load(), 1);
