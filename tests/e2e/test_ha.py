@@ -286,5 +286,73 @@ class HaTest(harness.TestCase):
                                  "acknowledged writes lost")
 
 
+class HaSeparateRolesTest(harness.TestCase):
+    """As the issue's topology: replicas with --no-scheduler --no-controllers, and `allot
+    scheduler` / `allot controllers` processes, two of each, each on its own replica; one of
+    each leads, and when the leading scheduler is killed the other takes over."""
+
+    def setUp(self):
+        self.etcd = EtcdCluster(3).start()
+        self.a = Replica(self.etcd, extra=["--sim-nodes", "2", "--no-scheduler",
+                                           "--no-controllers"]).start()
+        self.b = Replica(self.etcd, ca_from=self.a,
+                         extra=["--no-scheduler", "--no-controllers"]).start()
+        self.procs = []
+        fast = ["--leader-elect-lease-duration-seconds", "3",
+                "--leader-elect-renew-deadline-seconds", "2",
+                "--leader-elect-retry-period-ms", "300"]
+        for role, user in (("scheduler", "system:kube-scheduler"),
+                           ("controllers", "system:kube-controller-manager")):
+            for replica in (self.a, self.b):
+                kc = replica.issue_kubeconfig(user)
+                log = open(os.path.join(replica.data_dir, role + ".log"), "ab")
+                self.procs.append((role, log, subprocess.Popen(
+                    [harness.ALLOT, role, "--kubeconfig", kc] + fast,
+                    stdout=log, stderr=log)))
+
+    def tearDown(self):
+        for _, log, p in self.procs:
+            if p.poll() is None:
+                p.kill()
+            p.wait()
+            log.close()
+        self.a.cleanup()
+        self.b.cleanup()
+        self.etcd.cleanup()
+
+    def holder(self, lease):
+        status, body = self.a.request(
+            "GET", "/apis/coordination.k8s.io/v1/namespaces/kube-system/leases/" + lease)
+        return body.get("spec", {}).get("holderIdentity") if status == 200 else None
+
+    def bound(self, name):
+        status, body = self.b.request("GET", "/api/v1/namespaces/default/pods/" + name)
+        return status == 200 and body["spec"].get("nodeName")
+
+    def test_one_scheduler_leads_and_another_takes_over(self):
+        self.wait("a scheduler leads", lambda: self.holder("allot-scheduler"), timeout=60)
+        self.wait("a controller manager leads",
+                  lambda: self.holder("allot-controller-manager"), timeout=60)
+        self.assertEqual(self.b.create_pod("first")[0], 201)
+        self.wait("first bound", lambda: self.bound("first"), timeout=60)
+        leader = self.holder("allot-scheduler")
+        # Kill the leading scheduler: the process whose log says it leads.
+        killed = None
+        for role, log, p in self.procs:
+            if role != "scheduler":
+                continue
+            with open(log.name) as f:
+                says_it_leads = (leader + " leads") in f.read()
+            if says_it_leads:
+                p.send_signal(signal.SIGKILL)
+                p.wait()
+                killed = p
+        self.assertIsNotNone(killed, "no scheduler says it leads as " + leader)
+        self.wait("the other scheduler leads",
+                  lambda: self.holder("allot-scheduler") not in (None, leader), timeout=60)
+        self.assertEqual(self.a.create_pod("second")[0], 201)
+        self.wait("second bound", lambda: self.bound("second"), timeout=60)
+
+
 if __name__ == "__main__":
     harness.main()
