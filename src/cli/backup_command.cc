@@ -4,18 +4,11 @@
 #include <cstdio>
 #include <filesystem>
 
+#include "cluster/cluster.h"
 #include "common/flags.h"
 #include "store/sqlite_backup.h"
 
 namespace allot::cli {
-
-namespace {
-
-std::string DbPath(const std::string& data_dir) {
-  return (std::filesystem::path(data_dir) / "allot.db").string();
-}
-
-}  // namespace
 
 int RunBackup(int argc, char** argv) {
   std::string data_dir = "./data";
@@ -30,7 +23,7 @@ int RunBackup(int argc, char** argv) {
     std::fprintf(stderr, "allot backup: --out is required\n%s\n", flags.Usage().c_str());
     return 2;
   }
-  auto info = store::BackupSqlite(DbPath(data_dir), out);
+  auto info = store::BackupSqlite(cluster::SqliteDatabasePath(data_dir), out);
   if (!info.ok()) {
     std::fprintf(stderr, "allot backup: %s\n", info.status().message().c_str());
     return 1;
@@ -56,13 +49,14 @@ int RunRestore(int argc, char** argv) {
   }
   std::error_code ec;
   std::filesystem::create_directories(data_dir, ec);
-  auto info = store::RestoreSqlite(from, DbPath(data_dir));
+  auto info = store::RestoreSqlite(from, cluster::SqliteDatabasePath(data_dir));
   if (!info.ok()) {
     std::fprintf(stderr, "allot restore: %s\n", info.status().message().c_str());
     return 1;
   }
   std::printf("allot restore: %s now holds %llu objects; resourceVersion continues at %llu\n",
-              DbPath(data_dir).c_str(), static_cast<unsigned long long>(info->objects),
+              cluster::SqliteDatabasePath(data_dir).c_str(),
+              static_cast<unsigned long long>(info->objects),
               static_cast<unsigned long long>(info->resource_version));
   return 0;
 }

@@ -23,6 +23,10 @@ Status Named(const Status& s, std::string_view component) {
 
 }  // namespace
 
+std::string SqliteDatabasePath(const std::string& data_dir) {
+  return (std::filesystem::path(data_dir) / "allot.db").string();
+}
+
 Result<std::unique_ptr<store::Backend>> OpenBackend(const ClusterOptions& options) {
   const std::string& kind = options.store;
   if (kind == "memory") return store::NewMemoryBackend();
@@ -44,7 +48,7 @@ Result<std::unique_ptr<store::Backend>> OpenBackend(const ClusterOptions& option
   if (ec) {
     return BadRequestError("cannot create --data-dir " + options.data_dir + ": " + ec.message());
   }
-  return store::NewSqliteBackend((std::filesystem::path(options.data_dir) / "allot.db").string());
+  return store::NewSqliteBackend(SqliteDatabasePath(options.data_dir));
 }
 
 Cluster::Cluster(ClusterOptions options)

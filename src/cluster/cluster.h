@@ -133,6 +133,9 @@ class Cluster {
   bool stopped_ = false;
 };
 
+// The embedded store's database in a data directory: "<data_dir>/allot.db".
+std::string SqliteDatabasePath(const std::string& data_dir);
+
 // The store backend the options name: a sqlite database "allot.db" in `data_dir` (created if
 // missing), etcd at `etcd_servers` (compacted every `etcd_compaction_interval`), or memory. 400
 // for another kind, etcd without servers, or a data directory that cannot be created.

@@ -40,8 +40,8 @@ void ElectedRole::Loop() {
           stop_component = nullptr;
           if (!stop_ && log_) log_("lost the lease " + lease + "; a candidate again");
         });
-    if (stop_component) stop_component();
-    // Run returns when leadership ended; stand again after a retry period.
+    // Run returns when leadership ended (on_stopped has stopped the component); stand again
+    // after a retry period.
     for (auto waited = std::chrono::milliseconds(0); !stop_ && waited < config_.retry_period;
          waited += std::chrono::milliseconds(50)) {
       std::this_thread::sleep_for(std::chrono::milliseconds(50));

@@ -14,9 +14,8 @@ Result<int64_t> Compactor::Step() {
   seen_revision_ = r.revision;
   if (!r.succeeded) {
     // Another replica took this round; start over from what it wrote.
-    const std::vector<KeyValue>& kvs =
-        r.results.empty() ? std::vector<KeyValue>{} : r.results[0].kvs;
-    seen_version_ = kvs.empty() ? 0 : kvs[0].version;
+    const bool found = !r.results.empty() && !r.results[0].kvs.empty();
+    seen_version_ = found ? r.results[0].kvs[0].version : 0;
     return 0;
   }
   ++seen_version_;
