@@ -15,6 +15,7 @@ int RunBench(int argc, char** argv);
 int RunKubeconfig(int argc, char** argv);
 int RunBackup(int argc, char** argv);
 int RunRestore(int argc, char** argv);
+int RunSim(int argc, char** argv);
 
 namespace {
 constexpr char kUsage[] =
@@ -30,6 +31,7 @@ constexpr char kUsage[] =
     "  backup    copy the embedded store to a file while it serves (--data-dir D --out F)\n"
     "  restore   replace a stopped server's store with a backup (--data-dir D --from F)\n"
     "  bench     measure scheduling throughput (e.g. SchedulingBasic/500Nodes_1000Pods)\n"
+    "  sim       run a what-if scenario on a virtual clock; write an HTML report (--report F)\n"
     "  version   print the version\n\n"
     "Run `allot <command> --help` for a command's flags.\n";
 }  // namespace
@@ -45,6 +47,7 @@ int Main(int argc, char** argv) {
   if (std::strcmp(argv[1], "kubeconfig") == 0) return RunKubeconfig(argc, argv);
   if (std::strcmp(argv[1], "backup") == 0) return RunBackup(argc, argv);
   if (std::strcmp(argv[1], "restore") == 0) return RunRestore(argc, argv);
+  if (std::strcmp(argv[1], "sim") == 0) return RunSim(argc, argv);
   if (std::strcmp(argv[1], "controllers") == 0) return RunControllers(argc, argv);
   if (std::strcmp(argv[1], "node-sim") == 0) {
     std::unique_ptr<node::NodeSimExtension> devices = NewSimDevicesExtension();

@@ -337,10 +337,13 @@ class Informer::Impl {
         }
         Apply(ev);
       }
+      const bool took = !batch.empty();
       batch.clear();
       if (!alive) return WatchEnd::kResume;
       AdvanceRv(progress);
-      WaitForSignal();
+      // Sleep only after a Drain found nothing: that Drain tells the watch we handled the last
+      // batch (work in flight, api/machinery/watch.h).
+      if (!took) WaitForSignal();
     }
     return WatchEnd::kResume;
   }

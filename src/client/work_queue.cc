@@ -19,6 +19,7 @@ void WorkQueue::Add(const std::string& key) {
 void WorkQueue::AddLocked(const std::string& key) {
   if (shutting_down_ || dirty_.count(key)) return;
   dirty_.insert(key);
+  clock_.BeginWork();
   if (processing_.count(key)) return;  // Done() queues it again
   queue_.push_back(key);
   cv_.notify_one();
@@ -99,15 +100,11 @@ std::optional<std::string> WorkQueue::Get() {
     FlushDelayedLocked();
     if (!queue_.empty()) break;
     ++waiting_;
-    if (due_.empty()) {
-      cv_.wait(lock);
-    } else {
-      // Sleep until the earliest delayed key is due, re-reading the clock at least every
-      // poll_interval (a FakeClock does not notify us when it moves).
-      Duration until = due_.begin()->first - clock_.Steady();
-      Duration wait = std::min<Duration>(until, options_.poll_interval);
-      cv_.wait_for(lock, std::max(wait, Duration(std::chrono::microseconds(100))));
-    }
+    // Until the earliest delayed key is due, a key is queued, or an earlier delay comes in.
+    const TimePoint due = due_.empty() ? TimePoint::max() : due_.begin()->first;
+    clock_.WaitUntil(cv_, lock, due, [&] {
+      return shutting_down_ || !queue_.empty() || (!due_.empty() && due_.begin()->first < due);
+    });
     --waiting_;
     ++wakeups_;
   }
@@ -120,7 +117,7 @@ std::optional<std::string> WorkQueue::Get() {
 
 void WorkQueue::Done(const std::string& key) {
   std::lock_guard<std::mutex> lock(mu_);
-  processing_.erase(key);
+  if (processing_.erase(key)) clock_.EndWork();
   if (dirty_.count(key) && !shutting_down_) {
     queue_.push_back(key);
     cv_.notify_one();
@@ -130,6 +127,9 @@ void WorkQueue::Done(const std::string& key) {
 void WorkQueue::ShutDown() {
   std::lock_guard<std::mutex> lock(mu_);
   shutting_down_ = true;
+  // Keys never handed to a worker will not be: they are no longer in flight.
+  if (!dirty_.empty()) clock_.EndWork(static_cast<int64_t>(dirty_.size()));
+  dirty_.clear();
   cv_.notify_all();
 }
 

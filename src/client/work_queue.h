@@ -21,10 +21,9 @@
 //  - per key: base_delay * 2^failures, capped at max_delay (5 ms .. 1000 s), and
 //  - overall: a token bucket of `qps` tokens per second with `burst` tokens (10 qps, 100).
 //
-// Time: delays are measured on Clock::Steady(). A worker waiting for a delayed key wakes at
-// least every `poll_interval` of real time to re-read the clock, so a FakeClock moved by a test
-// releases due keys without the test calling into the queue. The poll only runs while delayed
-// keys exist; an idle queue waits on its condition variable alone.
+// Time: delays are measured on Clock::Steady(), and a worker waits for the earliest delayed key
+// through Clock::WaitUntil, so a FakeClock moved by a test or the simulator's clock releases due
+// keys. Each key from Add until its Done counts as work in flight on the clock.
 //
 // Thread safety: all methods are thread-safe.
 #pragma once
@@ -48,8 +47,6 @@ struct WorkQueueOptions {
   std::chrono::milliseconds max_delay{1000 * 1000};
   double qps = 10;
   int burst = 100;
-  // How often a worker waiting for a delayed key re-reads the clock (see "Time" above).
-  std::chrono::milliseconds poll_interval{20};
 };
 
 class WorkQueue {

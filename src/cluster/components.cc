@@ -43,7 +43,8 @@ void Controllers::Stop() {
 
 Result<std::unique_ptr<Controllers>> StartControllers(client::Client& client,
                                                       metrics::Registry* metrics,
-                                                      const dra::Features& features) {
+                                                      const dra::Features& features, Clock* clock,
+                                                      bool one_worker_each) {
   std::unique_ptr<Controllers> c(new Controllers());
   c->informers_ = std::make_unique<client::InformerFactory>(client);
   controllers::ResourceClaimController::Options opts;
@@ -53,13 +54,22 @@ Result<std::unique_ptr<Controllers>> StartControllers(client::Client& client,
   // Syncs mostly wait for durable writes (a claim create, then a pod status patch), so more
   // workers than cores keep the store's group commit fed (kube-controller-manager's
   // --concurrent-resource-claim-syncs default is 10).
-  opts.workers = 8;
+  opts.workers = one_worker_each ? 1 : 8;
+  opts.clock = clock;
   c->resource_claims_ =
       std::make_unique<controllers::ResourceClaimController>(client, *c->informers_, opts);
   ALLOT_RETURN_IF_ERROR(c->resource_claims_->Start());
-  c->reservations_ = std::make_unique<controllers::ReservationController>(client, *c->informers_);
+  controllers::ReservationController::Options reservation_opts;
+  reservation_opts.clock = clock;
+  if (one_worker_each) reservation_opts.workers = 1;
+  c->reservations_ = std::make_unique<controllers::ReservationController>(client, *c->informers_,
+                                                                          reservation_opts);
   ALLOT_RETURN_IF_ERROR(c->reservations_->Start());
-  c->disruptions_ = std::make_unique<controllers::DisruptionController>(client, *c->informers_);
+  controllers::DisruptionController::Options disruption_opts;
+  disruption_opts.clock = clock;
+  if (one_worker_each) disruption_opts.workers = 1;
+  c->disruptions_ =
+      std::make_unique<controllers::DisruptionController>(client, *c->informers_, disruption_opts);
   ALLOT_RETURN_IF_ERROR(c->disruptions_->Start());
   ALLOT_RETURN_IF_ERROR(c->informers_->StartAll());
   return c;

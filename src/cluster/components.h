@@ -43,7 +43,7 @@ class Controllers {
 
  private:
   friend Result<std::unique_ptr<Controllers>> StartControllers(client::Client&, metrics::Registry*,
-                                                               const dra::Features&);
+                                                               const dra::Features&, Clock*, bool);
   std::unique_ptr<client::InformerFactory> informers_;
   std::unique_ptr<controllers::ResourceClaimController> resource_claims_;
   std::unique_ptr<controllers::ReservationController> reservations_;
@@ -51,10 +51,14 @@ class Controllers {
 };
 
 // Starts the controllers over `client` with their own informers. `metrics` (optional) is shared
-// with the API server so /metrics shows them.
+// with the API server so /metrics shows them; `clock` null means RealClock. `one_worker_each`:
+// each controller syncs one key at a time, in the order the keys came (the simulator, whose runs
+// must repeat exactly), instead of several workers for throughput.
 Result<std::unique_ptr<Controllers>> StartControllers(client::Client& client,
                                                       metrics::Registry* metrics,
-                                                      const dra::Features& features);
+                                                      const dra::Features& features,
+                                                      Clock* clock = nullptr,
+                                                      bool one_worker_each = false);
 
 // `count` simulated nodes named allot-node-<i> from `template_path` (empty: the built-in
 // template), registered and running. With `devices`, the nodes get its devices: its DRA hooks

@@ -79,10 +79,9 @@ std::string Time::ToRfc3339Micro() const { return Format(unix_micros, true); }
 
 std::optional<Time> Time::Parse(std::string_view s) {
   int y, mo, d, h, mi, se;
-  if (!Digits(s, 0, 4, y) || s.size() < 20 || s[4] != '-' || !Digits(s, 5, 2, mo) ||
-      s[7] != '-' || !Digits(s, 8, 2, d) || (s[10] != 'T' && s[10] != 't') ||
-      !Digits(s, 11, 2, h) || s[13] != ':' || !Digits(s, 14, 2, mi) || s[16] != ':' ||
-      !Digits(s, 17, 2, se)) {
+  if (!Digits(s, 0, 4, y) || s.size() < 20 || s[4] != '-' || !Digits(s, 5, 2, mo) || s[7] != '-' ||
+      !Digits(s, 8, 2, d) || (s[10] != 'T' && s[10] != 't') || !Digits(s, 11, 2, h) ||
+      s[13] != ':' || !Digits(s, 14, 2, mi) || s[16] != ':' || !Digits(s, 17, 2, se)) {
     return std::nullopt;
   }
   if (mo < 1 || mo > 12 || d < 1 || d > 31 || h > 23 || mi > 59 || se > 60) return std::nullopt;
@@ -119,6 +118,26 @@ std::optional<Time> Time::Parse(std::string_view s) {
   return Time{secs * 1000000 + frac};
 }
 
+bool Clock::WaitUntil(std::condition_variable& cv, std::unique_lock<std::mutex>& lock,
+                      SteadyPoint deadline, const std::function<bool()>& pred) {
+  if (deadline == SteadyPoint::max()) {
+    cv.wait(lock, pred);
+    return true;
+  }
+  return cv.wait_until(lock, deadline, pred);
+}
+
+bool Clock::WaitFor(std::condition_variable& cv, std::unique_lock<std::mutex>& lock,
+                    std::chrono::microseconds timeout, const std::function<bool()>& pred) {
+  const SteadyPoint now = Steady();
+  if (timeout <= std::chrono::microseconds::zero()) return WaitUntil(cv, lock, now, pred);
+  // Far enough to overflow the time point: no deadline.
+  if (timeout >= std::chrono::duration_cast<std::chrono::microseconds>(SteadyPoint::max() - now)) {
+    return WaitUntil(cv, lock, SteadyPoint::max(), pred);
+  }
+  return WaitUntil(cv, lock, now + timeout, pred);
+}
+
 Time RealClock::Now() const {
   auto now = std::chrono::system_clock::now().time_since_epoch();
   return Time{std::chrono::duration_cast<std::chrono::microseconds>(now).count()};
@@ -137,6 +156,16 @@ Time FakeClock::Now() const {
 std::chrono::steady_clock::time_point FakeClock::Steady() const {
   std::lock_guard<std::mutex> lock(mu_);
   return std::chrono::steady_clock::time_point(offset_);
+}
+
+bool FakeClock::WaitUntil(std::condition_variable& cv, std::unique_lock<std::mutex>& lock,
+                          SteadyPoint deadline, const std::function<bool()>& pred) {
+  while (!pred()) {
+    polls_.fetch_add(1);
+    if (Steady() >= deadline) return false;
+    cv.wait_for(lock, std::chrono::milliseconds(2));
+  }
+  return true;
 }
 
 void FakeClock::Advance(std::chrono::microseconds d) {

@@ -1,14 +1,14 @@
 // NodeSimulator: lifecycle, the tick loop, pod events and stats. Nodes are in
 // simulator_nodes.cc, the pod state machine in simulator_pods.cc.
-#include "api/core/node.h"
-#include "api/core/pod.h"
-#include "api/core/types.h"
 #include "node/simulator.h"
 
 #include <algorithm>
 #include <charconv>
 #include <utility>
 
+#include "api/core/node.h"
+#include "api/core/pod.h"
+#include "api/core/types.h"
 #include "node/simulator_impl.h"
 
 namespace allot::node {
@@ -90,7 +90,7 @@ NodeSimulator::Impl::Impl(client::Client& client, Clock& clock, NodeSimulatorOpt
       nodes_res_(&api::ResourceFor<api::Node>()),
       leases_res_(&api::ResourceFor<api::Lease>()),
       preparer_(std::make_unique<NoopClaimPreparer>()),
-      pipeline_(options_.max_in_flight_writes) {
+      pipeline_(options_.max_in_flight_writes, &clock) {
   if (!ValidateOptions().ok()) return;  // Register() reports it
   nodes_.reserve(static_cast<size_t>(options_.node_count));
   for (int64_t i = 0; i < options_.node_count; ++i) {
@@ -147,9 +147,7 @@ void NodeSimulator::Impl::Stop() {
   pipeline_.Shutdown();
 }
 
-// Run()'s thread: tick, then sleep until the next timer, an event, or max_idle. The Clock may
-// be a FakeClock (a simulation driving time itself): waits are real time, capped by max_idle,
-// so a clock moved by someone else is noticed within that.
+// Run()'s thread: tick, then sleep on the Clock until the next timer, an event, or max_idle.
 void NodeSimulator::Impl::RunLoop() {
   for (;;) {
     Tick();
@@ -163,7 +161,7 @@ void NodeSimulator::Impl::RunLoop() {
                         std::chrono::microseconds(0), wait);
     }
     planned_wake_ = AddDuration(now, wait);
-    wake_cv_.wait_for(lock, wait, [&] { return stopping_ || work_pending_; });
+    clock_.WaitFor(wake_cv_, lock, wait, [&] { return stopping_ || work_pending_; });
     if (stopping_) return;
   }
 }
@@ -171,13 +169,13 @@ void NodeSimulator::Impl::RunLoop() {
 void NodeSimulator::Impl::ScheduleLocked(Time due, Due payload) {
   timers_.Schedule(due, std::move(payload));
   if (due < planned_wake_ || due <= clock_.Now()) {
-    work_pending_ = true;
     planned_wake_ = due;
-    wake_cv_.notify_one();
+    WakeLocked();
   }
 }
 
 void NodeSimulator::Impl::WakeLocked() {
+  if (!work_pending_) clock_.BeginWork();  // until the Tick round that takes it
   work_pending_ = true;
   wake_cv_.notify_one();
 }
@@ -190,17 +188,19 @@ void NodeSimulator::Impl::Tick() {
     Time now = clock_.Now();
     std::vector<Due> due;
     std::vector<Unprepare> unprepares;
+    bool woken;
     {
       std::lock_guard<std::mutex> lock(mu_);
-      work_pending_ = false;
+      woken = std::exchange(work_pending_, false);
       timers_.PopDue(now, due);
       unprepares.swap(owed_unprepares_);
     }
-    if (due.empty() && unprepares.empty()) return;
     for (const Unprepare& u : unprepares) {
       preparer_->Unprepare(*api::As<api::Pod>(*u.pod), nodes_[u.node]->name);
     }
     for (Due& d : due) RunDue(d, now);
+    if (woken) clock_.EndWorkWhenWaiting();
+    if (due.empty() && unprepares.empty()) return;
   }
 }
 

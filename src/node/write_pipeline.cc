@@ -4,14 +4,15 @@
 
 namespace allot::node {
 
-WritePipeline::WritePipeline(size_t max_in_flight)
-    : max_in_flight_(max_in_flight == 0 ? 1 : max_in_flight) {}
+WritePipeline::WritePipeline(size_t max_in_flight, Clock* clock)
+    : max_in_flight_(max_in_flight == 0 ? 1 : max_in_flight), clock_(clock) {}
 
 WritePipeline::~WritePipeline() { Shutdown(); }
 
 void WritePipeline::Submit(Op op) {
   std::unique_lock<std::mutex> lock(mu_);
   if (shut_down_) return;
+  if (clock_) clock_->BeginWork();
   queue_.push_back(std::move(op));
   PumpLocked(lock);
 }
@@ -20,6 +21,7 @@ void WritePipeline::Finish() {
   std::unique_lock<std::mutex> lock(mu_);
   --in_flight_;
   PumpLocked(lock);
+  if (clock_) clock_->EndWork();
 }
 
 // Starts queued ops while there is room; called and returns with `lock` held.
@@ -58,6 +60,7 @@ bool WritePipeline::WaitIdle(std::chrono::milliseconds timeout) {
 void WritePipeline::Shutdown() {
   std::unique_lock<std::mutex> lock(mu_);
   shut_down_ = true;
+  if (clock_ && !queue_.empty()) clock_->EndWork(static_cast<int64_t>(queue_.size()));
   queue_.clear();
   idle_cv_.wait(lock, [&] { return in_flight_ == 0 && !pumping_; });
 }

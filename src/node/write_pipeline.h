@@ -17,6 +17,8 @@
 #include <functional>
 #include <mutex>
 
+#include "common/time.h"
+
 namespace allot::node {
 
 class WritePipeline {
@@ -24,7 +26,9 @@ class WritePipeline {
   using Done = std::function<void()>;
   using Op = std::function<void(Done done)>;
 
-  explicit WritePipeline(size_t max_in_flight);
+  // `clock` (optional) counts each op from Submit until its `done` as work in flight
+  // (common/time.h).
+  explicit WritePipeline(size_t max_in_flight, Clock* clock = nullptr);
   ~WritePipeline();  // Drops queued ops and waits for the ones in flight.
   WritePipeline(const WritePipeline&) = delete;
   WritePipeline& operator=(const WritePipeline&) = delete;
@@ -47,6 +51,7 @@ class WritePipeline {
   void Finish();
 
   const size_t max_in_flight_;
+  Clock* const clock_;
   mutable std::mutex mu_;
   std::condition_variable idle_cv_;
   std::deque<Op> queue_;    // guarded by mu_

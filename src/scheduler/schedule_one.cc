@@ -144,10 +144,18 @@ void Scheduler::StartBinding(std::unique_ptr<BindingContext> owned) {
     if (!st.IsSuccess()) {
       BindingFailed(ctx, st);
     } else if (ctx->fw->NeedsPreBind(*ctx->state, ctx->pod(), ctx->host)) {
-      binding_pool_->Submit([this, ctx] { RunPreBindAndBind(ctx); });
+      SubmitBindingTask([this, ctx] { RunPreBindAndBind(ctx); });
     } else {
       Bind(ctx);
     }
+  });
+}
+
+void Scheduler::SubmitBindingTask(std::function<void()> task) {
+  clock_->BeginWork();  // until the task ran (work in flight, common/time.h)
+  binding_pool_->Submit([this, task = std::move(task)] {
+    task();
+    clock_->EndWork();
   });
 }
 
@@ -162,7 +170,7 @@ void Scheduler::RunPreBindAndBind(std::shared_ptr<BindingContext> ctx, size_t fi
     ctx->fw->AwaitPreBind(waiting, *ctx->state, ctx->pod(), ctx->host,
                           [this, ctx, waiting](Status outcome) {
                             // Often an informer thread: the rest (API writes) goes to the pool.
-                            binding_pool_->Submit([this, ctx, waiting, outcome] {
+                            SubmitBindingTask([this, ctx, waiting, outcome] {
                               if (outcome.IsSuccess()) {
                                 RunPreBindAndBind(ctx, waiting + 1);
                               } else {

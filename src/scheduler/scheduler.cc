@@ -162,8 +162,10 @@ allot::Status Scheduler::Start(std::chrono::milliseconds sync_timeout) {
   ALLOT_RETURN_IF_ERROR(informers_->StartAll());
   if (!informers_->WaitForCacheSync(sync_timeout))
     return allot::InternalError("informers did not sync: " + informers_->Unsynced());
-  loop_thread_ = std::thread([this] { LoopThread(); });
-  housekeeping_thread_ = std::thread([this] { HousekeepingThread(); });
+  if (options_.run_loops) {
+    loop_thread_ = std::thread([this] { LoopThread(); });
+    housekeeping_thread_ = std::thread([this] { HousekeepingThread(); });
+  }
   return allot::Status::Ok();
 }
 

@@ -27,6 +27,7 @@
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -75,6 +76,10 @@ struct SchedulerOptions {
   // The housekeeping thread's tick (backoff flush, permit timeouts); with a FakeClock, tests
   // call Housekeeping() themselves.
   std::chrono::milliseconds tick{50};
+  // False: Start() starts neither the scheduling loop nor the housekeeping thread; the owner
+  // calls ScheduleOne and Housekeeping itself (the simulator, which runs cycles only when the
+  // rest of the system is quiet).
+  bool run_loops = true;
 };
 
 class Scheduler {
@@ -98,6 +103,8 @@ class Scheduler {
   bool ScheduleOne(std::chrono::milliseconds wait);
   // Backoff flush, leftover flush (when due), assumed-pod expiry, permit timeouts.
   void Housekeeping();
+  // When the earliest pod in backoff is due (Clock::Steady()); nullopt when none waits.
+  std::optional<Clock::SteadyPoint> NextBackoffExpiry() { return queue_->NextBackoffExpiry(); }
   // Waits until no pod is in its binding stage; false on timeout.
   bool WaitForBindings(std::chrono::milliseconds timeout);
 
@@ -128,6 +135,8 @@ class Scheduler {
   void SchedulingCycle(std::unique_ptr<QueuedPodInfo> qpi, Framework& fw);
   void StartBinding(std::unique_ptr<BindingContext> ctx);
   // PreBind from plugin position `first` on (after a plugin's wait ended), then Bind.
+  // Runs `task` on the binding pool, counted as work in flight on the clock.
+  void SubmitBindingTask(std::function<void()> task);
   void RunPreBindAndBind(std::shared_ptr<BindingContext> ctx, size_t first = 0);
   void Bind(std::shared_ptr<BindingContext> ctx);
   void BindingSucceeded(std::shared_ptr<BindingContext> ctx);

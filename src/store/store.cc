@@ -238,8 +238,10 @@ class Store::Impl {
   Status CheckNamespace(const std::string& ns) const;
   // Creates `obj` unless an object of its name exists (Open: well-known objects).
   Status EnsureExists(const ResourceInfo& r, std::unique_ptr<Object> obj);
-  std::string NewUid();
-  std::string RandomSuffix();
+  // The uid of the object created at `key` (ObjectKey); random unless options_.seed is set.
+  std::string NewUid(const ResourceInfo& r, const std::string& key);
+  // Five characters for generateName `prefix`; random unless options_.seed is set.
+  std::string RandomSuffix(const std::string& prefix);
   // Publishes a committed batch to the index, history and watchers.
   void Publish(std::vector<Change>& changes);
   void ApplyToIndex(const Change& c);
@@ -267,6 +269,8 @@ class Store::Impl {
   uint64_t next_rv_ = 0;
   Op* current_op_ = nullptr;
   std::mt19937_64 rng_;
+  // With options_.seed: how often each key was created, each generateName prefix used.
+  std::unordered_map<std::string, uint64_t> seeded_creations_, seeded_suffixes_;
 
   // The follower of a shared backend; rv_ is what it has applied.
   std::thread follower_;
@@ -409,6 +413,7 @@ void Store::Impl::Enqueue(std::unique_ptr<Op> op) {
   {
     std::lock_guard<std::mutex> lock(queue_mu_);
     if (!closing_) {
+      clock_.BeginWork();  // until CompleteOps ran its callback
       queue_.push_back(std::move(op));
       queue_cv_.notify_one();
       return;
@@ -477,8 +482,10 @@ void Store::Impl::ProcessBatch(std::vector<std::unique_ptr<Op>>& ops) {
 }
 
 void Store::Impl::CompleteOps(std::vector<std::unique_ptr<Op>>& ops) {
+  int64_t completed = 0;
   for (auto& op : ops) {
     if (!op) continue;
+    ++completed;
     if (op->kind == Op::Kind::kDelete) {
       if (!op->delete_done) continue;
       if (op->status.ok()) {
@@ -494,6 +501,7 @@ void Store::Impl::CompleteOps(std::vector<std::unique_ptr<Op>>& ops) {
       }
     }
   }
+  clock_.EndWork(completed);
 }
 
 void Store::Impl::ProcessSharedBatch(std::vector<std::unique_ptr<Op>>& ops) {
@@ -771,8 +779,34 @@ Status Store::Impl::CheckNamespace(const std::string& ns) const {
   return Status::Ok();
 }
 
-std::string Store::Impl::NewUid() {
-  uint64_t a = rng_(), b = rng_();
+namespace {
+
+// FNV-1a over `parts`, then splitmix64: a stable 64-bit hash.
+uint64_t SeededHash(uint64_t seed, std::initializer_list<std::string_view> parts) {
+  uint64_t h = 1469598103934665603ULL ^ seed;
+  for (std::string_view p : parts) {
+    for (unsigned char c : p) h = (h ^ c) * 1099511628211ULL;
+    h = (h ^ 0xff) * 1099511628211ULL;  // separator
+  }
+  h += 0x9e3779b97f4a7c15ULL;
+  h = (h ^ (h >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  h = (h ^ (h >> 27)) * 0x94d049bb133111ebULL;
+  return h ^ (h >> 31);
+}
+
+}  // namespace
+
+std::string Store::Impl::NewUid(const ResourceInfo& r, const std::string& key) {
+  uint64_t a, b;
+  if (options_.seed) {
+    // The n-th object created at this key: a name reused later gets a new uid.
+    const std::string n = std::to_string(++seeded_creations_[r.resource + "/" + key]);
+    a = SeededHash(*options_.seed, {r.resource, key, n});
+    b = SeededHash(*options_.seed + 1, {r.resource, key, n});
+  } else {
+    a = rng_();
+    b = rng_();
+  }
   a = (a & 0xffffffffffff0fffULL) | 0x0000000000004000ULL;  // version 4
   b = (b & 0x3fffffffffffffffULL) | 0x8000000000000000ULL;  // variant 1
   char buf[40];
@@ -783,8 +817,15 @@ std::string Store::Impl::NewUid() {
   return buf;
 }
 
-std::string Store::Impl::RandomSuffix() {
+std::string Store::Impl::RandomSuffix(const std::string& prefix) {
   std::string s;
+  if (options_.seed) {
+    uint64_t h = SeededHash(*options_.seed, {prefix, std::to_string(++seeded_suffixes_[prefix])});
+    for (int i = 0; i < 5; ++i, h /= kGenerateNameAlphabet.size()) {
+      s += kGenerateNameAlphabet[h % kGenerateNameAlphabet.size()];
+    }
+    return s;
+  }
   for (int i = 0; i < 5; ++i) s += kGenerateNameAlphabet[rng_() % kGenerateNameAlphabet.size()];
   return s;
 }
@@ -810,7 +851,7 @@ Status Store::Impl::StageCreate(const ResourceInfo& r, std::unique_ptr<Object> o
   bool generated = meta.name.empty() && !meta.generateName.empty();
   if (generated) {
     std::string prefix = meta.generateName.substr(0, kMaxGenerateNamePrefix);
-    meta.name = prefix + RandomSuffix();
+    meta.name = prefix + RandomSuffix(prefix);
   }
   api::FieldErrors errs;
   if (r.validate) r.validate(*obj, errs, options_.validators);
@@ -824,10 +865,11 @@ Status Store::Impl::StageCreate(const ResourceInfo& r, std::unique_ptr<Object> o
     if (!generated || attempt >= kGenerateNameAttempts) {
       return AlreadyExistsError(r.QualifiedResource(), meta.name);
     }
-    meta.name = meta.generateName.substr(0, kMaxGenerateNamePrefix) + RandomSuffix();
+    std::string prefix = meta.generateName.substr(0, kMaxGenerateNamePrefix);
+    meta.name = prefix + RandomSuffix(prefix);
     key = ObjectKey(r, meta.namespace_, meta.name);
   }
-  meta.uid = NewUid();
+  meta.uid = NewUid(r, key);
   meta.creationTimestamp = clock_.Now().TruncatedToSeconds();
   meta.deletionTimestamp.reset();
   meta.deletionGracePeriodSeconds.reset();
@@ -1242,7 +1284,7 @@ Result<ListResult> Store::Impl::ListFromBackend(const ResourceInfo& r, const Lis
 
 Result<std::unique_ptr<Watcher>> Store::Impl::Watch(const ResourceInfo* r, WatchOptions opts) {
   ObjectFilter filter{r, opts.namespace_, opts.label_selector, opts.field_selector};
-  auto w = std::make_shared<WatcherImpl>(filter, opts.max_queue);
+  auto w = std::make_shared<WatcherImpl>(filter, opts.max_queue, &clock_);
   {
     std::unique_lock lock(mu_);
     const uint64_t current = rv_.load();

@@ -92,6 +92,11 @@ struct StoreOptions {
   // Namespaces created at Open() when missing.
   std::vector<std::string> initial_namespaces = {"default", "kube-system", "kube-node-lease",
                                                  "kube-public"};
+  // Set: uids and generated names are hashed from this seed and the object's identity (its
+  // resource, namespace and name; the generateName prefix) instead of drawn at random, so
+  // writers racing within one instant get the same names whoever commits first (the
+  // simulator's runs repeat exactly).
+  std::optional<uint64_t> seed;
 };
 
 class Store {

@@ -21,6 +21,24 @@ bool ObjectFilter::Matches(const ResourceInfo& r, const Object& obj) const {
   return true;
 }
 
+WatcherImpl::~WatcherImpl() {
+  std::lock_guard<std::mutex> lock(mu_);
+  UncountLocked(static_cast<int64_t>(queue_.size() + taken_));
+}
+
+void WatcherImpl::CountLocked(int64_t n) {
+  if (clock_ && n > 0) clock_->BeginWork(n);
+}
+
+void WatcherImpl::UncountLocked(int64_t n) {
+  if (clock_ && n > 0) clock_->EndWork(n);
+}
+
+void WatcherImpl::AcknowledgeLocked() {
+  UncountLocked(static_cast<int64_t>(taken_));
+  taken_ = 0;
+}
+
 bool WatcherImpl::Offer(const ResourceInfo& r, EventType type, const ObjectPtr& obj,
                         const ObjectPtr& prev, uint64_t rv) {
   if (filter_.resource && filter_.resource != &r) return false;
@@ -65,10 +83,12 @@ bool WatcherImpl::Offer(const ResourceInfo& r, EventType type, const ObjectPtr& 
     // Too far behind: end the watch rather than grow without bound. The client re-watches
     // from the last resourceVersion it saw, which the history still holds.
     ended_ = true;
+    UncountLocked(static_cast<int64_t>(queue_.size()));
     queue_.clear();
     return true;
   }
   queue_.push_back(std::move(ev));
+  CountLocked(1);
   progress_ = rv;
   return true;
 }
@@ -78,6 +98,7 @@ void WatcherImpl::Push(WatchEvent ev) {
   if (ended_) return;
   if (ev.resource_version > progress_) progress_ = ev.resource_version;
   queue_.push_back(std::move(ev));
+  CountLocked(1);
 }
 
 void WatcherImpl::SetProgress(uint64_t rv) {
@@ -107,6 +128,8 @@ void WatcherImpl::Notify() {
 
 bool WatcherImpl::Drain(std::vector<WatchEvent>& out) {
   std::lock_guard<std::mutex> lock(mu_);
+  AcknowledgeLocked();
+  taken_ = queue_.size();
   while (!queue_.empty()) {
     out.push_back(std::move(queue_.front()));
     queue_.pop_front();
@@ -116,10 +139,12 @@ bool WatcherImpl::Drain(std::vector<WatchEvent>& out) {
 
 bool WatcherImpl::WaitNext(WatchEvent& out, std::chrono::milliseconds timeout) {
   std::unique_lock<std::mutex> lock(mu_);
+  AcknowledgeLocked();
   cv_.wait_for(lock, timeout, [&] { return !queue_.empty() || ended_; });
   if (queue_.empty()) return false;
   out = std::move(queue_.front());
   queue_.pop_front();
+  taken_ = 1;
   return true;
 }
 
@@ -140,6 +165,8 @@ void WatcherImpl::Stop() {
   {
     std::lock_guard<std::mutex> lock(mu_);
     ended_ = true;
+    UncountLocked(static_cast<int64_t>(queue_.size() + taken_));
+    taken_ = 0;
     queue_.clear();
     notify_ = nullptr;
   }

@@ -26,7 +26,10 @@ std::optional<std::string> FieldValue(const ResourceInfo& r, const Object& obj,
 
 class WatcherImpl final : public Watcher {
  public:
-  WatcherImpl(ObjectFilter filter, size_t max_queue) : filter_(std::move(filter)), max_queue_(max_queue) {}
+  // `clock` (optional) counts events in flight (api/machinery/watch.h).
+  WatcherImpl(ObjectFilter filter, size_t max_queue, Clock* clock = nullptr)
+      : filter_(std::move(filter)), max_queue_(max_queue), clock_(clock) {}
+  ~WatcherImpl() override;
 
   bool Drain(std::vector<WatchEvent>& out) override;
   bool WaitNext(WatchEvent& out, std::chrono::milliseconds timeout) override;
@@ -50,12 +53,19 @@ class WatcherImpl final : public Watcher {
  private:
   const ObjectFilter filter_;
   const size_t max_queue_;
+  Clock* const clock_;
   mutable std::mutex mu_;
   std::condition_variable cv_;
   std::deque<WatchEvent> queue_;
   std::function<void()> notify_;
   uint64_t progress_ = 0;
   bool ended_ = false;
+  size_t taken_ = 0;  // events the consumer took last and has not acknowledged by taking again
+
+  // The consumer takes again: what it took before is done. Called with mu_ held.
+  void AcknowledgeLocked();
+  void CountLocked(int64_t n);
+  void UncountLocked(int64_t n);
 };
 
 }  // namespace allot::store

@@ -43,7 +43,9 @@ DEPENDS = {
     'node': ['client', 'dra'],
     'drivers': ['node'],
     'cluster': ['apiserver', 'client/inprocess', 'scheduler', 'controllers', 'drivers'],
-    'cli': ['cluster', 'workloads'],
+    # the simulator: the system's components on a virtual clock, scenarios and reports
+    'sim': ['cluster', 'workloads'],
+    'cli': ['cluster', 'workloads', 'sim'],
     # Test-only rooms.
     'testing': ['api'],
     'integration': ['cluster', 'workloads', 'testing'],

@@ -44,6 +44,10 @@ struct WatchOptions {
 };
 
 // A live watch. Events arrive in resourceVersion order. Thread-safe.
+//
+// Work in flight (common/time.h): the store counts each event from the moment it is queued
+// until the consumer takes again (Drain, WaitNext) or stops the watch, so a consumer that has
+// handled what it took takes again before it sleeps; finding nothing tells the store it is done.
 class Watcher {
  public:
   virtual ~Watcher() = default;

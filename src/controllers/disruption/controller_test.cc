@@ -39,7 +39,6 @@ class DisruptionControllerTest : public ::testing::Test {
     factory_ = std::make_unique<client::InformerFactory>(*client_);
     DisruptionControllerOptions opts;
     opts.clock = &clock_;
-    opts.queue.poll_interval = std::chrono::milliseconds(2);
     controller_ = std::make_unique<DisruptionController>(*client_, *factory_, opts);
     ASSERT_TRUE(controller_->Start().ok());
     ASSERT_TRUE(factory_->StartAll().ok());

@@ -39,7 +39,6 @@ class ReservationControllerTest : public ::testing::Test {
   void Start(ReservationControllerOptions opts = {}) {
     factory_ = std::make_unique<client::InformerFactory>(*client_);
     opts.clock = &clock_;
-    opts.queue.poll_interval = std::chrono::milliseconds(2);
     controller_ = std::make_unique<ReservationController>(*client_, *factory_, opts);
     ASSERT_TRUE(controller_->Start().ok());
     ASSERT_TRUE(factory_->StartAll().ok());

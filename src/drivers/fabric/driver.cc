@@ -1,13 +1,13 @@
 // FabricDriver: lifecycle, Tick, the background thread and stats. The per-device state machine
 // is in drivers/fabric/reconcile.cc, claim status writes in drivers/fabric/status.cc, slices in
 // drivers/fabric/publish.cc.
-#include "api/resource/types.h"
 #include "drivers/fabric/driver.h"
 
 #include <algorithm>
 #include <charconv>
 #include <utility>
 
+#include "api/resource/types.h"
 #include "drivers/fabric/devices.h"
 #include "drivers/fabric/internal.h"
 #include "drivers/nodelocal/driver.h"
@@ -69,7 +69,7 @@ FabricDriver::FabricDriver(client::Client& client, Clock& clock, FabricConfig co
       slices_res_(api::ResourceFor<api::ResourceSlice>()),
       index_name_("allot.dev/fabric-devices:" + config_.driver),
       config_status_(ValidateFabricConfig(config_)),
-      wakeup_(std::make_shared<Wakeup>()),
+      wakeup_(std::make_shared<Wakeup>(clock)),
       rng_(config_.seed) {
   metrics::Registry* registry = options_.metrics;
   if (registry == nullptr) {
@@ -176,24 +176,26 @@ void FabricDriver::Stop() {
   if (own_claims_) own_claims_->Stop();
 }
 
-// Run()'s thread: tick, then sleep until the next deadline, a claim event, or max_idle. Waits
-// are real time, so a FakeClock moved by someone else is noticed within max_idle.
+// Run()'s thread: tick, then sleep on the Clock until the next deadline, a claim event, or
+// max_idle.
 void FabricDriver::RunLoop() {
   Wakeup& w = *wakeup_;
   for (;;) {
+    bool woken;
     {
       std::lock_guard<std::mutex> lock(w.mu);
       if (w.stopping) return;
-      w.pending = false;
+      woken = std::exchange(w.pending, false);
     }
     Tick();
+    if (woken) clock_.EndWorkWhenWaiting();
     std::chrono::microseconds wait = options_.max_idle;
     if (std::optional<Time> next = NextDue()) {
       wait = std::clamp(std::chrono::microseconds(next->unix_micros - clock_.Now().unix_micros),
                         std::chrono::microseconds(0), wait);
     }
     std::unique_lock<std::mutex> lock(w.mu);
-    w.cv.wait_for(lock, wait, [&] { return w.stopping || w.pending; });
+    clock_.WaitFor(w.cv, lock, wait, [&] { return w.stopping || w.pending; });
   }
 }
 

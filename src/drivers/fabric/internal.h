@@ -87,6 +87,8 @@ struct FabricDriver::Effects {
 // Wakes Run()'s thread. Shared with the informer's handler, which may outlive the driver when
 // the informer is shared.
 struct FabricDriver::Wakeup {
+  explicit Wakeup(Clock& c) : clock(c) {}
+  Clock& clock;  // counts a raised wakeup as work until the tick that takes it
   std::mutex mu;
   std::condition_variable cv;
   bool pending = false;   // guarded by mu
@@ -95,6 +97,7 @@ struct FabricDriver::Wakeup {
   void Raise() {
     {
       std::lock_guard<std::mutex> lock(mu);
+      if (!pending) clock.BeginWork();
       pending = true;
     }
     cv.notify_all();

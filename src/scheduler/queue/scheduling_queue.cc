@@ -41,11 +41,17 @@ SchedulingQueue::SchedulingQueue(Clock& clock, QueueOptions options,
       profiles_(std::move(profiles)),
       sort_profile_(profiles_.empty() ? nullptr : profiles_.begin()->second),
       metrics_(metrics),
+      // Both orders are total (ties go by uid), so which pod comes first never depends on the
+      // order pods were queued in: the simulator's runs repeat exactly.
       active_([this](const QueuedPodInfo& a, const QueuedPodInfo& b) {
-        return sort_profile_->QueueSortLess(a, b);
+        if (sort_profile_->QueueSortLess(a, b)) return true;
+        if (sort_profile_->QueueSortLess(b, a)) return false;
+        return a.pod_info->uid() < b.pod_info->uid();
       }),
       backoff_([this](const QueuedPodInfo& a, const QueuedPodInfo& b) {
-        return BackoffExpiry(a) < BackoffExpiry(b);
+        const TimePoint ea = BackoffExpiry(a), eb = BackoffExpiry(b);
+        if (ea != eb) return ea < eb;
+        return a.pod_info->uid() < b.pod_info->uid();
       }) {
   for (const auto& [name, fw] : profiles_) {
     auto& by_plugin = events_[name];
@@ -550,6 +556,12 @@ void SchedulingQueue::Close() {
 }
 
 // --- housekeeping -------------------------------------------------------------------------------
+
+std::optional<SchedulingQueue::TimePoint> SchedulingQueue::NextBackoffExpiry() {
+  Lock lock(mu_);
+  if (backoff_.empty()) return std::nullopt;
+  return BackoffExpiry(backoff_.Peek());
+}
 
 void SchedulingQueue::FlushBackoffQCompleted() {
   Lock lock(mu_);

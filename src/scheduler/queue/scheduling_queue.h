@@ -33,6 +33,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <string>
 #include <unordered_map>
@@ -102,6 +103,8 @@ class SchedulingQueue {
 
   // --- housekeeping (called periodically by the scheduler; tests call them directly) ---
   void FlushBackoffQCompleted();
+  // When the pod at the head of backoffQ is due; nullopt when backoffQ is empty.
+  std::optional<TimePoint> NextBackoffExpiry();
   void FlushUnschedulablePodsLeftover();
 
   // --- introspection ---

@@ -92,7 +92,7 @@ class FaultClient final : public client::ForwardingClient {
                   client::Callback<api::ObjectPtr> done) override {
     Add(status ? "patch-status" : "patch", r);
     inner().PatchAsync(r, std::move(ns), std::move(name), kind, std::move(patch), status,
-                      std::move(done));
+                       std::move(done));
   }
   void DeleteAsync(const api::ResourceInfo& r, std::string ns, std::string name,
                    api::DeleteOptions opts, client::Callback<api::DeleteResult> done) override {
@@ -146,7 +146,6 @@ class ResourceClaimControllerTest : public ::testing::Test {
     factory_ = std::make_unique<client::InformerFactory>(*client_);
     opts.clock = &clock_;
     opts.metrics = &registry;
-    opts.queue.poll_interval = std::chrono::milliseconds(2);
     opts.on_sync = [this](const std::string& key, const Status& st) {
       std::lock_guard<std::mutex> lock(sync_mu_);
       ++syncs_[key];

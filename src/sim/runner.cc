@@ -1,0 +1,504 @@
+#include "sim/runner.h"
+
+#include <yaml-cpp/yaml.h>
+
+#include <algorithm>
+#include <memory>
+#include <random>
+#include <tuple>
+
+#include "api/core/pod.h"
+#include "api/koordinator/reservation.h"
+#include "api/machinery/resources.h"
+#include "api/resource/types.h"
+#include "api/scheduling/priority_class.h"
+#include "client/informer_factory.h"
+#include "client/inprocess/inprocess_client.h"
+#include "cluster/components.h"
+#include "common/log.h"
+#include "drivers/fabric/driver.h"
+#include "drivers/nodelocal/simulated_devices.h"
+#include "node/simulator.h"
+#include "scheduler/scheduler.h"
+#include "sim/clock.h"
+#include "sim/recorder.h"
+#include "store/garbage_collector.h"
+#include "store/store.h"
+#include "workloads/objects.h"
+
+namespace allot::sim {
+
+namespace {
+
+using std::chrono::duration_cast;
+
+// Where simulated time starts: a fixed instant, so object timestamps repeat from run to run.
+constexpr int64_t kStartUnixSeconds = 1767225600;  // 2026-01-01T00:00:00Z
+constexpr char kNamespace[] = "default";
+// How often the scheduler's housekeeping runs (binding-condition timeouts, the unschedulable
+// pods' five-minute flush); backoff expiries are deadlines of their own.
+constexpr Micros kHousekeepingPeriod = std::chrono::seconds(1);
+
+std::string PriorityClassName(int32_t value) {
+  return "sim-priority-" + std::string(value < 0 ? "minus-" : "") + std::to_string(std::abs(value));
+}
+
+// "<n>us": the node simulator's allot.dev/run-duration annotation takes Go durations.
+std::string GoMicros(Micros d) { return std::to_string(std::max<int64_t>(d.count(), 0)) + "us"; }
+
+// One pod arriving: when, which workload, which of its pods.
+struct ArrivalEvent {
+  Micros at;
+  size_t workload;
+  int64_t index;
+  Micros run_time;  // < 0: runs until the end
+  bool operator<(const ArrivalEvent& o) const {
+    return std::tie(at, workload, index) < std::tie(o.at, o.workload, o.index);
+  }
+};
+
+// Each workload draws from its own stream, so a variant that adds a workload leaves the others'
+// arrivals and run times as they were.
+std::vector<ArrivalEvent> PlanArrivals(const Scenario& s) {
+  std::vector<ArrivalEvent> out;
+  for (size_t w = 0; w < s.workloads.size(); ++w) {
+    const Workload& wl = s.workloads[w];
+    std::seed_seq seq{s.seed, static_cast<uint64_t>(std::hash<std::string>{}(wl.name))};
+    std::mt19937_64 rng(seq);
+    Micros t = wl.arrival.start;
+    for (int64_t i = 0; i < wl.count; ++i) {
+      switch (wl.arrival.kind) {
+        case Arrival::Kind::kAt:
+          t = wl.arrival.start;
+          break;
+        case Arrival::Kind::kEvery:
+          t = wl.arrival.start + wl.arrival.every * i;
+          break;
+        case Arrival::Kind::kPoisson:
+          t += Micros(static_cast<int64_t>(
+              std::exponential_distribution<double>(wl.arrival.per_second)(rng) * 1e6));
+          break;
+      }
+      if (t > s.duration) break;
+      Micros run = wl.run_time ? wl.run_time->Sample(rng) : Micros(-1);
+      out.push_back({t, w, i, run});
+    }
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+Result<api::Node> NodeTemplate(const NodePool& pool) {
+  YAML::Emitter y;
+  y << YAML::BeginMap << YAML::Key << "metadata" << YAML::Value << YAML::BeginMap;
+  y << YAML::Key << "labels" << YAML::Value << YAML::BeginMap;
+  y << YAML::Key << "sim.allot.dev/pool" << YAML::Value << pool.name;
+  for (const auto& [k, v] : pool.labels) y << YAML::Key << k << YAML::Value << v;
+  y << YAML::EndMap << YAML::EndMap;
+  if (!pool.taints_yaml.empty()) {
+    y << YAML::Key << "spec" << YAML::Value << YAML::BeginMap << YAML::Key << "taints"
+      << YAML::Value << YAML::Load(pool.taints_yaml) << YAML::EndMap;
+  }
+  // What the pool leaves out is the built-in template's (cpu 32, memory 256Gi, pods 110).
+  std::map<std::string, std::string> capacity = {
+      {"cpu", "32"}, {"memory", "256Gi"}, {"pods", "110"}};
+  for (const auto& [k, v] : pool.capacity) capacity[k] = v;
+  y << YAML::Key << "status" << YAML::Value << YAML::BeginMap << YAML::Key << "capacity"
+    << YAML::Value << YAML::BeginMap;
+  for (const auto& [k, v] : capacity) y << YAML::Key << k << YAML::Value << v;
+  y << YAML::EndMap << YAML::EndMap;
+  y << YAML::EndMap;
+  auto parsed = node::ParseNodeTemplate(y.c_str());
+  if (!parsed.ok()) {
+    return Status(parsed.status().code(),
+                  "nodePools " + pool.name + ": " + parsed.status().message());
+  }
+  return parsed;
+}
+
+DeviceLayout Layout(const Scenario& s) {
+  DeviceLayout layout;
+  std::map<std::string, int64_t> by_driver;
+  for (const NodePool& pool : s.node_pools) {
+    for (int64_t i = 0; i < pool.count; ++i) {
+      DeviceLayout::Row row;
+      row.name = pool.name + "-" + std::to_string(i);
+      if (pool.devices) {
+        row.driver = pool.devices->driver;
+        row.pool = row.name;
+        for (int64_t d = 0; d < pool.devices->count; ++d) {
+          row.devices.push_back(drivers::DeviceName(*pool.devices, d));
+        }
+        by_driver[row.driver] += pool.devices->count;
+      }
+      layout.rows.push_back(std::move(row));
+    }
+  }
+  if (s.fabric) {
+    for (const drivers::FabricPoolConfig& p : s.fabric->pools) {
+      DeviceLayout::Row row;
+      row.name = "fabric/" + p.model;
+      row.driver = s.fabric->driver;
+      row.pool = "fabric-" + p.model;
+      for (int64_t d = 0; d < p.count; ++d)
+        row.devices.push_back(p.model + "-" + std::to_string(d));
+      by_driver[row.driver] += p.count;
+      layout.rows.push_back(std::move(row));
+    }
+  }
+  for (const DeviceClassSpec& c : s.device_classes) {
+    layout.class_devices[c.name] = by_driver[c.driver];
+    layout.class_driver[c.name] = c.driver;
+  }
+  return layout;
+}
+
+// The cluster of one run, started in dependency order and stopped in reverse.
+class Assembly {
+ public:
+  explicit Assembly(const Scenario& s)
+      : scenario_(s), clock_(Time::FromUnixSeconds(kStartUnixSeconds)) {}
+  ~Assembly() { Stop(); }
+
+  SimClock& clock() { return clock_; }
+  client::Client& client() { return *client_; }
+  scheduler::Scheduler& scheduler() { return *scheduler_; }
+  Recorder& recorder() { return *recorder_; }
+
+  Status Start(const RunOptions& options);
+  void Stop();
+
+ private:
+  Status StartNodes();
+  Status CreateObjects();
+
+  const Scenario& scenario_;
+  SimClock clock_;
+  std::unique_ptr<store::Store> store_;
+  std::unique_ptr<store::GarbageCollector> gc_;
+  std::unique_ptr<client::InProcessClient> client_;
+  std::unique_ptr<client::InformerFactory> observed_;
+  std::unique_ptr<Recorder> recorder_;
+  std::unique_ptr<cluster::Controllers> controllers_;
+  std::unique_ptr<scheduler::Scheduler> scheduler_;
+  std::vector<std::unique_ptr<node::NodeSimulator>> nodes_;
+  std::vector<std::unique_ptr<drivers::SimulatedDevices>> devices_;
+  std::unique_ptr<drivers::FabricDriver> fabric_;
+  bool stopped_ = false;
+};
+
+Status Named(Status st, std::string_view what) {
+  if (st.ok()) return st;
+  return Status(st.code(), std::string(what) + ": " + st.message());
+}
+
+Status Assembly::Start(const RunOptions& options) {
+  (void)options;
+  store::StoreOptions store_opts = cluster::DefaultStoreOptions();
+  store_opts.seed = scenario_.seed;
+  store_ = std::make_unique<store::Store>(store::NewMemoryBackend(), clock_, store_opts);
+  ALLOT_RETURN_IF_ERROR(Named(store_->Open(), "store"));
+  gc_ = std::make_unique<store::GarbageCollector>(*store_);
+  ALLOT_RETURN_IF_ERROR(Named(gc_->Start(), "garbage collector"));
+  client_ = std::make_unique<client::InProcessClient>(*store_, clock_);
+  ALLOT_RETURN_IF_ERROR(CreateObjects());
+
+  observed_ = std::make_unique<client::InformerFactory>(*client_);
+  recorder_ = std::make_unique<Recorder>(clock_, *observed_, Layout(scenario_));
+  ALLOT_RETURN_IF_ERROR(Named(observed_->StartAll(), "recorder"));
+
+  ALLOT_ASSIGN_OR_RETURN(controllers_,
+                         cluster::StartControllers(*client_, nullptr, dra::Features{}, &clock_,
+                                                   /*one_worker_each=*/true));
+  scheduler::SchedulerOptions sched;
+  if (!scenario_.scheduler_config_yaml.empty()) {
+    auto cfg = scheduler::ParseConfiguration(scenario_.scheduler_config_yaml);
+    if (!cfg.ok()) return Named(cfg.status(), "schedulerConfig");
+    sched.config = std::move(cfg).value();
+  }
+  // One filter worker: which feasible nodes are found first must not depend on thread timing.
+  sched.config.parallelism = 1;
+  sched.clock = &clock_;
+  sched.seed = scenario_.seed;
+  sched.binding_workers = 1;
+  sched.run_loops = false;
+  ALLOT_ASSIGN_OR_RETURN(scheduler_, scheduler::Scheduler::Create(*client_, std::move(sched)));
+  ALLOT_RETURN_IF_ERROR(Named(scheduler_->Start(), "scheduler"));
+
+  ALLOT_RETURN_IF_ERROR(StartNodes());
+  if (scenario_.fabric) {
+    drivers::FabricConfig config = *scenario_.fabric;
+    config.seed = scenario_.seed;
+    drivers::FabricDriverOptions fo;
+    fo.max_idle = std::chrono::hours(24 * 365);
+    fo.log = [this](std::string_view line) {
+      if (log::V(4, "sim")) {
+        log::Detail(4, "sim",
+                    "t=" + std::to_string(clock_.Now().unix_micros / 1e6 - kStartUnixSeconds) +
+                        " fabric: " + std::string(line));
+      }
+    };
+    auto fabric = drivers::StartFabricDriver(*client_, clock_, std::move(config), fo);
+    if (!fabric.ok()) return Named(fabric.status(), "fabric driver");
+    fabric_ = std::move(fabric).value();
+  }
+  return Status::Ok();
+}
+
+Status Assembly::StartNodes() {
+  int64_t first_index = 0;
+  for (const NodePool& pool : scenario_.node_pools) {
+    node::NodeSimulatorOptions opts;
+    opts.name_prefix = pool.name;
+    opts.node_count = pool.count;
+    opts.first_index = 0;
+    ALLOT_ASSIGN_OR_RETURN(opts.shape.node_template, NodeTemplate(pool));
+    // Nothing watches heartbeats here: keep them out of the timeline.
+    const auto quiet =
+        duration_cast<std::chrono::seconds>(scenario_.duration) + std::chrono::hours(1);
+    opts.lease_renew_interval = quiet;
+    opts.node_status_interval = quiet;
+    opts.lease_duration_seconds = static_cast<int32_t>(std::min<int64_t>(quiet.count(), 1 << 30));
+    opts.max_idle = std::chrono::hours(24 * 365);
+    (void)first_index;
+    auto sim = std::make_unique<node::NodeSimulator>(*client_, clock_, std::move(opts));
+    std::unique_ptr<drivers::SimulatedDevices> devices;
+    if (pool.devices) {
+      drivers::SimulatedDevicesOptions dopts;
+      dopts.profile = *pool.devices;
+      dopts.resync_period = std::chrono::milliseconds(0);
+      devices = std::make_unique<drivers::SimulatedDevices>(*client_, std::move(dopts));
+      devices->Install(*sim);
+    }
+    ALLOT_RETURN_IF_ERROR(Named(sim->Run(), "nodePools " + pool.name));
+    if (devices)
+      ALLOT_RETURN_IF_ERROR(Named(devices->Start(*sim), "nodePools " + pool.name + " devices"));
+    nodes_.push_back(std::move(sim));
+    if (devices) devices_.push_back(std::move(devices));
+    first_index += pool.count;
+  }
+  return Status::Ok();
+}
+
+Status Assembly::CreateObjects() {
+  auto create = [&](const api::ResourceInfo& r, std::unique_ptr<api::Object> obj,
+                    const std::string& what) -> Status {
+    auto created = client_->Create(r, std::move(obj));
+    if (!created.ok() && created.status().code() != StatusCode::kAlreadyExists) {
+      return Status(created.status().code(), what + ": " + created.status().message());
+    }
+    return Status::Ok();
+  };
+  for (const DeviceClassSpec& c : scenario_.device_classes) {
+    auto dc = workloads::MakeDriverClass(c.name, c.driver);
+    if (!c.selector.empty()) {
+      api::DeviceSelector sel;
+      sel.cel = api::CELDeviceSelector{c.selector};
+      dc->spec.selectors.push_back(std::move(sel));
+    }
+    ALLOT_RETURN_IF_ERROR(
+        create(api::ResourceFor<api::DeviceClass>(), std::move(dc), "deviceClasses " + c.name));
+  }
+  std::set<int32_t> priorities;
+  for (const Workload& w : scenario_.workloads) {
+    if (w.priority) priorities.insert(*w.priority);
+    for (size_t i = 0; i < w.claims.size(); ++i) {
+      const ClaimRequest& c = w.claims[i];
+      auto t =
+          workloads::MakeClaimTemplate(w.name + "-" + std::to_string(i), kNamespace,
+                                       workloads::ClaimSpec(c.device_class, c.count, c.selector));
+      ALLOT_RETURN_IF_ERROR(create(api::ResourceFor<api::ResourceClaimTemplate>(), std::move(t),
+                                   "workloads " + w.name + " claims[" + std::to_string(i) + "]"));
+    }
+  }
+  for (const ReservationSpec& r : scenario_.reservations) {
+    for (size_t i = 0; i < r.claims.size(); ++i) {
+      const ClaimRequest& c = r.claims[i];
+      auto t = workloads::MakeClaimTemplate(
+          "reservation-" + r.name + "-" + std::to_string(i), kNamespace,
+          workloads::ClaimSpec(c.device_class, c.count, c.selector));
+      ALLOT_RETURN_IF_ERROR(
+          create(api::ResourceFor<api::ResourceClaimTemplate>(), std::move(t),
+                 "reservations " + r.name + " claims[" + std::to_string(i) + "]"));
+    }
+  }
+  for (int32_t p : priorities) {
+    auto pc = std::make_unique<api::PriorityClass>();
+    pc->metadata.name = PriorityClassName(p);
+    pc->value = p;
+    ALLOT_RETURN_IF_ERROR(create(api::ResourceFor<api::PriorityClass>(), std::move(pc),
+                                 "priority class " + PriorityClassName(p)));
+  }
+  return Status::Ok();
+}
+
+void Assembly::Stop() {
+  if (stopped_) return;
+  stopped_ = true;
+  if (fabric_) fabric_->Stop();
+  for (auto& d : devices_) d->Stop();
+  for (auto& n : nodes_) n->Stop();
+  if (scheduler_) scheduler_->Stop(std::chrono::milliseconds(0));
+  if (controllers_) controllers_->Stop();
+  if (observed_) observed_->StopAll();
+  if (gc_) gc_->Stop();
+  if (store_) store_->Close();
+}
+
+std::unique_ptr<api::Pod> MakeWorkloadPod(const Workload& w, int64_t index, Micros run_time) {
+  auto cpu = w.requests.count("cpu") ? w.requests.at("cpu") : "100m";
+  auto memory = w.requests.count("memory") ? w.requests.at("memory") : "500Mi";
+  auto pod = workloads::MakePod(w.name + "-" + std::to_string(index), kNamespace, cpu, memory);
+  pod->metadata.labels = w.labels;
+  pod->metadata.labels[kWorkloadLabel] = w.name;
+  if (run_time >= Micros(0))
+    pod->metadata.annotations["allot.dev/run-duration"] = GoMicros(run_time);
+  for (const auto& [k, v] : w.node_selector) pod->spec.nodeSelector[k] = v;
+  if (w.priority) pod->spec.priorityClassName = PriorityClassName(*w.priority);
+  for (size_t i = 0; i < w.claims.size(); ++i) {
+    workloads::AddTemplateClaim(*pod, "claim-" + std::to_string(i),
+                                w.name + "-" + std::to_string(i));
+  }
+  return pod;
+}
+
+std::unique_ptr<api::Reservation> MakeReservation(const ReservationSpec& r) {
+  auto cpu = r.requests.count("cpu") ? r.requests.at("cpu") : "100m";
+  auto memory = r.requests.count("memory") ? r.requests.at("memory") : "500Mi";
+  auto pod = workloads::MakePod(r.name, kNamespace, cpu, memory);
+  for (size_t i = 0; i < r.claims.size(); ++i) {
+    workloads::AddTemplateClaim(*pod, "claim-" + std::to_string(i),
+                                "reservation-" + r.name + "-" + std::to_string(i));
+  }
+  auto res = std::make_unique<api::Reservation>();
+  res->metadata.name = r.name;
+  api::ReservationPodTemplate tmpl;
+  tmpl.metadata.namespace_ = kNamespace;
+  tmpl.spec = std::move(pod->spec);
+  res->spec.template_ = std::move(tmpl);
+  api::ReservationOwner owner;
+  api::LabelSelector selector;
+  selector.matchLabels = r.owners;
+  owner.labelSelector = std::move(selector);
+  res->spec.owners.push_back(std::move(owner));
+  if (r.ttl) res->spec.ttl = api::Duration{r.ttl->count() * 1000};
+  res->spec.allocateOnce = r.allocate_once;
+  return res;
+}
+
+double Seconds(Micros d) { return static_cast<double>(d.count()) / 1e6; }
+
+}  // namespace
+
+Result<VariantResult> RunScenario(const Scenario& s, const RunOptions& options) {
+  const auto wall_start = std::chrono::steady_clock::now();
+  auto log = [&](const std::string& line) {
+    if (options.log) options.log(line);
+  };
+  Assembly cluster(s);
+  ALLOT_RETURN_IF_ERROR(cluster.Start(options));
+  SimClock& clock = cluster.clock();
+  scheduler::Scheduler& sched = cluster.scheduler();
+  const Clock::SteadyPoint t0 = clock.Steady();
+  auto at = [&](Micros d) { return t0 + d; };
+  auto since = [&](Clock::SteadyPoint t) { return duration_cast<Micros>(t - t0); };
+
+  const std::vector<ArrivalEvent> arrivals = PlanArrivals(s);
+  std::vector<size_t> reservations(s.reservations.size());
+  for (size_t i = 0; i < reservations.size(); ++i) reservations[i] = i;
+  std::stable_sort(reservations.begin(), reservations.end(),
+                   [&](size_t a, size_t b) { return s.reservations[a].at < s.reservations[b].at; });
+  std::vector<Micros> heatmaps = s.heatmap_at;
+  if (heatmaps.empty()) heatmaps.push_back(s.duration);
+  std::sort(heatmaps.begin(), heatmaps.end());
+
+  VariantResult result;
+  result.name = s.variant;
+  size_t next_arrival = 0, next_reservation = 0, next_heatmap = 0;
+  Micros next_sample{0}, next_housekeeping{0}, next_progress = s.duration / 10;
+  constexpr Micros kNever = Micros::max();
+
+  for (;;) {
+    if (!clock.WaitQuiet(options.stall_timeout)) {
+      return Status(StatusCode::kInternalError, "the simulation stalled at " +
+                                                    std::to_string(Seconds(since(clock.Steady()))) +
+                                                    " s: " + std::to_string(clock.InFlight()) +
+                                                    " pieces of work never finished");
+    }
+    if (log::V(4, "sim")) {
+      log::Detail(4, "sim", "t=" + std::to_string(Seconds(since(clock.Steady()))) + " quiet");
+    }
+    if (sched.ScheduleOne(std::chrono::milliseconds(0))) continue;
+    if (clock.FireNextDue()) continue;
+    const Micros now = since(clock.Steady());
+    if (next_arrival < arrivals.size() && arrivals[next_arrival].at <= now) {
+      for (; next_arrival < arrivals.size() && arrivals[next_arrival].at <= now; ++next_arrival) {
+        const ArrivalEvent& a = arrivals[next_arrival];
+        auto created =
+            cluster.client().Create(api::ResourceFor<api::Pod>(),
+                                    MakeWorkloadPod(s.workloads[a.workload], a.index, a.run_time));
+        if (!created.ok()) {
+          return Status(created.status().code(), "workloads " + s.workloads[a.workload].name +
+                                                     ": " + created.status().message());
+        }
+      }
+      continue;
+    }
+    if (next_reservation < reservations.size() &&
+        s.reservations[reservations[next_reservation]].at <= now) {
+      const ReservationSpec& r = s.reservations[reservations[next_reservation++]];
+      auto created =
+          cluster.client().Create(api::ResourceFor<api::Reservation>(), MakeReservation(r));
+      if (!created.ok()) {
+        return Status(created.status().code(),
+                      "reservations " + r.name + ": " + created.status().message());
+      }
+      continue;
+    }
+    if (next_housekeeping <= now) {
+      sched.Housekeeping();
+      next_housekeeping = now + kHousekeepingPeriod;
+      continue;
+    }
+    if (next_sample <= now && next_sample <= s.duration) {
+      result.samples.push_back(cluster.recorder().TakeSample(Seconds(next_sample)));
+      next_sample += s.sample_interval;
+      if (next_sample > s.duration && result.samples.back().t < Seconds(s.duration)) {
+        next_sample = s.duration;
+      }
+      continue;
+    }
+    if (next_heatmap < heatmaps.size() && heatmaps[next_heatmap] <= now) {
+      result.heatmaps.push_back(cluster.recorder().TakeHeatmap(Seconds(heatmaps[next_heatmap++])));
+      continue;
+    }
+    if (now >= next_progress && options.log) {
+      log((s.variant.empty() ? "" : s.variant + ": ") + "simulated " +
+          std::to_string(static_cast<int64_t>(Seconds(now))) + " s of " +
+          std::to_string(static_cast<int64_t>(Seconds(s.duration))) + " s");
+      next_progress += s.duration / 10;
+    }
+    if (now >= s.duration) break;
+
+    // Nothing to do now: jump to the earliest thing due.
+    Micros next = s.duration;
+    auto consider = [&](Micros t) { next = std::min(next, t); };
+    if (auto d = clock.NextDeadline()) consider(since(*d));
+    if (auto b = sched.NextBackoffExpiry()) consider(since(*b));
+    if (next_arrival < arrivals.size()) consider(arrivals[next_arrival].at);
+    if (next_reservation < reservations.size()) {
+      consider(s.reservations[reservations[next_reservation]].at);
+    }
+    consider(next_sample <= s.duration ? next_sample : kNever);
+    consider(next_heatmap < heatmaps.size() ? heatmaps[next_heatmap] : kNever);
+    consider(next_housekeeping);
+    clock.AdvanceTo(at(std::max(next, now + Micros(1))));
+  }
+  cluster.recorder().Finish(Seconds(s.duration), result);
+  result.summary.wall_seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
+  cluster.Stop();
+  return result;
+}
+
+}  // namespace allot::sim

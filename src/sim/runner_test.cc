@@ -1,0 +1,106 @@
+#include "sim/runner.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "sim/report.h"
+
+namespace allot::sim {
+namespace {
+
+using ::testing::HasSubstr;
+
+// Node-local GPUs, fabric GPUs that take 20 s to attach, and more demand than devices, so pods
+// queue, wait on binding conditions and retry: every path whose timing could vary between runs.
+constexpr char kScenario[] = R"(name: small
+duration: 30m
+sampleInterval: 30s
+seed: 7
+deviceClasses:
+- {name: gpu, driver: gpu.example.com}
+- {name: fabric-gpu, driver: fabric.example.com}
+nodePools:
+- name: gpu
+  count: 4
+  capacity: {cpu: "32", memory: 256Gi}
+  devices: {driver: gpu.example.com, count: 4}
+fabric:
+  driver: fabric.example.com
+  pools: [{model: a100, count: 4}]
+  attachLatency: 20s
+workloads:
+- name: train
+  count: 40
+  arrival: {poisson: 2/m}
+  requests: {cpu: "4", memory: 16Gi}
+  claims: [{deviceClass: gpu, count: 2}]
+  runTime: {exponential: 5m}
+- name: infer
+  count: 10
+  arrival: {every: 2m, start: 1m}
+  claims: [{deviceClass: fabric-gpu}]
+  runTime: 4m
+heatmapAt: [10m]
+)";
+
+Scenario Parse(uint64_t seed) {
+  auto parsed = ParseScenario(kScenario, "small.yaml");
+  EXPECT_TRUE(parsed.ok()) << parsed.status().message();
+  Scenario s = (*parsed)[0];
+  s.seed = seed;
+  return s;
+}
+
+std::string Json(const Scenario& s) {
+  auto run = RunScenario(s, {});
+  EXPECT_TRUE(run.ok()) << run.status().message();
+  SimResult result;
+  result.scenario = s.name;
+  result.seed = s.seed;
+  result.variants.push_back(std::move(run).value());
+  return ResultJson(result);
+}
+
+TEST(RunnerTest, RunsTheScenarioOnTheRealComponents) {
+  auto run = RunScenario(Parse(7), {});
+  ASSERT_TRUE(run.ok()) << run.status().message();
+  const Summary& s = run->summary;
+  EXPECT_EQ(s.pods, 50);
+  EXPECT_GT(s.scheduled, 30);
+  EXPECT_GT(s.completed, 20);
+  EXPECT_EQ(s.simulated_seconds, 1800);
+  // Every fabric pod waited 20 s for its device to attach before it was bound.
+  EXPECT_GT(s.attaches, 0);
+  EXPECT_DOUBLE_EQ(s.attach_wait_p50, 20);
+  EXPECT_GE(s.wait_p99, 20);
+  ASSERT_EQ(run->samples.size(), 61u);  // 0, 30 s, ..., 30 min
+  EXPECT_GT(s.utilisation.at("gpu"), 0.3);
+  ASSERT_EQ(run->heatmaps.size(), 1u);
+  EXPECT_EQ(run->heatmaps[0].rows.size(), 5u);  // four nodes, one fabric pool
+}
+
+TEST(RunnerTest, TheSameSeedGivesTheSameNumbers) {
+  const std::string first = Json(Parse(7));
+  for (int i = 0; i < 3; ++i) EXPECT_EQ(Json(Parse(7)), first) << "run " << i;
+}
+
+TEST(RunnerTest, AnotherSeedGivesOtherNumbers) { EXPECT_NE(Json(Parse(7)), Json(Parse(8))); }
+
+TEST(RunnerTest, TheReportHasEveryPlot) {
+  auto run = RunScenario(Parse(7), {});
+  ASSERT_TRUE(run.ok()) << run.status().message();
+  SimResult result;
+  result.scenario = "small";
+  result.variants.push_back(std::move(run).value());
+  const std::string html = ResultHtml(result);
+  for (const char* plot :
+       {"pending", "throughput", "wait-cdf", "utilisation-gpu", "utilisation-fabric-gpu", "heatmap",
+        "attach-waiting", "attach-failures", "attach-cdf", "reservations", "preemptions"}) {
+    EXPECT_THAT(html, HasSubstr(std::string("data-plot=\"") + plot + "\"")) << plot;
+  }
+  EXPECT_THAT(html, HasSubstr("data-series=\"scenario\""));
+  EXPECT_EQ(html.find("http"), std::string::npos);  // nothing from the network
+}
+
+}  // namespace
+}  // namespace allot::sim

@@ -1,0 +1,142 @@
+#include "sim/scenario.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <random>
+
+namespace allot::sim {
+namespace {
+
+using std::chrono::minutes;
+using std::chrono::seconds;
+using ::testing::HasSubstr;
+
+constexpr char kBase[] = R"(name: base
+duration: 1h
+deviceClasses:
+- {name: gpu, driver: gpu.example.com}
+nodePools:
+- name: gpu
+  count: 4
+  devices: {driver: gpu.example.com, count: 8}
+workloads:
+- name: train
+  count: 10
+  arrival: {poisson: 2/m}
+  claims: [{deviceClass: gpu, count: 2}]
+  runTime: {exponential: 5m}
+)";
+
+std::string Replace(std::string s, const std::string& from, const std::string& to) {
+  size_t at = s.find(from);
+  EXPECT_NE(at, std::string::npos) << from;
+  if (at != std::string::npos) s.replace(at, from.size(), to);
+  return s;
+}
+
+std::string ErrorOf(const std::string& yaml) {
+  auto parsed = ParseScenario(yaml, "s.yaml");
+  EXPECT_FALSE(parsed.ok()) << yaml;
+  return parsed.ok() ? "" : parsed.status().message();
+}
+
+TEST(ScenarioTest, ParsesTheFields) {
+  auto parsed = ParseScenario(kBase, "s.yaml");
+  ASSERT_TRUE(parsed.ok()) << parsed.status().message();
+  ASSERT_EQ(parsed->size(), 1u);
+  const Scenario& s = (*parsed)[0];
+  EXPECT_EQ(s.name, "base");
+  EXPECT_EQ(s.duration, std::chrono::hours(1));
+  ASSERT_EQ(s.node_pools.size(), 1u);
+  ASSERT_TRUE(s.node_pools[0].devices);
+  EXPECT_EQ(s.node_pools[0].devices->count, 8);
+  const Workload& w = s.workloads[0];
+  EXPECT_EQ(w.arrival.kind, Arrival::Kind::kPoisson);
+  EXPECT_DOUBLE_EQ(w.arrival.per_second, 2.0 / 60);
+  ASSERT_TRUE(w.run_time);
+  EXPECT_EQ(w.run_time->kind, DurationDist::Kind::kExponential);
+  EXPECT_EQ(w.run_time->a, minutes(5));
+  ASSERT_EQ(w.claims.size(), 1u);
+  EXPECT_EQ(w.claims[0].count, 2);
+}
+
+TEST(ScenarioTest, ErrorsNameTheFileLineColumnAndField) {
+  EXPECT_THAT(ErrorOf(Replace(kBase, "count: 10", "count: -3")),
+              HasSubstr("s.yaml:11:10: workloads[0].count: must be between 1 and 1000000"));
+  EXPECT_THAT(ErrorOf(Replace(kBase, "arrival: {poisson: 2/m}", "arrival: {poisson: fast}")),
+              HasSubstr("s.yaml:12:22: workloads[0].arrival.poisson: must be a rate"));
+  EXPECT_THAT(ErrorOf(Replace(kBase, "runTime: {exponential: 5m}", "runTime: {gamma: 5m}")),
+              HasSubstr("s.yaml:14:13: workloads[0].runTime.gamma: unknown field"));
+  EXPECT_THAT(ErrorOf(Replace(kBase, "deviceClass: gpu,", "deviceClass: tpu,")),
+              HasSubstr("workloads[0].claims[0].deviceClass: names no device class of the "
+                        "scenario: \"tpu\""));
+  EXPECT_THAT(ErrorOf(Replace(kBase, "duration: 1h", "duration: soon")),
+              HasSubstr("s.yaml:2:11: duration: must be a duration"));
+  EXPECT_THAT(ErrorOf(Replace(kBase, "name: base", "name: base\ncolour: blue")),
+              HasSubstr("s.yaml:2:1: colour: unknown field"));
+  // The device profile's own parser: its message, where the profile starts.
+  EXPECT_THAT(ErrorOf(Replace(kBase, "count: 8}", "count: 0}")),
+              HasSubstr("s.yaml:8:12: nodePools[0].devices:"));
+  EXPECT_THAT(ErrorOf("name: [unclosed"), HasSubstr("s.yaml:1:"));
+}
+
+TEST(ScenarioTest, EveryProblemIsReportedAtOnce) {
+  std::string yaml = Replace(Replace(kBase, "count: 4", "count: many"), "count: 10", "count: 0");
+  const std::string err = ErrorOf(yaml);
+  EXPECT_THAT(err, HasSubstr("nodePools[0].count"));
+  EXPECT_THAT(err, HasSubstr("workloads[0].count"));
+}
+
+TEST(ScenarioTest, VariantsMergeOverTheScenario) {
+  const std::string yaml = std::string(kBase) + R"(variants:
+- name: baseline
+- name: bigger
+  nodePools: [{name: gpu, count: 8}]
+  workloads: [{name: burst, count: 5, arrival: {at: 10m}}]
+)";
+  auto parsed = ParseScenario(yaml, "s.yaml");
+  ASSERT_TRUE(parsed.ok()) << parsed.status().message();
+  ASSERT_EQ(parsed->size(), 2u);
+  EXPECT_EQ((*parsed)[0].variant, "baseline");
+  EXPECT_EQ((*parsed)[0].node_pools[0].count, 4);
+  const Scenario& bigger = (*parsed)[1];
+  EXPECT_EQ(bigger.variant, "bigger");
+  EXPECT_EQ(bigger.node_pools[0].count, 8);
+  ASSERT_TRUE(bigger.node_pools[0].devices);  // merged by name: the devices stay
+  ASSERT_EQ(bigger.workloads.size(), 2u);     // a new name is added
+  EXPECT_EQ(bigger.workloads[1].arrival.kind, Arrival::Kind::kAt);
+  EXPECT_EQ(bigger.workloads[1].arrival.start, minutes(10));
+}
+
+TEST(ScenarioTest, AVariantsProblemNamesTheVariant) {
+  const std::string yaml = std::string(kBase) + R"(variants:
+- name: broken
+  fabric: {pools: [{model: a100, count: -1}]}
+)";
+  const std::string err = ErrorOf(yaml);
+  EXPECT_THAT(err, HasSubstr("fabric:"));
+  EXPECT_THAT(err, HasSubstr("(variant broken)"));
+}
+
+TEST(ScenarioTest, DistributionsSampleWhatTheySay) {
+  std::mt19937_64 rng(1);
+  DurationDist fixed{DurationDist::Kind::kFixed, seconds(30), {}};
+  EXPECT_EQ(fixed.Sample(rng), seconds(30));
+  DurationDist uniform{DurationDist::Kind::kUniform, seconds(10), seconds(20)};
+  DurationDist lognormal{DurationDist::Kind::kLogNormal, seconds(60), seconds(600)};
+  std::vector<int64_t> logs;
+  for (int i = 0; i < 2000; ++i) {
+    Micros u = uniform.Sample(rng);
+    EXPECT_GE(u, seconds(10));
+    EXPECT_LE(u, seconds(20));
+    logs.push_back(lognormal.Sample(rng).count());
+  }
+  std::sort(logs.begin(), logs.end());
+  // The median and the 99th percentile come out near what was asked (sampling noise aside).
+  EXPECT_NEAR(static_cast<double>(logs[1000]) / 1e6, 60, 8);
+  EXPECT_NEAR(static_cast<double>(logs[1980]) / 1e6, 600, 200);
+}
+
+}  // namespace
+}  // namespace allot::sim
