@@ -83,7 +83,7 @@ void Recorder::Release(ClaimRecord& rec) {
     held_.erase(DeviceKey(a.driver, a.pool, a.device));
     if (!a.device_class.empty()) --allocated_by_class_[a.device_class];
   }
-  if (rec.waiting) rec.waiting = false;
+  rec.waiting = false;
   rec.devices.clear();
 }
 
@@ -199,13 +199,9 @@ Heatmap Recorder::TakeHeatmap(double t) {
   std::lock_guard<std::mutex> lock(mu_);
   Heatmap h;
   h.t = t;
-  size_t widest = 0;
   for (const DeviceLayout::Row& row : layout_.rows) {
-    if (row.devices.size() > layout_.rows[widest].devices.size()) {
-      widest = static_cast<size_t>(&row - layout_.rows.data());
-    }
+    if (row.devices.size() > h.columns.size()) h.columns = row.devices;
   }
-  if (!layout_.rows.empty()) h.columns = layout_.rows[widest].devices;
   for (const DeviceLayout::Row& row : layout_.rows) {
     h.rows.push_back(row.name);
     std::vector<int> cells(h.columns.size(), -1);

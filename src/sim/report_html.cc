@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <optional>
 #include <set>
 #include <sstream>
 
@@ -254,9 +255,11 @@ std::string ResultHtml(const SimResult& r) {
   o << "<h2>Summary</h2>\n" << SummaryTable(r);
 
   auto color = [](size_t i) { return std::string(kPalette[i % std::size(kPalette)]); };
+  // One line per variant of value(sample) over time; `y_max` fixes the axis (fractions).
   auto over_time = [&](const std::string& id, const std::string& title, const std::string& y,
-                       auto value) {
+                       auto value, std::optional<double> y_max = std::nullopt) {
     Chart c{id, title, "minutes", y};
+    c.y_max = y_max;
     for (size_t i = 0; i < r.variants.size(); ++i) {
       Series s{VariantName(r.variants[i]), color(i), {}, {}};
       for (const Sample& smp : r.variants[i].samples) {
@@ -305,19 +308,13 @@ std::string ResultHtml(const SimResult& r) {
   for (const VariantResult& v : r.variants)
     classes.insert(v.device_classes.begin(), v.device_classes.end());
   for (const std::string& dc : classes) {
-    Chart c{"utilisation-" + dc, "Utilisation of device class " + dc, "minutes",
-            "allocated / devices"};
-    c.y_max = 1;
-    for (size_t i = 0; i < r.variants.size(); ++i) {
-      Series s{VariantName(r.variants[i]), color(i), {}, {}};
-      for (const Sample& smp : r.variants[i].samples) {
-        auto it = smp.utilisation.find(dc);
-        s.x.push_back(smp.t);
-        s.y.push_back(it == smp.utilisation.end() ? 0 : it->second);
-      }
-      c.series.push_back(std::move(s));
-    }
-    o << RenderChart(c);
+    o << over_time(
+        "utilisation-" + dc, "Utilisation of device class " + dc, "allocated / devices",
+        [&](const Sample& smp) {
+          auto it = smp.utilisation.find(dc);
+          return it == smp.utilisation.end() ? 0.0 : it->second;
+        },
+        1.0);
   }
   o << "<h3>Allocation heat maps</h3><p class=\"key\">one row per node (then per fabric pool), "
        "one square per device:<i class=\"cell c0\" style=\"background:#e8eef4\"></i>free"

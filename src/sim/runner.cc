@@ -165,7 +165,7 @@ class Assembly {
   scheduler::Scheduler& scheduler() { return *scheduler_; }
   Recorder& recorder() { return *recorder_; }
 
-  Status Start(const RunOptions& options);
+  Status Start();
   void Stop();
 
  private:
@@ -192,8 +192,7 @@ Status Named(Status st, std::string_view what) {
   return Status(st.code(), std::string(what) + ": " + st.message());
 }
 
-Status Assembly::Start(const RunOptions& options) {
-  (void)options;
+Status Assembly::Start() {
   store::StoreOptions store_opts = cluster::DefaultStoreOptions();
   store_opts.seed = scenario_.seed;
   store_ = std::make_unique<store::Store>(store::NewMemoryBackend(), clock_, store_opts);
@@ -246,12 +245,10 @@ Status Assembly::Start(const RunOptions& options) {
 }
 
 Status Assembly::StartNodes() {
-  int64_t first_index = 0;
   for (const NodePool& pool : scenario_.node_pools) {
     node::NodeSimulatorOptions opts;
     opts.name_prefix = pool.name;
     opts.node_count = pool.count;
-    opts.first_index = 0;
     ALLOT_ASSIGN_OR_RETURN(opts.shape.node_template, NodeTemplate(pool));
     // Nothing watches heartbeats here: keep them out of the timeline.
     const auto quiet =
@@ -260,7 +257,6 @@ Status Assembly::StartNodes() {
     opts.node_status_interval = quiet;
     opts.lease_duration_seconds = static_cast<int32_t>(std::min<int64_t>(quiet.count(), 1 << 30));
     opts.max_idle = std::chrono::hours(24 * 365);
-    (void)first_index;
     auto sim = std::make_unique<node::NodeSimulator>(*client_, clock_, std::move(opts));
     std::unique_ptr<drivers::SimulatedDevices> devices;
     if (pool.devices) {
@@ -275,7 +271,6 @@ Status Assembly::StartNodes() {
       ALLOT_RETURN_IF_ERROR(Named(devices->Start(*sim), "nodePools " + pool.name + " devices"));
     nodes_.push_back(std::move(sim));
     if (devices) devices_.push_back(std::move(devices));
-    first_index += pool.count;
   }
   return Status::Ok();
 }
@@ -396,7 +391,7 @@ Result<VariantResult> RunScenario(const Scenario& s, const RunOptions& options) 
     if (options.log) options.log(line);
   };
   Assembly cluster(s);
-  ALLOT_RETURN_IF_ERROR(cluster.Start(options));
+  ALLOT_RETURN_IF_ERROR(cluster.Start());
   SimClock& clock = cluster.clock();
   scheduler::Scheduler& sched = cluster.scheduler();
   const Clock::SteadyPoint t0 = clock.Steady();
