@@ -122,6 +122,10 @@ Status Cluster::StartAll() {
         {.metrics = &metrics_, .log = Prefixed(options_.log, "fabric: ")});
     if (!f.ok()) return Named(f.status(), "fabric driver");
     fabric_ = std::move(f).value();
+    if (devices_) {
+      fabric_node_ = std::make_unique<drivers::FabricNodePlugin>(*options_.fabric);
+      drivers::RegisterFabricNodePlugin(devices_->kubelet().plugins(), *fabric_node_);
+    }
   }
   if (options_.accelerator_pool) {
     accelerator_pool_ =

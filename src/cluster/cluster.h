@@ -38,6 +38,7 @@
 #include "drivers/acceleratorpool/pool.h"
 #include "drivers/fabric/config.h"
 #include "drivers/fabric/driver.h"
+#include "drivers/fabric/node_plugin.h"
 #include "drivers/nodelocal/device_profile.h"
 #include "drivers/nodelocal/simulated_devices.h"
 #include "node/simulator.h"
@@ -126,6 +127,9 @@ class Cluster {
   std::unique_ptr<Controllers> controllers_;
   std::unique_ptr<scheduler::Scheduler> scheduler_;
   std::unique_ptr<ElectedRole> elected_controllers_, elected_scheduler_;  // with leader_elect
+  // The fabric's kubelet side when no node-local driver serves its name; outlives devices_,
+  // whose kubelets call it.
+  std::unique_ptr<drivers::FabricNodePlugin> fabric_node_;
   std::unique_ptr<node::NodeSimulator> sim_;
   std::unique_ptr<drivers::SimulatedDevices> devices_;  // after sim_: destroyed first
   std::unique_ptr<drivers::FabricDriver> fabric_;

@@ -60,11 +60,16 @@ double Recorder::Now() const {
 
 void Recorder::OnPod(const api::ObjectPtr& obj, bool deleted) {
   const api::Pod* pod = obj ? api::As<api::Pod>(*obj) : nullptr;
-  if (!pod || !pod->metadata.labels.count(kWorkloadLabel)) return;
+  if (!pod) return;
+  auto workload = pod->metadata.labels.find(kWorkloadLabel);
+  if (workload == pod->metadata.labels.end()) return;
   const double now = Now();
   std::lock_guard<std::mutex> lock(mu_);
   PodRecord& rec = pods_[pod->metadata.uid];
-  if (rec.created < 0) rec.created = now;
+  if (rec.created < 0) {
+    rec.created = now;
+    rec.workload = workload->second;
+  }
   if (rec.bound < 0 && !pod->spec.nodeName.empty()) rec.bound = now;
   for (const api::PodCondition& c : pod->status.conditions) {
     if (c.type == "DisruptionTarget" && c.status == "True" && c.reason == "PreemptionByScheduler") {
@@ -219,27 +224,34 @@ void Recorder::Finish(double end, VariantResult& out) {
   Summary& s = out.summary;
   double last_finish = 0;
   bool all_finished = !pods_.empty();
+  std::map<std::string, std::vector<double>> workload_waits;
   for (const auto& [uid, p] : pods_) {
-    ++s.pods;
+    WorkloadSummary& w = s.workloads[p.workload];
+    ++s.pods, ++w.pods;
     if (p.bound >= 0) {
-      ++s.scheduled;
+      ++s.scheduled, ++w.scheduled;
       out.waits.push_back(p.bound - p.created);
+      workload_waits[p.workload].push_back(p.bound - p.created);
     }
-    if (p.preempted) ++s.preempted;
+    if (p.preempted) ++s.preempted, ++w.preempted;
     if (p.finished >= 0) {
-      ++s.completed;
+      ++s.completed, ++w.completed;
       last_finish = std::max(last_finish, p.finished);
     } else {
       all_finished = false;
-      if (p.bound < 0 && !p.deleted && !p.preempted) ++s.unschedulable;
+      if (p.bound < 0 && !p.deleted && !p.preempted) ++s.unschedulable, ++w.unschedulable;
     }
   }
   if (all_finished) s.makespan = last_finish;
-  std::sort(out.waits.begin(), out.waits.end());
-  s.wait_p50 = Quantile(out.waits, 0.5);
-  s.wait_p90 = Quantile(out.waits, 0.9);
-  s.wait_p99 = Quantile(out.waits, 0.99);
-  s.wait_max = out.waits.empty() ? 0 : out.waits.back();
+  auto quantiles = [](std::vector<double>& waits, auto& into) {
+    std::sort(waits.begin(), waits.end());
+    into.wait_p50 = Quantile(waits, 0.5);
+    into.wait_p90 = Quantile(waits, 0.9);
+    into.wait_p99 = Quantile(waits, 0.99);
+    into.wait_max = waits.empty() ? 0 : waits.back();
+  };
+  quantiles(out.waits, s);
+  for (auto& [name, waits] : workload_waits) quantiles(waits, s.workloads[name]);
   out.attach_waits = attach_waits_;
   std::sort(out.attach_waits.begin(), out.attach_waits.end());
   s.attaches = attaches_;

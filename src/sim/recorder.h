@@ -52,6 +52,7 @@ class Recorder {
 
  private:
   struct PodRecord {
+    std::string workload;
     double created = -1, bound = -1, finished = -1;
     bool preempted = false, deleted = false;
   };

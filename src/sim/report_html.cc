@@ -227,6 +227,33 @@ std::string SummaryTable(const SimResult& r) {
   return o.str();
 }
 
+// One row per workload and variant: the workload's own counts and waits.
+std::string WorkloadTable(const SimResult& r) {
+  std::set<std::string> names;
+  for (const VariantResult& v : r.variants) {
+    for (const auto& [name, w] : v.summary.workloads) names.insert(name);
+  }
+  std::ostringstream o;
+  o << "<table class=\"summary workloads\"><thead><tr><th>workload</th><th>variant</th>"
+       "<th>pods</th><th>scheduled</th><th>completed</th><th>unschedulable</th>"
+       "<th>preempted</th><th>wait p50</th><th>p90</th><th>p99</th><th>max</th></tr></thead>"
+       "<tbody>\n";
+  for (const std::string& name : names) {
+    for (const VariantResult& v : r.variants) {
+      auto it = v.summary.workloads.find(name);
+      if (it == v.summary.workloads.end()) continue;
+      const WorkloadSummary& w = it->second;
+      o << "<tr><th>" << Escape(name) << "</th><th>" << Escape(VariantName(v)) << "</th><td>"
+        << w.pods << "</td><td>" << w.scheduled << "</td><td>" << w.completed << "</td><td>"
+        << w.unschedulable << "</td><td>" << w.preempted << "</td><td>" << Span(w.wait_p50)
+        << "</td><td>" << Span(w.wait_p90) << "</td><td>" << Span(w.wait_p99) << "</td><td>"
+        << Span(w.wait_max) << "</td></tr>\n";
+    }
+  }
+  o << "</tbody></table>\n";
+  return o.str();
+}
+
 constexpr const char* kStyle = R"(
 body{font-family:system-ui,-apple-system,"Segoe UI",sans-serif;margin:24px;color:#222;max-width:1400px}
 h1{font-size:1.4em}h2{font-size:1.15em;margin-top:2em;border-bottom:1px solid #ddd}
@@ -253,6 +280,7 @@ std::string ResultHtml(const SimResult& r) {
     << " variant(s). Every plot shows one line per variant; times on the x axis are minutes "
        "since the scenario started.</p>\n";
   o << "<h2>Summary</h2>\n" << SummaryTable(r);
+  o << "<h2>Per workload</h2>\n" << WorkloadTable(r);
 
   auto color = [](size_t i) { return std::string(kPalette[i % std::size(kPalette)]); };
   // One line per variant of value(sample) over time; `y_max` fixes the axis (fractions).

@@ -23,6 +23,18 @@ void Doubles(Writer& w, const std::vector<double>& v) {
   w.EndArray();
 }
 
+// "waitSeconds": {p50, p90, p99, max} of a Summary or a WorkloadSummary.
+template <typename S>
+void WriteWaits(Writer& w, const S& s) {
+  w.Key("waitSeconds");
+  w.StartObject();
+  w.Key("p50"), w.Double(s.wait_p50);
+  w.Key("p90"), w.Double(s.wait_p90);
+  w.Key("p99"), w.Double(s.wait_p99);
+  w.Key("max"), w.Double(s.wait_max);
+  w.EndObject();
+}
+
 void WriteSummary(Writer& w, const Summary& s) {
   w.StartObject();
   w.Key("pods"), w.Int64(s.pods);
@@ -36,13 +48,7 @@ void WriteSummary(Writer& w, const Summary& s) {
   } else {
     w.Null();
   }
-  w.Key("waitSeconds");
-  w.StartObject();
-  w.Key("p50"), w.Double(s.wait_p50);
-  w.Key("p90"), w.Double(s.wait_p90);
-  w.Key("p99"), w.Double(s.wait_p99);
-  w.Key("max"), w.Double(s.wait_max);
-  w.EndObject();
+  WriteWaits(w, s);
   w.Key("utilisation");
   w.StartObject();
   for (const auto& [k, v] : s.utilisation) w.Key(k.c_str()), w.Double(v);
@@ -55,6 +61,20 @@ void WriteSummary(Writer& w, const Summary& s) {
   w.Key("p99"), w.Double(s.attach_wait_p99);
   w.EndObject();
   w.Key("simulatedSeconds"), w.Double(s.simulated_seconds);
+  w.Key("workloads");
+  w.StartObject();
+  for (const auto& [name, ws] : s.workloads) {
+    w.Key(name.c_str());
+    w.StartObject();
+    w.Key("pods"), w.Int64(ws.pods);
+    w.Key("scheduled"), w.Int64(ws.scheduled);
+    w.Key("unschedulable"), w.Int64(ws.unschedulable);
+    w.Key("completed"), w.Int64(ws.completed);
+    w.Key("preempted"), w.Int64(ws.preempted);
+    WriteWaits(w, ws);
+    w.EndObject();
+  }
+  w.EndObject();
   w.EndObject();
 }
 

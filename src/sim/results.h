@@ -35,6 +35,12 @@ struct Heatmap {
   std::vector<std::vector<int>> cells;
 };
 
+// The figures of one workload's pods (the scenario's workloads, by name).
+struct WorkloadSummary {
+  int64_t pods = 0, scheduled = 0, unschedulable = 0, completed = 0, preempted = 0;
+  double wait_p50 = 0, wait_p90 = 0, wait_p99 = 0, wait_max = 0;  // created -> bound
+};
+
 struct Summary {
   int64_t pods = 0;           // created
   int64_t scheduled = 0;      // bound at least once
@@ -48,6 +54,7 @@ struct Summary {
   double attach_wait_p50 = 0, attach_wait_p99 = 0;  // allocated -> devices ready
   double wall_seconds = 0;                          // how long the run took
   double simulated_seconds = 0;
+  std::map<std::string, WorkloadSummary> workloads;  // by workload name
 };
 
 struct VariantResult {

@@ -17,6 +17,7 @@
 #include "cluster/components.h"
 #include "common/log.h"
 #include "drivers/fabric/driver.h"
+#include "drivers/fabric/node_plugin.h"
 #include "drivers/nodelocal/simulated_devices.h"
 #include "node/simulator.h"
 #include "scheduler/scheduler.h"
@@ -181,6 +182,8 @@ class Assembly {
   std::unique_ptr<Recorder> recorder_;
   std::unique_ptr<cluster::Controllers> controllers_;
   std::unique_ptr<scheduler::Scheduler> scheduler_;
+  // The kubelet side of the fabric; before devices_, whose kubelets call it.
+  std::unique_ptr<drivers::FabricNodePlugin> fabric_node_;
   std::vector<std::unique_ptr<node::NodeSimulator>> nodes_;
   std::vector<std::unique_ptr<drivers::SimulatedDevices>> devices_;
   std::unique_ptr<drivers::FabricDriver> fabric_;
@@ -224,6 +227,8 @@ Status Assembly::Start() {
   ALLOT_ASSIGN_OR_RETURN(scheduler_, scheduler::Scheduler::Create(*client_, std::move(sched)));
   ALLOT_RETURN_IF_ERROR(Named(scheduler_->Start(), "scheduler"));
 
+  if (scenario_.fabric)
+    fabric_node_ = std::make_unique<drivers::FabricNodePlugin>(*scenario_.fabric);
   ALLOT_RETURN_IF_ERROR(StartNodes());
   if (scenario_.fabric) {
     drivers::FabricConfig config = *scenario_.fabric;
@@ -265,6 +270,8 @@ Status Assembly::StartNodes() {
       dopts.resync_period = std::chrono::milliseconds(0);
       devices = std::make_unique<drivers::SimulatedDevices>(*client_, std::move(dopts));
       devices->Install(*sim);
+      if (fabric_node_)
+        drivers::RegisterFabricNodePlugin(devices->kubelet().plugins(), *fabric_node_);
     }
     ALLOT_RETURN_IF_ERROR(Named(sim->Run(), "nodePools " + pool.name));
     if (devices)

@@ -79,6 +79,22 @@ TEST(RunnerTest, RunsTheScenarioOnTheRealComponents) {
   EXPECT_EQ(run->heatmaps[0].rows.size(), 5u);  // four nodes, one fabric pool
 }
 
+// Fabric pods start once their device is attached (the fabric's kubelet plugin accepts it),
+// finish, and free the device: all ten infer pods complete, each after waiting for its attach.
+TEST(RunnerTest, FabricPodsRunAndFinish) {
+  auto run = RunScenario(Parse(7), {});
+  ASSERT_TRUE(run.ok()) << run.status().message();
+  const Summary& s = run->summary;
+  ASSERT_EQ(s.workloads.size(), 2u);
+  const WorkloadSummary& infer = s.workloads.at("infer");
+  EXPECT_EQ(infer.pods, 10);
+  EXPECT_EQ(infer.completed, 10);
+  EXPECT_GE(infer.wait_p50, 20);
+  const WorkloadSummary& train = s.workloads.at("train");
+  EXPECT_EQ(train.pods, 40);
+  EXPECT_EQ(train.scheduled + train.unschedulable, 40);  // none deleted or preempted
+}
+
 TEST(RunnerTest, TheSameSeedGivesTheSameNumbers) {
   const std::string first = Json(Parse(7));
   for (int i = 0; i < 3; ++i) EXPECT_EQ(Json(Parse(7)), first) << "run " << i;
