@@ -283,7 +283,11 @@ void NodeSimulator::Impl::Recheck(std::string_view ns, std::string_view name) {
   auto it = pods_.find(key);
   if (it == pods_.end()) return;
   SimPod& p = it->second;
-  if (p.stage != PodStage::kPending || !p.retrying || p.busy) return;
+  if (p.stage != PodStage::kPending || p.busy) return;
+  if (!p.retrying) {
+    p.recheck = true;  // being decided now (or about to be): see Admit
+    return;
+  }
   p.retrying = false;  // as ReconcileLocked does when the pod itself changed
   SchedulePodLocked(key, p, now);
 }

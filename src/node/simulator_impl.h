@@ -61,6 +61,9 @@ struct SimPod {
   uint64_t token = 0;
   int attempts = 0;       // failed attempts of the current step (backoff)
   bool retrying = false;  // the current step failed and waits for its backoff
+  // Recheck() came while the start was being decided: if it is refused, retry at once (what it
+  // depended on changed meanwhile) rather than after the backoff.
+  bool recheck = false;
   bool busy = false;      // a write for this pod is in flight
   bool deferred = false;  // a step fired while busy; the write's completion reschedules it
   bool started = false;   // we marked it Running (or adopted it Running)

@@ -150,6 +150,7 @@ void NodeSimulator::Impl::RunPodStep(const std::string& key, uint64_t token, Tim
       return;
     }
     p.retrying = false;
+    p.recheck = false;
     snap = p;
   }
   switch (snap.stage) {
@@ -211,6 +212,13 @@ bool NodeSimulator::Impl::Admit(const std::string& key, const SimPod& snap, Time
   if (why.empty()) return true;
   ++stats_.start_refusals;
   stats_.last_error = "pod " + key + " may not start: " + why;
+  if (p.recheck) {
+    // What the refusal read may have changed while it was decided: look again now.
+    p.recheck = false;
+    ++p.attempts;
+    SchedulePodLocked(key, p, now);
+    return false;
+  }
   RetryLocked(key, p, now);
   return false;
 }

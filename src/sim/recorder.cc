@@ -234,6 +234,7 @@ void Recorder::Finish(double end, VariantResult& out) {
       workload_waits[p.workload].push_back(p.bound - p.created);
     }
     if (p.preempted) ++s.preempted, ++w.preempted;
+    if (p.deleted && p.bound >= 0 && p.finished < 0 && !p.preempted) ++s.lost, ++w.lost;
     if (p.finished >= 0) {
       ++s.completed, ++w.completed;
       last_finish = std::max(last_finish, p.finished);

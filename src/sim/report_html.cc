@@ -214,6 +214,7 @@ std::string SummaryTable(const SimResult& r) {
     });
   }
   row("preempted", [](const Summary& s) { return std::to_string(s.preempted); });
+  row("lost with their node", [](const Summary& s) { return std::to_string(s.lost); });
   row("attaches / failures", [](const Summary& s) {
     return std::to_string(s.attaches) + " / " + std::to_string(s.attach_failures);
   });
@@ -236,7 +237,8 @@ std::string WorkloadTable(const SimResult& r) {
   std::ostringstream o;
   o << "<table class=\"summary workloads\"><thead><tr><th>workload</th><th>variant</th>"
        "<th>pods</th><th>scheduled</th><th>completed</th><th>unschedulable</th>"
-       "<th>preempted</th><th>wait p50</th><th>p90</th><th>p99</th><th>max</th></tr></thead>"
+       "<th>preempted</th><th>lost</th><th>wait "
+       "p50</th><th>p90</th><th>p99</th><th>max</th></tr></thead>"
        "<tbody>\n";
   for (const std::string& name : names) {
     for (const VariantResult& v : r.variants) {
@@ -245,9 +247,9 @@ std::string WorkloadTable(const SimResult& r) {
       const WorkloadSummary& w = it->second;
       o << "<tr><th>" << Escape(name) << "</th><th>" << Escape(VariantName(v)) << "</th><td>"
         << w.pods << "</td><td>" << w.scheduled << "</td><td>" << w.completed << "</td><td>"
-        << w.unschedulable << "</td><td>" << w.preempted << "</td><td>" << Span(w.wait_p50)
-        << "</td><td>" << Span(w.wait_p90) << "</td><td>" << Span(w.wait_p99) << "</td><td>"
-        << Span(w.wait_max) << "</td></tr>\n";
+        << w.unschedulable << "</td><td>" << w.preempted << "</td><td>" << w.lost << "</td><td>"
+        << Span(w.wait_p50) << "</td><td>" << Span(w.wait_p90) << "</td><td>" << Span(w.wait_p99)
+        << "</td><td>" << Span(w.wait_max) << "</td></tr>\n";
     }
   }
   o << "</tbody></table>\n";

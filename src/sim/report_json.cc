@@ -42,6 +42,7 @@ void WriteSummary(Writer& w, const Summary& s) {
   w.Key("unschedulable"), w.Int64(s.unschedulable);
   w.Key("completed"), w.Int64(s.completed);
   w.Key("preempted"), w.Int64(s.preempted);
+  w.Key("lost"), w.Int64(s.lost);
   w.Key("makespanSeconds");
   if (s.makespan) {
     w.Double(*s.makespan);
@@ -71,6 +72,7 @@ void WriteSummary(Writer& w, const Summary& s) {
     w.Key("unschedulable"), w.Int64(ws.unschedulable);
     w.Key("completed"), w.Int64(ws.completed);
     w.Key("preempted"), w.Int64(ws.preempted);
+    w.Key("lost"), w.Int64(ws.lost);
     WriteWaits(w, ws);
     w.EndObject();
   }

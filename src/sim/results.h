@@ -37,7 +37,7 @@ struct Heatmap {
 
 // The figures of one workload's pods (the scenario's workloads, by name).
 struct WorkloadSummary {
-  int64_t pods = 0, scheduled = 0, unschedulable = 0, completed = 0, preempted = 0;
+  int64_t pods = 0, scheduled = 0, unschedulable = 0, completed = 0, preempted = 0, lost = 0;
   double wait_p50 = 0, wait_p90 = 0, wait_p99 = 0, wait_max = 0;  // created -> bound
 };
 
@@ -47,6 +47,7 @@ struct Summary {
   int64_t unschedulable = 0;  // still pending at the end
   int64_t completed = 0;
   int64_t preempted = 0;
+  int64_t lost = 0;                // deleted with their node (faults) before they finished
   std::optional<double> makespan;  // when the last pod finished, if all did
   double wait_p50 = 0, wait_p90 = 0, wait_p99 = 0, wait_max = 0;  // created -> bound, bound pods
   std::map<std::string, double> utilisation;  // device class -> time-averaged utilisation

@@ -5,8 +5,10 @@
 #include <algorithm>
 #include <memory>
 #include <random>
+#include <set>
 #include <tuple>
 
+#include "api/core/node.h"
 #include "api/core/pod.h"
 #include "api/koordinator/reservation.h"
 #include "api/machinery/resources.h"
@@ -169,8 +171,23 @@ class Assembly {
   Status Start();
   void Stop();
 
+  // Faults (sim/scenario.h). Node loss is what the node lifecycle controller and the pod
+  // garbage collector make of a machine that vanished: the Node objects are deleted (their
+  // ResourceSlices go with them, owned by the Node) and so are the pods bound to them, at
+  // once. A workload pod that had not finished is replaced by a new one that starts over, as
+  // a Job's controller would replace it. The lost nodes never come back: the simulator's
+  // heartbeats, which would re-register them, are set beyond the run's end.
+  Status LoseNodes(const Fault& f);
+  // An outage stops everything of the driver: the fabric's controller (no attaches or
+  // detaches; pods wait in PreBind until the binding timeout) and the kubelet plugins of that
+  // name (bound pods cannot start). Restoring starts a new controller, which rebuilds its
+  // state from the claims, and registers the plugins again.
+  Status StopDriver(const std::string& driver);
+  Status RestoreDriver(const std::string& driver);
+
  private:
   Status StartNodes();
+  Status StartFabric();
   Status CreateObjects();
 
   const Scenario& scenario_;
@@ -187,6 +204,7 @@ class Assembly {
   std::vector<std::unique_ptr<node::NodeSimulator>> nodes_;
   std::vector<std::unique_ptr<drivers::SimulatedDevices>> devices_;
   std::unique_ptr<drivers::FabricDriver> fabric_;
+  int64_t replacements_ = 0;  // pods replaced after a node loss, for their names
   bool stopped_ = false;
 };
 
@@ -230,21 +248,97 @@ Status Assembly::Start() {
   if (scenario_.fabric)
     fabric_node_ = std::make_unique<drivers::FabricNodePlugin>(*scenario_.fabric);
   ALLOT_RETURN_IF_ERROR(StartNodes());
-  if (scenario_.fabric) {
-    drivers::FabricConfig config = *scenario_.fabric;
-    config.seed = scenario_.seed;
-    drivers::FabricDriverOptions fo;
-    fo.max_idle = std::chrono::hours(24 * 365);
-    fo.log = [this](std::string_view line) {
-      if (log::V(4, "sim")) {
-        log::Detail(4, "sim",
-                    "t=" + std::to_string(clock_.Now().unix_micros / 1e6 - kStartUnixSeconds) +
-                        " fabric: " + std::string(line));
-      }
-    };
-    auto fabric = drivers::StartFabricDriver(*client_, clock_, std::move(config), fo);
-    if (!fabric.ok()) return Named(fabric.status(), "fabric driver");
-    fabric_ = std::move(fabric).value();
+  if (scenario_.fabric) ALLOT_RETURN_IF_ERROR(StartFabric());
+  return Status::Ok();
+}
+
+Status Assembly::StartFabric() {
+  drivers::FabricConfig config = *scenario_.fabric;
+  config.seed = scenario_.seed;
+  drivers::FabricDriverOptions fo;
+  fo.max_idle = std::chrono::hours(24 * 365);
+  fo.log = [this](std::string_view line) {
+    if (log::V(4, "sim")) {
+      log::Detail(4, "sim",
+                  "t=" + std::to_string(clock_.Now().unix_micros / 1e6 - kStartUnixSeconds) +
+                      " fabric: " + std::string(line));
+    }
+  };
+  auto fabric = drivers::StartFabricDriver(*client_, clock_, std::move(config), fo);
+  if (!fabric.ok()) return Named(fabric.status(), "fabric driver");
+  fabric_ = std::move(fabric).value();
+  return Status::Ok();
+}
+
+Status Assembly::LoseNodes(const Fault& f) {
+  const NodePool* pool = nullptr;
+  for (const NodePool& p : scenario_.node_pools) {
+    if (p.name == f.pool) pool = &p;
+  }
+  if (!pool) return Status(StatusCode::kBadRequest, "no node pool " + f.pool);
+  std::set<std::string> lost;
+  for (int64_t i = pool->count - f.count; i < pool->count; ++i) {
+    lost.insert(pool->name + "-" + std::to_string(i));
+  }
+  const api::ResourceInfo& nodes = api::ResourceFor<api::Node>();
+  const api::ResourceInfo& pods = api::ResourceFor<api::Pod>();
+  for (const std::string& name : lost) {
+    auto deleted = client_->Delete(nodes, "", name);
+    if (!deleted.ok() && deleted.status().code() != StatusCode::kNotFound) {
+      return Status(deleted.status().code(),
+                    "deleting node " + name + ": " + deleted.status().message());
+    }
+  }
+  api::ListOptions all;
+  all.namespace_ = kNamespace;
+  ALLOT_ASSIGN_OR_RETURN(api::ListResult listed, client_->List(pods, all));
+  for (const api::ObjectPtr& obj : listed.items) {
+    const api::Pod& pod = *api::As<api::Pod>(*obj);
+    if (!lost.contains(pod.spec.nodeName)) continue;
+    api::DeleteOptions now;
+    now.grace_period_seconds = 0;
+    auto deleted = client_->Delete(pods, kNamespace, pod.metadata.name, now);
+    if (!deleted.ok() && deleted.status().code() != StatusCode::kNotFound) {
+      return Status(deleted.status().code(), "deleting pod " + pod.metadata.name +
+                                                 " of a lost node: " + deleted.status().message());
+    }
+    const bool finished = pod.status.phase == "Succeeded" || pod.status.phase == "Failed";
+    if (finished || !pod.metadata.labels.contains(kWorkloadLabel)) continue;
+    auto replacement = std::make_unique<api::Pod>();
+    replacement->metadata.name = pod.metadata.name + "-r" + std::to_string(++replacements_);
+    replacement->metadata.namespace_ = kNamespace;
+    replacement->metadata.labels = pod.metadata.labels;
+    replacement->metadata.annotations = pod.metadata.annotations;
+    replacement->spec = pod.spec;
+    replacement->spec.nodeName.clear();
+    auto created = client_->Create(pods, std::move(replacement));
+    if (!created.ok()) {
+      return Status(created.status().code(),
+                    "replacing pod " + pod.metadata.name + ": " + created.status().message());
+    }
+  }
+  return Status::Ok();
+}
+
+Status Assembly::StopDriver(const std::string& driver) {
+  if (fabric_ && fabric_->config().driver == driver) {
+    fabric_->Stop();
+    fabric_.reset();
+  }
+  for (auto& d : devices_) d->kubelet().plugins().Unregister(driver);
+  return Status::Ok();
+}
+
+Status Assembly::RestoreDriver(const std::string& driver) {
+  for (auto& d : devices_) {
+    if (d->driver().driver_name() == driver) {
+      ALLOT_RETURN_IF_ERROR(d->kubelet().plugins().Register(d->driver()));
+    }
+  }
+  if (scenario_.fabric && scenario_.fabric->driver == driver) {
+    if (!fabric_) ALLOT_RETURN_IF_ERROR(StartFabric());
+    for (auto& d : devices_)
+      drivers::RegisterFabricNodePlugin(d->kubelet().plugins(), *fabric_node_);
   }
   return Status::Ok();
 }
@@ -414,9 +508,24 @@ Result<VariantResult> RunScenario(const Scenario& s, const RunOptions& options) 
   if (heatmaps.empty()) heatmaps.push_back(s.duration);
   std::sort(heatmaps.begin(), heatmaps.end());
 
+  // Faults as events: a start for each, and an end for outages; in time order, starts first.
+  struct FaultEvent {
+    Micros at;
+    bool end;
+    const Fault* fault;
+  };
+  std::vector<FaultEvent> faults;
+  for (const Fault& f : s.faults) {
+    faults.push_back({f.at, false, &f});
+    if (f.kind == Fault::Kind::kDriverOutage) faults.push_back({f.at + f.lasts, true, &f});
+  }
+  std::stable_sort(faults.begin(), faults.end(), [](const FaultEvent& a, const FaultEvent& b) {
+    return std::tie(a.at, a.end) < std::tie(b.at, b.end);
+  });
+
   VariantResult result;
   result.name = s.variant;
-  size_t next_arrival = 0, next_reservation = 0, next_heatmap = 0;
+  size_t next_arrival = 0, next_reservation = 0, next_heatmap = 0, next_fault = 0;
   Micros next_sample{0}, next_housekeeping{0}, next_progress = s.duration / 10;
   constexpr Micros kNever = Micros::max();
 
@@ -457,6 +566,15 @@ Result<VariantResult> RunScenario(const Scenario& s, const RunOptions& options) 
       }
       continue;
     }
+    if (next_fault < faults.size() && faults[next_fault].at <= now) {
+      const FaultEvent& e = faults[next_fault++];
+      const Fault& f = *e.fault;
+      Status st = f.kind == Fault::Kind::kNodeLoss ? cluster.LoseNodes(f)
+                  : e.end                          ? cluster.RestoreDriver(f.driver)
+                                                   : cluster.StopDriver(f.driver);
+      if (!st.ok()) return Named(st, "faults " + f.name);
+      continue;
+    }
     if (next_housekeeping <= now) {
       sched.Housekeeping();
       next_housekeeping = now + kHousekeepingPeriod;
@@ -491,6 +609,7 @@ Result<VariantResult> RunScenario(const Scenario& s, const RunOptions& options) 
     if (next_reservation < reservations.size()) {
       consider(s.reservations[reservations[next_reservation]].at);
     }
+    if (next_fault < faults.size()) consider(faults[next_fault].at);
     consider(next_sample <= s.duration ? next_sample : kNever);
     consider(next_heatmap < heatmaps.size() ? heatmaps[next_heatmap] : kNever);
     consider(next_housekeeping);

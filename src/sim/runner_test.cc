@@ -95,6 +95,38 @@ TEST(RunnerTest, FabricPodsRunAndFinish) {
   EXPECT_EQ(train.scheduled + train.unschedulable, 40);  // none deleted or preempted
 }
 
+// Two GPU nodes vanish at 10 min and the fabric driver is down from 12 to 20 min: the pods on
+// the lost nodes are replaced and run elsewhere, fabric pods wait out the outage, and the run
+// still repeats exactly.
+TEST(RunnerTest, FaultsLoseNodesAndStopDrivers) {
+  Scenario s = Parse(7);
+  s.faults.push_back({.name = "rack",
+                      .kind = Fault::Kind::kNodeLoss,
+                      .at = std::chrono::minutes(10),
+                      .pool = "gpu",
+                      .count = 2});
+  s.faults.push_back({.name = "fabric-down",
+                      .kind = Fault::Kind::kDriverOutage,
+                      .at = std::chrono::minutes(12),
+                      .driver = "fabric.example.com",
+                      .lasts = std::chrono::minutes(8)});
+  auto healthy = RunScenario(Parse(7), {});
+  auto run = RunScenario(s, {});
+  ASSERT_TRUE(run.ok()) << run.status().message();
+  ASSERT_TRUE(healthy.ok());
+  const Summary& f = run->summary;
+  EXPECT_GT(f.lost, 0);
+  EXPECT_EQ(healthy->summary.lost, 0);
+  EXPECT_EQ(f.pods, 50 + f.lost);  // each lost pod was replaced
+  // Nothing is allocated on the lost nodes afterwards (heat map at 10 min is before).
+  const Sample& late = run->samples.back();
+  EXPECT_LE(late.utilisation.at("gpu"), 0.5 + 1e-9);  // 8 of 16 GPUs remain
+  // The fabric pods that arrived during the outage waited for it to end.
+  EXPECT_GT(f.workloads.at("infer").wait_max, healthy->summary.workloads.at("infer").wait_max);
+  EXPECT_GE(f.workloads.at("infer").wait_max, 4 * 60);
+  EXPECT_EQ(Json(s), Json(s));
+}
+
 TEST(RunnerTest, TheSameSeedGivesTheSameNumbers) {
   const std::string first = Json(Parse(7));
   for (int i = 0; i < 3; ++i) EXPECT_EQ(Json(Parse(7)), first) << "run " << i;

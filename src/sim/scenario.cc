@@ -288,7 +288,7 @@ std::string SubDocument(const YAML::Node& n) {
 void ParseBody(Reader& r, const YAML::Node& root, Scenario& s) {
   if (!r.Map(root, "",
              {"name", "duration", "sampleInterval", "seed", "deviceClasses", "nodePools", "fabric",
-              "schedulerConfig", "workloads", "reservations", "heatmapAt", "variants"})) {
+              "schedulerConfig", "workloads", "reservations", "faults", "heatmapAt", "variants"})) {
     if (!root.IsMap()) return;
   }
   if (root["name"]) s.name = r.String(root["name"], "name").value_or("");
@@ -456,6 +456,74 @@ void ParseBody(Reader& r, const YAML::Node& root, Scenario& s) {
       if (n["allocateOnce"])
         rs.allocate_once = r.Bool(n["allocateOnce"], p + ".allocateOnce").value_or(true);
       s.reservations.push_back(std::move(rs));
+    });
+  }
+  if (root["faults"]) {
+    std::set<std::string> names;
+    r.List(root["faults"], "faults", [&](const YAML::Node& n, const std::string& p) {
+      if (!r.Map(n, p, {"name", "at", "nodeLoss", "driverOutage"})) return;
+      Fault f;
+      f.name = Name(r, n, p).value_or("");
+      if (!names.insert(f.name).second && !f.name.empty()) {
+        r.Error(n["name"], p + ".name", "is used twice");
+      }
+      if (!n["at"]) {
+        r.Error(n, p + ".at", "is required");
+      } else if (auto at = r.Duration(n["at"], p + ".at")) {
+        f.at = *at;
+        if (f.at > s.duration) r.Error(n["at"], p + ".at", "is after the scenario's duration");
+      }
+      if ((n["nodeLoss"] ? 1 : 0) + (n["driverOutage"] ? 1 : 0) != 1) {
+        r.Error(n, p, "must have exactly one of nodeLoss and driverOutage");
+        return;
+      }
+      if (const YAML::Node loss = n["nodeLoss"]) {
+        f.kind = Fault::Kind::kNodeLoss;
+        const std::string lp = p + ".nodeLoss";
+        if (!r.Map(loss, lp, {"pool", "count"})) return;
+        const NodePool* pool = nullptr;
+        if (!loss["pool"]) {
+          r.Error(loss, lp + ".pool", "is required");
+        } else {
+          f.pool = r.String(loss["pool"], lp + ".pool").value_or("");
+          for (const NodePool& np : s.node_pools) {
+            if (np.name == f.pool) pool = &np;
+          }
+          if (!pool && !f.pool.empty()) r.Error(loss["pool"], lp + ".pool", "no such node pool");
+        }
+        f.count = 1;
+        if (loss["count"]) {
+          f.count = r.Int(loss["count"], lp + ".count", 1, 100000).value_or(1);
+          if (pool && f.count > pool->count) {
+            r.Error(loss["count"], lp + ".count",
+                    "is more than the pool's " + std::to_string(pool->count) + " nodes");
+          }
+        }
+      } else {
+        const YAML::Node out = n["driverOutage"];
+        f.kind = Fault::Kind::kDriverOutage;
+        const std::string op = p + ".driverOutage";
+        if (!r.Map(out, op, {"driver", "for"})) return;
+        if (!out["driver"]) {
+          r.Error(out, op + ".driver", "is required");
+        } else {
+          f.driver = r.String(out["driver"], op + ".driver").value_or("");
+          bool known = s.fabric && s.fabric->driver == f.driver;
+          for (const NodePool& np : s.node_pools) {
+            known = known || (np.devices && np.devices->driver == f.driver);
+          }
+          if (!known && !f.driver.empty()) {
+            r.Error(out["driver"], op + ".driver",
+                    "is neither the fabric's driver nor a node pool's devices' driver");
+          }
+        }
+        if (!out["for"]) {
+          r.Error(out, op + ".for", "is required");
+        } else {
+          f.lasts = r.Duration(out["for"], op + ".for", true).value_or(Micros(1));
+        }
+      }
+      s.faults.push_back(std::move(f));
     });
   }
   if (root["heatmapAt"]) {

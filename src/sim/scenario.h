@@ -25,6 +25,9 @@
 //     priority: 100
 //   reservations:
 //   - {name: nightly, at: 0s, requests: {...}, claims: [...], owners: {job: nightly}}
+//   faults:
+//   - {name: rack, at: 40m, nodeLoss: {pool: gpu, count: 2}}          # gpu-6, gpu-7 vanish
+//   - {name: fabric-down, at: 20m, driverOutage: {driver: fabric.example.com, for: 10m}}
 //   heatmapAt: [30m, 1h]            # node x device snapshots (default: the end)
 //   variants:                       # each is merged over the scenario (maps merge; lists of
 //   - name: baseline                #   named items merge by name; other values replace)
@@ -112,6 +115,20 @@ struct ReservationSpec {
   bool allocate_once = true;
 };
 
+// Something that goes wrong at an instant of the run.
+struct Fault {
+  enum class Kind { kNodeLoss, kDriverOutage };
+  std::string name;
+  Kind kind = Kind::kNodeLoss;
+  Micros at{0};
+  // kNodeLoss: the last `count` nodes of `pool` are gone for the rest of the run.
+  std::string pool;
+  int64_t count = 0;
+  // kDriverOutage: `driver` (the fabric's or a node pool's devices') is down for `lasts`.
+  std::string driver;
+  Micros lasts{0};
+};
+
 // One variant after merging: a whole scenario of its own.
 struct Scenario {
   std::string name;
@@ -125,6 +142,7 @@ struct Scenario {
   std::string scheduler_config_yaml;  // a scheduler configuration (scheduler/config), "" default
   std::vector<Workload> workloads;
   std::vector<ReservationSpec> reservations;
+  std::vector<Fault> faults;
   std::vector<Micros> heatmap_at;  // empty: at the end
 };
 

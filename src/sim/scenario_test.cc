@@ -81,6 +81,45 @@ TEST(ScenarioTest, ErrorsNameTheFileLineColumnAndField) {
   EXPECT_THAT(ErrorOf("name: [unclosed"), HasSubstr("s.yaml:1:"));
 }
 
+TEST(ScenarioTest, ParsesFaults) {
+  auto parsed = ParseScenario(std::string(kBase) + R"(faults:
+- {name: rack, at: 20m, nodeLoss: {pool: gpu, count: 2}}
+- {name: down, at: 30m, driverOutage: {driver: gpu.example.com, for: 5m}}
+)",
+                              "s.yaml");
+  ASSERT_TRUE(parsed.ok()) << parsed.status().message();
+  const std::vector<Fault>& f = (*parsed)[0].faults;
+  ASSERT_EQ(f.size(), 2u);
+  EXPECT_EQ(f[0].kind, Fault::Kind::kNodeLoss);
+  EXPECT_EQ(f[0].at, minutes(20));
+  EXPECT_EQ(f[0].pool, "gpu");
+  EXPECT_EQ(f[0].count, 2);
+  EXPECT_EQ(f[1].kind, Fault::Kind::kDriverOutage);
+  EXPECT_EQ(f[1].driver, "gpu.example.com");
+  EXPECT_EQ(f[1].lasts, minutes(5));
+}
+
+TEST(ScenarioTest, FaultErrorsNameTheLineAndField) {
+  auto with = [](const std::string& fault) {
+    return ErrorOf(std::string(kBase) + "faults:\n- " + fault + "\n");
+  };
+  EXPECT_THAT(with("{name: f, at: 2h, nodeLoss: {pool: gpu}}"),
+              HasSubstr("s.yaml:16:17: faults[0].at: is after the scenario's duration"));
+  EXPECT_THAT(with("{name: f, at: 1m, nodeLoss: {pool: cpu}}"),
+              HasSubstr("s.yaml:16:38: faults[0].nodeLoss.pool: no such node pool"));
+  EXPECT_THAT(with("{name: f, at: 1m, nodeLoss: {pool: gpu, count: 5}}"),
+              HasSubstr("faults[0].nodeLoss.count: is more than the pool's 4 nodes"));
+  EXPECT_THAT(with("{name: f, at: 1m}"),
+              HasSubstr("faults[0]: must have exactly one of nodeLoss and driverOutage"));
+  EXPECT_THAT(with("{name: f, at: 1m, driverOutage: {driver: nic.example.com, for: 1m}}"),
+              HasSubstr("faults[0].driverOutage.driver: is neither the fabric's driver nor a "
+                        "node pool's devices' driver"));
+  EXPECT_THAT(with("{name: f, at: 1m, driverOutage: {driver: gpu.example.com}}"),
+              HasSubstr("faults[0].driverOutage.for: is required"));
+  EXPECT_THAT(with("{name: f, at: 1m, nodeLoss: {pool: gpu}, colour: red}"),
+              HasSubstr("faults[0].colour: unknown field"));
+}
+
 TEST(ScenarioTest, EveryProblemIsReportedAtOnce) {
   std::string yaml = Replace(Replace(kBase, "count: 4", "count: many"), "count: 10", "count: 0");
   const std::string err = ErrorOf(yaml);

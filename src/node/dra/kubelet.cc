@@ -13,8 +13,8 @@ namespace allot::node {
 struct DraKubelet::State {
   State(client::Client& client, client::Informer* shared)
       : own(shared ? nullptr
-                   : std::make_unique<client::Informer>(
-                         client, api::ResourceFor<api::ResourceClaim>())),
+                   : std::make_unique<client::Informer>(client,
+                                                        api::ResourceFor<api::ResourceClaim>())),
         claims(shared ? *shared : *own),
         source(claims),
         preparer(source, registry),
@@ -65,14 +65,16 @@ const api::ResourceClaim* AsClaim(const api::ObjectPtr& obj) {
   return obj ? api::As<api::ResourceClaim>(*obj) : nullptr;
 }
 
-// Hands the pods the claim is reserved for to the simulator, when what the start rule looks at
-// (allocation, reservedFor) changed.
+// Hands the pods the claim is reserved for to the simulator, when what the start rule or a
+// plugin looks at (allocation, reservedFor, the devices' status that drivers report, e.g. a
+// fabric device attached) changed.
 void OnClaim(DraKubelet::State& s, const api::ObjectPtr& old_obj, const api::ObjectPtr& obj) {
   const api::ResourceClaim* claim = AsClaim(obj);
   if (claim == nullptr || !claim->status.allocation) return;
   if (const api::ResourceClaim* old = AsClaim(old_obj)) {
     if (old->status.allocation == claim->status.allocation &&
-        old->status.reservedFor == claim->status.reservedFor) {
+        old->status.reservedFor == claim->status.reservedFor &&
+        old->status.devices == claim->status.devices) {
       return;
     }
   }

@@ -83,6 +83,27 @@ TEST_F(DraKubeletTest, PodWaitsForItsClaimThenStartsWithoutWaitingOutTheBackoff)
   EXPECT_EQ(dra_->PreparerStats().prepared_claims, 0);
 }
 
+// A driver reporting its device ready (status.devices, e.g. a fabric device attached) is a
+// claim change the pod may have been waiting for: it is rechecked at once, not after backoff.
+TEST_F(DraKubeletTest, ADeviceReportedReadyRechecksThePod) {
+  gpu_.need_device_status = true;
+  CreateClaim();
+  api::ObjectPtr pod = CreatePod("p", "n-0", {}, kClaimRef);
+  AllocateAndReserve(pod->metadata.uid);
+  ASSERT_TRUE(TickUntil([&] {
+    return Stats().last_error.find("device not reported ready") != std::string::npos;
+  })) << Stats().last_error;
+  EXPECT_EQ(Phase("p"), "Pending");
+
+  api::ObjectPtr current = Get("resource.k8s.io", "resourceclaims", "default", "c");
+  auto claim = std::make_unique<api::ResourceClaim>(AsClaim(current));
+  claim->status.devices.push_back({.driver = "gpu.example.com", .pool = "n-0", .device = "gpu-0"});
+  ASSERT_TRUE(client_->UpdateStatus(Claims(), std::move(claim)).ok());
+  // The clock does not move: only the recheck can start it.
+  ASSERT_TRUE(TickUntil([&] { return Phase("p") == "Running"; }));
+  EXPECT_THAT(gpu_.Prepared(), ElementsAre("c@n-0"));
+}
+
 TEST_F(DraKubeletTest, MissingClaimKeepsThePodPending) {
   CreatePod("p", "n-0", {}, kClaimRef);
   ASSERT_TRUE(TickUntil([&] { return Stats().start_refusals >= 1; }));

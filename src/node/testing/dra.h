@@ -87,7 +87,8 @@ class MapClaimSource final : public ClaimSource {
   std::map<std::string, api::ObjectPtr> claims_;
 };
 
-// Records calls; fails PrepareResources while `fail` is set.
+// Records calls; fails PrepareResources while `fail` is set, and with `need_device_status` while
+// the claim has no status.devices entry (a driver that has not reported its device ready).
 class FakePlugin final : public DraKubeletPlugin {
  public:
   explicit FakePlugin(std::string driver = "gpu.example.com") : driver_(std::move(driver)) {}
@@ -95,6 +96,9 @@ class FakePlugin final : public DraKubeletPlugin {
   Status PrepareResources(const api::ResourceClaim& claim, std::string_view node) override {
     std::lock_guard<std::mutex> lock(mu_);
     if (fail) return Status(StatusCode::kInternalError, "injected");
+    if (need_device_status && claim.status.devices.empty()) {
+      return Status(StatusCode::kServiceUnavailable, "device not reported ready");
+    }
     prepared.push_back(claim.metadata.name + "@" + std::string(node));
     return Status::Ok();
   }
@@ -112,7 +116,8 @@ class FakePlugin final : public DraKubeletPlugin {
     return unprepared;
   }
 
-  bool fail = false;  // set before use
+  bool fail = false;                // set before use
+  bool need_device_status = false;  // set before use
 
  private:
   std::string driver_;
