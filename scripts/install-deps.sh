@@ -17,6 +17,7 @@ PKGS=(
   libgtest-dev libgmock-dev libbenchmark-dev
   clang libclang-rt-14-dev  # libFuzzer for the decoder fuzz target
   python3 python3-kubernetes python3-yaml  # end-to-end tests with the real Python client
+  chromium chromium-driver python3-selenium fonts-dejavu-core  # the report and /ui in a real browser
 )
 missing=()
 for p in "${PKGS[@]}"; do

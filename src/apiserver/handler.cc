@@ -3,6 +3,7 @@
 #include <atomic>
 #include <exception>
 
+#include "apiserver/dashboard/page.h"
 #include "apiserver/discovery.h"
 #include "apiserver/handlers.h"
 #include "apiserver/openapi.h"
@@ -118,6 +119,16 @@ void ServeNonResource(const CallPtr& call, const std::string& server_address,
     case RouteKind::kOpenApiV3Index:
     case RouteKind::kOpenApiV3Doc:
       return ServeOpenApi(call);
+    case RouteKind::kDashboard: {
+      Response r = TextResponse(200, "text/html; charset=utf-8", std::string(DashboardPage()));
+      r.headers.emplace_back("Cache-Control", "no-store");
+      r.headers.emplace_back("X-Content-Type-Options", "nosniff");
+      // Its own inline script and style, requests to this server only, no frames.
+      r.headers.emplace_back("Content-Security-Policy",
+                             "default-src 'none'; script-src 'unsafe-inline'; style-src "
+                             "'unsafe-inline'; connect-src 'self'; frame-ancestors 'none'");
+      return call->Reply(std::move(r));
+    }
     case RouteKind::kOpenApiV2:
     case RouteKind::kNotFound:
     case RouteKind::kResource:
@@ -183,6 +194,13 @@ Status TooManyRequests() {
   return st;
 }
 
+// Answered without authentication or authorization: the health probes (for load balancers, as
+// kube-apiserver allows) and the dashboard's page, which holds no cluster data (everything it
+// shows comes from API requests it makes as the user: apiserver/dashboard/page.h).
+bool IsPublic(std::string_view path, const Route& route) {
+  return authn::Authenticator::IsHealthProbe(path) || route.kind == RouteKind::kDashboard;
+}
+
 // Authorization (authz/authorizer.h) and the node and driver restrictions
 // (admission/restriction.h); false when the call was answered 403. Also records what the
 // request asks for the audit log.
@@ -190,7 +208,7 @@ bool Authorize(Call& call) {
   const ServerConfig& cfg = call.ctx.config;
   if (!cfg.authorizer && !cfg.audit) return true;
   call.attributes = authz::AttributesOf(call.req, call.route, call.user);
-  if (!cfg.authorizer || authn::Authenticator::IsHealthProbe(call.req.path)) return true;
+  if (!cfg.authorizer || IsPublic(call.req.path, call.route)) return true;
   const authz::Attributes& a = *call.attributes;
   authz::Verdict v = cfg.authorizer->Authorize(a);
   if (v.decision != authz::Decision::kAllow) {
@@ -230,13 +248,11 @@ void Handler::Handle(Request req, std::string server_address, ResponseCallback d
       };
     }
   }
+  Route route = ParseRoute(req.path, state_->ctx.registry);
   const authn::Authenticator* authenticator = state_->ctx.config.authenticator.get();
   Result<authn::UserInfo> user = authn::UserInfo{
       std::string(authn::kAnonymousUser), "", {std::string(authn::kUnauthenticatedGroup)}};
-  if (authenticator && !authn::Authenticator::IsHealthProbe(req.path)) {
-    user = authenticator->Authenticate(req);
-  }
-  Route route = ParseRoute(req.path, state_->ctx.registry);
+  if (authenticator && !IsPublic(req.path, route)) user = authenticator->Authenticate(req);
   auto call =
       std::make_shared<Call>(state_->ctx, std::move(req), std::move(route), std::move(done));
   // Checked after the Call exists (and is counted by WaitIdle): a request either sees the flag

@@ -123,6 +123,7 @@ Route ParseRoute(std::string_view path, const api::ResourceRegistry& registry) {
   if (head == "version" && s.size() == 1) return Simple(RouteKind::kVersion);
   if (head == "healthz" || head == "readyz" || head == "livez") return Simple(RouteKind::kHealth);
   if (head == "metrics" && s.size() == 1) return Simple(RouteKind::kMetrics);
+  if (head == "ui" && s.size() == 1) return Simple(RouteKind::kDashboard);
   if (head == "openapi") return OpenApiRoute(s, registry);
   if (head == "api") {
     if (s.size() == 1) return Simple(RouteKind::kApiVersions);

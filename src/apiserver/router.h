@@ -1,6 +1,7 @@
 // URL layout of the Kubernetes API: which endpoint a request path names.
 //
 //   /version /healthz /readyz /livez /metrics /openapi/v2 /openapi/v3[/<gv path>]
+//   /ui                       the dashboard's page (apiserver/dashboard/page.h)
 //   /api                      APIVersions          /apis            APIGroupList
 //   /api/v1                   APIResourceList      /apis/<g>        APIGroup
 //   /apis/<g>/<v>             APIResourceList
@@ -30,6 +31,7 @@ enum class RouteKind {
   kOpenApiV3Index,  // /openapi/v3
   kOpenApiV3Doc,    // /openapi/v3/api/v1, /openapi/v3/apis/<g>/<v>
   kOpenApiV2,       // /openapi/v2 (not served: 404)
+  kDashboard,       // /ui, /ui/
 };
 
 struct Route {

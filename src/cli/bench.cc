@@ -461,6 +461,9 @@ bool ValidEnvironment(const std::string& mode, const std::string& store, int64_t
 int RunBindingBench(const std::string& workload, const std::string& mode,
                     const std::string& store_kind, const std::string& out);
 
+// bench_sim.cc
+int RunSimBench(const std::string& workload, const std::string& out);
+
 int RunBench(int argc, char** argv) {
   std::string mode = "inprocess";
   std::string store_kind = "sqlite";
@@ -485,6 +488,9 @@ int RunBench(int argc, char** argv) {
   if (flags.positional().size() != 1) {
     std::fprintf(stderr, "allot bench: one WORKLOAD is required\n%s\n", flags.Usage().c_str());
     return 2;
+  }
+  if (flags.positional()[0].rfind("Simulator/", 0) == 0) {
+    return RunSimBench(flags.positional()[0], out);
   }
   if (flags.positional()[0].rfind("BindingConditions/", 0) == 0) {
     if (rate != 0) {
