@@ -222,7 +222,6 @@ class Informer::Impl {
           continue;
         }
         need_list = false;
-        MarkSynced();
       }
       switch (WatchOnce()) {
         case WatchEnd::kResume:
@@ -311,6 +310,10 @@ class Informer::Impl {
       if (stopping_) return WatchEnd::kResume;
       watcher_ = watcher;
     }
+    // In sync once listed *and* watching: no change can then be in transit between the list
+    // and the watch, which a process that drives time by waiting for quiet relies on after it
+    // starts a component (sim/clock.h). A no-op after the first time.
+    MarkSynced();
     std::weak_ptr<Signal> signal = signal_;
     watcher->SetNotify([signal] {
       if (auto s = signal.lock()) s->Raise();

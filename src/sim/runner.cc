@@ -18,6 +18,7 @@
 #include "client/inprocess/inprocess_client.h"
 #include "cluster/components.h"
 #include "common/log.h"
+#include "drivers/acceleratorpool/pool.h"
 #include "drivers/fabric/driver.h"
 #include "drivers/fabric/node_plugin.h"
 #include "drivers/nodelocal/simulated_devices.h"
@@ -149,6 +150,17 @@ DeviceLayout Layout(const Scenario& s) {
       layout.rows.push_back(std::move(row));
     }
   }
+  if (s.controller) {
+    for (const auto& [rack, count] : s.controller->racks) {
+      DeviceLayout::Row row;
+      row.name = "rack/" + rack;
+      row.driver = s.controller->driver;
+      row.pool = rack;  // the driver's allocation results: pool = rack, device acc-<slot>
+      for (int64_t d = 0; d < count; ++d) row.devices.push_back("acc-" + std::to_string(d));
+      by_driver[row.driver] += count;
+      layout.rows.push_back(std::move(row));
+    }
+  }
   for (const DeviceClassSpec& c : s.device_classes) {
     layout.class_devices[c.name] = by_driver[c.driver];
     layout.class_driver[c.name] = c.driver;
@@ -188,6 +200,10 @@ class Assembly {
  private:
   Status StartNodes();
   Status StartFabric();
+  Status StartController();
+  // The spec of a claim template for `c`: handed to the control-plane driver's controller
+  // (spec.controllerName) when the class is of its driver.
+  api::ResourceClaimSpec TemplateSpec(const ClaimRequest& c) const;
   Status CreateObjects();
 
   const Scenario& scenario_;
@@ -201,6 +217,8 @@ class Assembly {
   std::unique_ptr<scheduler::Scheduler> scheduler_;
   // The kubelet side of the fabric; before devices_, whose kubelets call it.
   std::unique_ptr<drivers::FabricNodePlugin> fabric_node_;
+  // The control-plane driver (its controller and kubelet plugin); before devices_ too.
+  std::unique_ptr<drivers::AcceleratorPool> controller_;
   std::vector<std::unique_ptr<node::NodeSimulator>> nodes_;
   std::vector<std::unique_ptr<drivers::SimulatedDevices>> devices_;
   std::unique_ptr<drivers::FabricDriver> fabric_;
@@ -249,7 +267,34 @@ Status Assembly::Start() {
     fabric_node_ = std::make_unique<drivers::FabricNodePlugin>(*scenario_.fabric);
   ALLOT_RETURN_IF_ERROR(StartNodes());
   if (scenario_.fabric) ALLOT_RETURN_IF_ERROR(StartFabric());
+  if (scenario_.controller) ALLOT_RETURN_IF_ERROR(StartController());
   return Status::Ok();
+}
+
+Status Assembly::StartController() {
+  drivers::AcceleratorPoolConfig config = *scenario_.controller;
+  config.seed = scenario_.seed;
+  config.workers = 1;  // claims and contexts in one order, run after run
+  controller_ = std::make_unique<drivers::AcceleratorPool>(
+      *client_, std::move(config),
+      drivers::AcceleratorPoolOptions{.clock = &clock_, .resync = std::chrono::hours(24 * 365)});
+  ALLOT_RETURN_IF_ERROR(Named(controller_->Start(), "controller"));
+  for (auto& d : devices_) {
+    ALLOT_RETURN_IF_ERROR(
+        Named(d->kubelet().plugins().Register(controller_->node_plugin()), "controller"));
+  }
+  return Status::Ok();
+}
+
+api::ResourceClaimSpec Assembly::TemplateSpec(const ClaimRequest& c) const {
+  api::ResourceClaimSpec spec = workloads::ClaimSpec(c.device_class, c.count, c.selector);
+  for (const DeviceClassSpec& dc : scenario_.device_classes) {
+    if (dc.name == c.device_class && scenario_.controller &&
+        dc.driver == scenario_.controller->driver) {
+      spec.controllerName = dc.driver;
+    }
+  }
+  return spec;
 }
 
 Status Assembly::StartFabric() {
@@ -321,11 +366,15 @@ Status Assembly::LoseNodes(const Fault& f) {
 }
 
 Status Assembly::StopDriver(const std::string& driver) {
+  for (auto& d : devices_) d->kubelet().plugins().Unregister(driver);
   if (fabric_ && fabric_->config().driver == driver) {
     fabric_->Stop();
     fabric_.reset();
   }
-  for (auto& d : devices_) d->kubelet().plugins().Unregister(driver);
+  if (controller_ && scenario_.controller->driver == driver) {
+    controller_->Stop();
+    controller_.reset();
+  }
   return Status::Ok();
 }
 
@@ -339,6 +388,9 @@ Status Assembly::RestoreDriver(const std::string& driver) {
     if (!fabric_) ALLOT_RETURN_IF_ERROR(StartFabric());
     for (auto& d : devices_)
       drivers::RegisterFabricNodePlugin(d->kubelet().plugins(), *fabric_node_);
+  }
+  if (scenario_.controller && scenario_.controller->driver == driver && !controller_) {
+    ALLOT_RETURN_IF_ERROR(StartController());
   }
   return Status::Ok();
 }
@@ -400,9 +452,8 @@ Status Assembly::CreateObjects() {
     if (w.priority) priorities.insert(*w.priority);
     for (size_t i = 0; i < w.claims.size(); ++i) {
       const ClaimRequest& c = w.claims[i];
-      auto t =
-          workloads::MakeClaimTemplate(w.name + "-" + std::to_string(i), kNamespace,
-                                       workloads::ClaimSpec(c.device_class, c.count, c.selector));
+      auto t = workloads::MakeClaimTemplate(w.name + "-" + std::to_string(i), kNamespace,
+                                            TemplateSpec(c));
       ALLOT_RETURN_IF_ERROR(create(api::ResourceFor<api::ResourceClaimTemplate>(), std::move(t),
                                    "workloads " + w.name + " claims[" + std::to_string(i) + "]"));
     }
@@ -410,9 +461,8 @@ Status Assembly::CreateObjects() {
   for (const ReservationSpec& r : scenario_.reservations) {
     for (size_t i = 0; i < r.claims.size(); ++i) {
       const ClaimRequest& c = r.claims[i];
-      auto t = workloads::MakeClaimTemplate(
-          "reservation-" + r.name + "-" + std::to_string(i), kNamespace,
-          workloads::ClaimSpec(c.device_class, c.count, c.selector));
+      auto t = workloads::MakeClaimTemplate("reservation-" + r.name + "-" + std::to_string(i),
+                                            kNamespace, TemplateSpec(c));
       ALLOT_RETURN_IF_ERROR(
           create(api::ResourceFor<api::ResourceClaimTemplate>(), std::move(t),
                  "reservations " + r.name + " claims[" + std::to_string(i) + "]"));
@@ -432,6 +482,7 @@ void Assembly::Stop() {
   if (stopped_) return;
   stopped_ = true;
   if (fabric_) fabric_->Stop();
+  if (controller_) controller_->Stop();
   for (auto& d : devices_) d->Stop();
   for (auto& n : nodes_) n->Stop();
   if (scheduler_) scheduler_->Stop(std::chrono::milliseconds(0));

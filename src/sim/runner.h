@@ -1,5 +1,6 @@
 // Running a scenario: the system's own components — the store (memory), the garbage collector,
-// the controllers, the scheduler, simulated nodes with their devices and the fabric driver —
+// the controllers, the scheduler, simulated nodes with their devices, the fabric driver and a
+// control-plane (KEP-3063) driver —
 // assembled as `allot serve` assembles them but without HTTP, on a SimClock (sim/clock.h).
 //
 //   ALLOT_ASSIGN_OR_RETURN(auto scenarios, ParseScenario(text, "s.yaml"));

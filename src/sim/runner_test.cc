@@ -127,6 +127,52 @@ TEST(RunnerTest, FaultsLoseNodesAndStopDrivers) {
   EXPECT_EQ(Json(s), Json(s));
 }
 
+// A control-plane driver (KEP-3063) in the run: its claims are allocated by its controller
+// through PodSchedulingContexts, on the virtual clock, and repeat exactly.
+TEST(RunnerTest, AControlPlaneDriverAllocatesThroughItsController) {
+  constexpr char kControlled[] = R"(name: controlled
+duration: 30m
+sampleInterval: 30s
+seed: 3
+deviceClasses:
+- {name: gpu, driver: gpu.example.com}
+- {name: accelerator, driver: controller.example.com}
+nodePools:
+- {name: a, count: 2, labels: {rack: rack-a}, devices: {driver: gpu.example.com, count: 1}}
+- {name: b, count: 2, labels: {rack: rack-b}, devices: {driver: gpu.example.com, count: 1}}
+controller:
+  driver: controller.example.com
+  rackLabel: rack
+  racks: {rack-a: 3, rack-b: 1}
+  perNodeLimit: 2
+workloads:
+- name: offload
+  count: 20
+  arrival: {every: 1m}
+  claims: [{deviceClass: accelerator}]
+  runTime: 3m
+heatmapAt: [5m]
+)";
+  auto parsed = ParseScenario(kControlled, "controlled.yaml");
+  ASSERT_TRUE(parsed.ok()) << parsed.status().message();
+  auto run = RunScenario((*parsed)[0], {});
+  ASSERT_TRUE(run.ok()) << run.status().message();
+  const WorkloadSummary& w = run->summary.workloads.at("offload");
+  EXPECT_EQ(w.pods, 20);
+  EXPECT_EQ(w.completed, 20);
+  // Three pods run at once on 4 accelerators: the controller frees them as pods finish.
+  EXPECT_NEAR(run->summary.utilisation.at("accelerator"), 0.6, 0.15);
+  const Heatmap& h = run->heatmaps.at(0);
+  ASSERT_EQ(h.rows.size(), 6u);  // four nodes, two racks
+  EXPECT_EQ(h.rows[4], "rack/rack-a");
+  int held = 0;
+  for (size_t r = 4; r < 6; ++r) {
+    for (int c : h.cells[r]) held += c == 1;
+  }
+  EXPECT_EQ(held, 3);
+  EXPECT_EQ(Json((*parsed)[0]), Json((*parsed)[0]));
+}
+
 TEST(RunnerTest, TheSameSeedGivesTheSameNumbers) {
   const std::string first = Json(Parse(7));
   for (int i = 0; i < 3; ++i) EXPECT_EQ(Json(Parse(7)), first) << "run " << i;

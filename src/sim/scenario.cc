@@ -288,7 +288,8 @@ std::string SubDocument(const YAML::Node& n) {
 void ParseBody(Reader& r, const YAML::Node& root, Scenario& s) {
   if (!r.Map(root, "",
              {"name", "duration", "sampleInterval", "seed", "deviceClasses", "nodePools", "fabric",
-              "schedulerConfig", "workloads", "reservations", "faults", "heatmapAt", "variants"})) {
+              "controller", "schedulerConfig", "workloads", "reservations", "faults", "heatmapAt",
+              "variants"})) {
     if (!root.IsMap()) return;
   }
   if (root["name"]) s.name = r.String(root["name"], "name").value_or("");
@@ -363,6 +364,32 @@ void ParseBody(Reader& r, const YAML::Node& root, Scenario& s) {
       r.Error(root["fabric"], "fabric", fabric.status().message());
     } else {
       s.fabric = std::move(fabric).value();
+    }
+  }
+  if (root["controller"]) {
+    auto controller = drivers::ParseAcceleratorPoolConfig(SubDocument(root["controller"]));
+    if (!controller.ok()) {
+      r.Error(root["controller"], "controller", controller.status().message());
+    } else {
+      s.controller = std::move(controller).value();
+      // Its worker would sleep through these on real time while holding work in flight.
+      if (s.controller->answer_latency.count() != 0) {
+        r.Error(root["controller"]["answerLatency"], "controller.answerLatency",
+                "must be 0s in a scenario: the driver's latencies are not simulated");
+      }
+      if (s.controller->allocate_latency.count() != 0) {
+        r.Error(root["controller"]["allocateLatency"], "controller.allocateLatency",
+                "must be 0s in a scenario: the driver's latencies are not simulated");
+      }
+      if (s.fabric && s.fabric->driver == s.controller->driver) {
+        r.Error(root["controller"], "controller.driver", "is also the fabric's driver");
+      }
+      for (const NodePool& np : s.node_pools) {
+        if (np.devices && np.devices->driver == s.controller->driver) {
+          r.Error(root["controller"], "controller.driver",
+                  "is also node pool " + np.name + "'s devices' driver");
+        }
+      }
     }
   }
   if (root["schedulerConfig"]) {
@@ -508,13 +535,14 @@ void ParseBody(Reader& r, const YAML::Node& root, Scenario& s) {
           r.Error(out, op + ".driver", "is required");
         } else {
           f.driver = r.String(out["driver"], op + ".driver").value_or("");
-          bool known = s.fabric && s.fabric->driver == f.driver;
+          bool known = (s.fabric && s.fabric->driver == f.driver) ||
+                       (s.controller && s.controller->driver == f.driver);
           for (const NodePool& np : s.node_pools) {
             known = known || (np.devices && np.devices->driver == f.driver);
           }
           if (!known && !f.driver.empty()) {
             r.Error(out["driver"], op + ".driver",
-                    "is neither the fabric's driver nor a node pool's devices' driver");
+                    "is not the fabric's, the controller's or a node pool's devices' driver");
           }
         }
         if (!out["for"]) {

@@ -15,6 +15,7 @@
 //     capacity: {cpu: "64", memory: 512Gi}
 //     devices: {driver: gpu.example.com, count: 8}    # a device profile (device_profile.h)
 //   fabric: {driver: fabric.example.com, pools: [{model: a100, count: 16}], attachLatency: 20s}
+//   controller: {driver: controller.example.com, racks: {rack-a: 8}, rackLabel: rack}  # KEP-3063
 //   workloads:
 //   - name: train
 //     count: 200                    # pods in all
@@ -48,6 +49,7 @@
 #include <vector>
 
 #include "common/status.h"
+#include "drivers/acceleratorpool/config.h"
 #include "drivers/fabric/config.h"
 #include "drivers/nodelocal/device_profile.h"
 
@@ -139,6 +141,9 @@ struct Scenario {
   std::vector<DeviceClassSpec> device_classes;
   std::vector<NodePool> node_pools;
   std::optional<drivers::FabricConfig> fabric;
+  // A control-plane driver (KEP-3063): claims of its device classes are allocated by its
+  // controller, negotiated through PodSchedulingContexts.
+  std::optional<drivers::AcceleratorPoolConfig> controller;
   std::string scheduler_config_yaml;  // a scheduler configuration (scheduler/config), "" default
   std::vector<Workload> workloads;
   std::vector<ReservationSpec> reservations;

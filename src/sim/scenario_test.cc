@@ -112,12 +112,25 @@ TEST(ScenarioTest, FaultErrorsNameTheLineAndField) {
   EXPECT_THAT(with("{name: f, at: 1m}"),
               HasSubstr("faults[0]: must have exactly one of nodeLoss and driverOutage"));
   EXPECT_THAT(with("{name: f, at: 1m, driverOutage: {driver: nic.example.com, for: 1m}}"),
-              HasSubstr("faults[0].driverOutage.driver: is neither the fabric's driver nor a "
-                        "node pool's devices' driver"));
+              HasSubstr("faults[0].driverOutage.driver: is not the fabric's, the controller's "
+                        "or a node pool's devices' driver"));
   EXPECT_THAT(with("{name: f, at: 1m, driverOutage: {driver: gpu.example.com}}"),
               HasSubstr("faults[0].driverOutage.for: is required"));
   EXPECT_THAT(with("{name: f, at: 1m, nodeLoss: {pool: gpu}, colour: red}"),
               HasSubstr("faults[0].colour: unknown field"));
+}
+
+TEST(ScenarioTest, AControllersLatenciesAreRefused) {
+  const std::string err = ErrorOf(std::string(kBase) + R"(controller:
+  driver: controller.example.com
+  racks: {rack-a: 4}
+  answerLatency: 100ms
+)");
+  EXPECT_THAT(err, HasSubstr("s.yaml:18:18: controller.answerLatency: must be 0s in a scenario"));
+  EXPECT_THAT(ErrorOf(std::string(kBase) + "controller: {racks: {}}\n"), HasSubstr("controller: "));
+  EXPECT_THAT(
+      ErrorOf(std::string(kBase) + "controller: {driver: gpu.example.com, racks: {r: 1}}\n"),
+      HasSubstr("controller.driver: is also node pool gpu's devices' driver"));
 }
 
 TEST(ScenarioTest, EveryProblemIsReportedAtOnce) {

@@ -25,8 +25,9 @@ std::unique_ptr<api::DeviceClass> PoolClass(const AcceleratorPoolConfig& c) {
 
 }  // namespace
 
-AcceleratorPool::AcceleratorPool(client::Client& client, AcceleratorPoolConfig config)
-    : client_(client), config_(std::move(config)) {}
+AcceleratorPool::AcceleratorPool(client::Client& client, AcceleratorPoolConfig config,
+                                 AcceleratorPoolOptions options)
+    : client_(client), config_(std::move(config)), options_(options) {}
 
 AcceleratorPool::~AcceleratorPool() { Stop(); }
 
@@ -53,7 +54,9 @@ Status AcceleratorPool::Start(std::chrono::milliseconds sync_timeout) {
   controller_ = std::make_unique<controlplane::Controller>(
       client_, *driver_,
       controlplane::ControllerOptions{.driver_name = config_.driver,
-                                      .workers = static_cast<int>(config_.workers)});
+                                      .workers = static_cast<int>(config_.workers),
+                                      .resync = options_.resync,
+                                      .clock = options_.clock});
   return controller_->Start(sync_timeout);
 }
 

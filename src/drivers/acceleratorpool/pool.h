@@ -13,6 +13,7 @@
 #include "client/client.h"
 #include "client/informer.h"
 #include "common/status.h"
+#include "common/time.h"
 #include "drivers/acceleratorpool/config.h"
 #include "drivers/acceleratorpool/driver.h"
 #include "drivers/acceleratorpool/node_plugin.h"
@@ -20,10 +21,16 @@
 
 namespace allot::drivers {
 
+struct AcceleratorPoolOptions {
+  Clock* clock = nullptr;  // the controller's queue backoff and resync; null: RealClock
+  std::chrono::seconds resync{300};
+};
+
 class AcceleratorPool {
  public:
-  // `client` must outlive the pool.
-  AcceleratorPool(client::Client& client, AcceleratorPoolConfig config);
+  // `client` (and the clock) must outlive the pool.
+  AcceleratorPool(client::Client& client, AcceleratorPoolConfig config,
+                  AcceleratorPoolOptions options = {});
   ~AcceleratorPool();  // Stop()s
 
   Status Start(std::chrono::milliseconds sync_timeout = std::chrono::seconds(30));
@@ -37,6 +44,7 @@ class AcceleratorPool {
  private:
   client::Client& client_;
   const AcceleratorPoolConfig config_;
+  const AcceleratorPoolOptions options_;
   std::unique_ptr<client::Informer> nodes_;
   std::unique_ptr<AcceleratorPoolDriver> driver_;
   std::unique_ptr<controlplane::Controller> controller_;
