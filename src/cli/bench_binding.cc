@@ -29,6 +29,7 @@
 #include "api/machinery/resources.h"
 #include "api/resource/types.h"
 #include "cli/bench_support.h"
+#include "common/files.h"
 #include "store/store.h"
 #include "workloads/objects.h"
 
@@ -371,9 +372,9 @@ int RunBindingBench(const std::string& workload, const std::string& mode,
     return 2;
   }
   if (!out.empty()) {
-    if (FILE* f = std::fopen(out.c_str(), "w")) {
-      std::fprintf(f, "%s\n", json.c_str());
-      std::fclose(f);
+    if (Status st = WriteFileAtomically(out, json + "\n", 0644); !st.ok()) {
+      std::fprintf(stderr, "allot bench: --out: %s\n", st.message().c_str());
+      return 1;
     }
   }
   return 0;

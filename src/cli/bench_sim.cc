@@ -79,9 +79,9 @@ int RunSimBench(const std::string& workload, const std::string& out) {
   }
   json += "]}";
   if (!out.empty()) {
-    if (FILE* f = std::fopen(out.c_str(), "w")) {
-      std::fprintf(f, "%s\n", json.c_str());
-      std::fclose(f);
+    if (Status st = WriteFileAtomically(out, json + "\n", 0644); !st.ok()) {
+      std::fprintf(stderr, "allot bench: --out: %s\n", st.message().c_str());
+      return 1;
     }
   }
   return 0;
