@@ -1,5 +1,7 @@
 // FabricDriver attaching: latency, the conditions written, hotplug in place, failures with
 // their cooldown (Taint and Remove), several devices per claim, conflicts.
+#include <set>
+
 #include "drivers/fabric/testing/fixture.h"
 
 namespace allot::drivers {
@@ -203,6 +205,38 @@ TEST_F(FabricDriverTest, FailuresFollowTheSeededDraws) {
   int failed = static_cast<int>(std::count(outcomes[0].begin(), outcomes[0].end(), Phase::kFailed));
   EXPECT_GT(failed, 0);
   EXPECT_LT(failed, 8);
+}
+
+TEST_F(FabricDriverTest, AttachLatencyMaxDrawsEachAttachFromTheRange) {
+  FabricConfig config = Config(8);
+  config.attach_latency = std::chrono::seconds(2);
+  config.attach_latency_max = std::chrono::seconds(10);
+  StartDriver(config);
+  for (int i = 0; i < 8; ++i) {
+    CreateClaim("c" + std::to_string(i));
+    Allocate("c" + std::to_string(i), {FabricResult("a100-80gb-" + std::to_string(i))});
+  }
+  Tick();
+  // Step through the range a second at a time: none before 2 s, all by 10 s, and not all at
+  // the same moment.
+  std::set<int> done_at;
+  for (int t = 1; t <= 10; ++t) {
+    Advance(std::chrono::seconds(1));
+    Tick();
+    for (int i = 0; i < 8; ++i) {
+      if (Info("a100-80gb-" + std::to_string(i)).phase == Phase::kAttached && t < 2) {
+        ADD_FAILURE() << "attached before attachLatency";
+      }
+    }
+    int attached = 0;
+    for (int i = 0; i < 8; ++i)
+      attached += Info("a100-80gb-" + std::to_string(i)).phase == Phase::kAttached;
+    if (attached > 0 && attached < 8) done_at.insert(t);
+  }
+  for (int i = 0; i < 8; ++i) {
+    EXPECT_EQ(Info("a100-80gb-" + std::to_string(i)).phase, Phase::kAttached) << i;
+  }
+  EXPECT_FALSE(done_at.empty());  // some attached while others still waited
 }
 
 TEST_F(FabricDriverTest, AnAllocationPinnedToNoNodeIsNotAttached) {

@@ -31,6 +31,8 @@ class Decoder : public ConfigDecoder {
                Pools(v, p, c.pools);
              } else if (key == "attachLatency") {
                Duration(v, p, c.attach_latency);
+             } else if (key == "attachLatencyMax") {
+               Duration(v, p, c.attach_latency_max);
              } else if (key == "detachLatency") {
                Duration(v, p, c.detach_latency);
              } else if (key == "failureRate") {
@@ -236,6 +238,10 @@ Status ValidateFabricConfig(const FabricConfig& c) {
     ValidatePool(c, c.pools[i], p, errs, slice_problems);
   }
   ValidateDuration(c.attach_latency, root.Child("attachLatency"), false, errs);
+  if (c.attach_latency_max.count() != 0 && c.attach_latency_max < c.attach_latency) {
+    errs.InvalidInt(root.Child("attachLatencyMax"), c.attach_latency_max.count(),
+                    "must not be less than attachLatency (microseconds)");
+  }
   ValidateDuration(c.detach_latency, root.Child("detachLatency"), false, errs);
   ValidateDuration(c.failure_cooldown, root.Child("failureCooldown"), false, errs);
   ValidateDuration(c.refresh_interval, root.Child("refreshInterval"), true, errs);

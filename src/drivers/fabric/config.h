@@ -15,6 +15,8 @@
 //       memory: 80Gi
 //   attachLatency: 2s                  # Go durations (>= 0): from seeing an allocation to the
 //   detachLatency: 1s                  #   device attached; from deallocation to it free again
+//   attachLatencyMax: 10s              # optional (>= attachLatency): each attach then takes a
+//                                      #   time drawn uniformly from [attachLatency, this]
 //   failureRate: 0                     # probability (0..1) that an attach fails
 //   failureCooldown: 60s               # how long a failed device stays tainted / unpublished
 //   refreshInterval: 10s               # (> 0) republish the slices, repairing drift
@@ -63,6 +65,8 @@ struct FabricConfig {
   std::map<std::string, std::string> node_selector;  // empty: all nodes
   std::vector<FabricPoolConfig> pools;
   std::chrono::microseconds attach_latency = std::chrono::seconds(2);
+  // Zero: every attach takes attach_latency; otherwise drawn from [attach_latency, this].
+  std::chrono::microseconds attach_latency_max{0};
   std::chrono::microseconds detach_latency = std::chrono::seconds(1);
   double failure_rate = 0;
   std::chrono::microseconds failure_cooldown = std::chrono::seconds(60);

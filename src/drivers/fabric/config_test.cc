@@ -31,6 +31,7 @@ pools:
 - model: h100
   count: 1
 attachLatency: 2500ms
+attachLatencyMax: 1m
 detachLatency: 0s
 failureRate: 0.25
 failureCooldown: 1m
@@ -55,6 +56,7 @@ onFailure: Remove
   EXPECT_EQ(p.capacity.at("cores").ToString(), "108");
   EXPECT_EQ(c->pools[1].model, "h100");
   EXPECT_EQ(c->attach_latency, std::chrono::milliseconds(2500));
+  EXPECT_EQ(c->attach_latency_max, std::chrono::minutes(1));
   EXPECT_EQ(c->detach_latency, std::chrono::seconds(0));
   EXPECT_EQ(c->failure_rate, 0.25);
   EXPECT_EQ(c->failure_cooldown, std::chrono::minutes(1));
@@ -136,6 +138,9 @@ TEST(FabricConfigTest, ErrorsNameTheFieldPath) {
               HasSubstr(R"(detachLatency: Invalid value: "-1s": must not be negative)"));
   EXPECT_THAT(Error("pools: [{model: a, count: 1}]\nrefreshInterval: 0s"),
               HasSubstr(R"(refreshInterval: Invalid value: "0s": must be positive)"));
+  EXPECT_THAT(Error("pools: [{model: a, count: 1}]\nattachLatency: 5s\nattachLatencyMax: 2s"),
+              HasSubstr("attachLatencyMax: Invalid value: 2000000: must not be less than "
+                        "attachLatency"));
   EXPECT_THAT(Error("pools: [{model: a, count: 1}]\nattachLatency: 2"),
               HasSubstr("attachLatency: Invalid value: 2: must be a duration"));
   EXPECT_THAT(

@@ -1,5 +1,5 @@
-// The names and shapes of what a FabricDriver (drivers/fabric/driver.h) publishes: pure functions of
-// the configuration, shared by the driver, its config validation and tests.
+// The names and shapes of what a FabricDriver (drivers/fabric/driver.h) publishes: pure functions
+// of the configuration, shared by the driver, its config validation and tests.
 //
 //   pool       FabricPoolName(model)            "fabric-<model>"
 //   slice      FabricSliceName(model, driver)   "fabric-<model>-<driver with '.' -> '-'>"

@@ -11,7 +11,8 @@
 // node-local driver may publish under the same driver name).
 //
 // Attach: a claim whose allocation names one of our devices, with the allocation pinned to a
-// node (drivers/device_status.h PinnedNode), has it attached after attachLatency. The outcome
+// node (drivers/device_status.h PinnedNode), has it attached after attachLatency (or a time
+// drawn uniformly up to attachLatencyMax, when that is set). The outcome
 // is drawn from a RNG seeded with `seed` (probability failureRate of failure) and reported in
 // the claim's status.devices entry for the device:
 //   success  every binding condition of the result True, reason "Attached", message "attached
@@ -166,6 +167,8 @@ class FabricDriver {
   void StepLocked(Device& d, const Holder* h, Time now, Effects& fx);
   void AdoptLocked(Device& d, const Holder* h, Time now, Effects& fx);
   void CompleteAttachLocked(Device& d, const Holder& h, Time now, Effects& fx);
+  // attachLatency, or a draw from [attachLatency, attachLatencyMax] (from rng_).
+  std::chrono::microseconds AttachLatencyLocked();
   void ServeAttachedLocked(Device& d, const Holder& h, Time now, Effects& fx);
   void ServeFailedLocked(Device& d, const Holder& h, Effects& fx);
   void StartCooldownLocked(Device& d, const std::string& node, Time failed_at);

@@ -1,5 +1,6 @@
-// FabricDriver's per-device state machine (see the phases in drivers/fabric/driver.h). Each Tick compares a
-// device with the claim that holds it now (the informer's view) and the clock, and moves it on:
+// FabricDriver's per-device state machine (see the phases in drivers/fabric/driver.h). Each Tick
+// compares a device with the claim that holds it now (the informer's view) and the clock, and moves
+// it on:
 //
 //   kFree ----(a claim allocated it, pinned to node N)----> kAttaching(N)
 //   kAttaching --(deadline; RNG)--> kAttached(N) | kFailed     (allocation gone: kFree)
@@ -202,10 +203,17 @@ void FabricDriver::AdoptLocked(Device& d, const Holder* h, Time now, Effects& fx
     return;
   }
   d.phase = DevicePhase::kAttaching;
-  d.due = TimeAfter(now, config_.attach_latency);
+  d.due = TimeAfter(now, AttachLatencyLocked());
   d.reported = false;
   d.reported_rv = 0;
   fx.logs.push_back("attaching " + d.name + " to node " + d.node + " for claim " + h->key);
+}
+
+std::chrono::microseconds FabricDriver::AttachLatencyLocked() {
+  const auto lo = config_.attach_latency, hi = config_.attach_latency_max;
+  if (hi <= lo) return lo;  // fixed: no draw, so the failure draws stay as they were
+  return std::chrono::microseconds(
+      std::uniform_int_distribution<int64_t>(lo.count(), hi.count())(rng_));
 }
 
 void FabricDriver::CompleteAttachLocked(Device& d, const Holder& h, Time now, Effects& fx) {
