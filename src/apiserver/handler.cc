@@ -197,8 +197,12 @@ Status TooManyRequests() {
 // Answered without authentication or authorization: the health probes (for load balancers, as
 // kube-apiserver allows) and the dashboard's page, which holds no cluster data (everything it
 // shows comes from API requests it makes as the user: apiserver/dashboard/page.h).
+// Only the page's own paths as written: "//ui" or "/%75i" still route to it but need
+// credentials.
 bool IsPublic(std::string_view path, const Route& route) {
-  return authn::Authenticator::IsHealthProbe(path) || route.kind == RouteKind::kDashboard;
+  return authn::Authenticator::IsHealthProbe(path) ||
+         (route.kind == RouteKind::kDashboard &&
+          (path == kDashboardPath || path == std::string(kDashboardPath) + "/"));
 }
 
 // Authorization (authz/authorizer.h) and the node and driver restrictions

@@ -188,8 +188,9 @@ Result<Workload> ParseWorkload(const std::string& name) {
         "SchedulingWithMixedClaims/<P>pods_<N>nodes, "
         "SteadyStateClusterResourceClaimTemplate/{empty,half,full}_<N>nodes, "
         "ReservationScheduling/<R>reservations_<P>pods_<N>nodes[_nonowners], "
-        "PreemptionBasic/<N>nodes, PreemptionDRA/<N>nodes or "
-        "SchedulingInfeasibleClaim/<P>pods_<N>nodes");
+        "PreemptionBasic/<N>nodes, PreemptionDRA/<N>nodes, "
+        "SchedulingInfeasibleClaim/<P>pods_<N>nodes, BindingConditions/{reaction,1000waiting} "
+        "or Simulator/<examples/sim scenario or .yaml path>");
   }
   if (w.nodes <= 0 || w.pods <= 0) return BadRequestError("nodes and pods must be positive");
   return w;
@@ -490,6 +491,12 @@ int RunBench(int argc, char** argv) {
     return 2;
   }
   if (flags.positional()[0].rfind("Simulator/", 0) == 0) {
+    if (rate != 0 || mode != "inprocess" || store_kind != "sqlite") {
+      std::fprintf(stderr,
+                   "allot bench: --rate, --mode and --store do not apply to Simulator workloads "
+                   "(the simulator runs in-process on a memory store)\n");
+      return 2;
+    }
     return RunSimBench(flags.positional()[0], out);
   }
   if (flags.positional()[0].rfind("BindingConditions/", 0) == 0) {

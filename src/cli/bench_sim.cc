@@ -4,6 +4,9 @@
 // median and the spread are reported, with pods per wall second. Single-threaded by design
 // (the runner drives one scheduling cycle at a time so that runs repeat), so the figure is
 // bounded by the per-pod work of the components and the hand-offs between their threads.
+#include <rapidjson/stringbuffer.h>
+#include <rapidjson/writer.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -42,9 +45,14 @@ int RunSimBench(const std::string& workload, const std::string& out) {
     std::fprintf(stderr, "allot bench: %s\n", scenarios.status().message().c_str());
     return 2;
   }
-  std::string json = "{\"workload\":\"" + workload + "\",\"variants\":[";
+  rapidjson::StringBuffer buf;
+  rapidjson::Writer<rapidjson::StringBuffer> json(buf);
+  json.StartObject();
+  json.Key("workload");
+  json.String(workload.c_str());
+  json.Key("variants");
+  json.StartArray();
   std::printf("workload: %s  (%d runs per variant)\n", workload.c_str(), kRuns);
-  bool first = true;
   for (const sim::Scenario& s : *scenarios) {
     std::vector<double> walls;
     int64_t pods = 0;
@@ -66,20 +74,22 @@ int RunSimBench(const std::string& workload, const std::string& out) {
         "wall s, %6.0f pods per wall s (%lld pods)\n",
         name.c_str(), simulated, median, walls.front(), walls.back(), simulated / median,
         static_cast<double>(pods) / median, static_cast<long long>(pods));
-    char buf[512];
-    std::snprintf(buf, sizeof buf,
-                  "%s{\"name\":\"%s\",\"simulated_seconds\":%.0f,\"wall_seconds_median\":%.3f,"
-                  "\"wall_seconds_min\":%.3f,\"wall_seconds_max\":%.3f,"
-                  "\"simulated_per_wall_second\":%.1f,\"pods\":%lld,\"pods_per_wall_second\":%.1f}",
-                  first ? "" : ",", name.c_str(), simulated, median, walls.front(), walls.back(),
-                  simulated / median, static_cast<long long>(pods),
-                  static_cast<double>(pods) / median);
-    json += buf;
-    first = false;
+    json.StartObject();
+    json.Key("name"), json.String(name.c_str());
+    json.Key("simulated_seconds"), json.Double(simulated);
+    json.Key("wall_seconds_median"), json.Double(median);
+    json.Key("wall_seconds_min"), json.Double(walls.front());
+    json.Key("wall_seconds_max"), json.Double(walls.back());
+    json.Key("simulated_per_wall_second"), json.Double(simulated / median);
+    json.Key("pods"), json.Int64(pods);
+    json.Key("pods_per_wall_second"), json.Double(static_cast<double>(pods) / median);
+    json.EndObject();
   }
-  json += "]}";
+  json.EndArray();
+  json.EndObject();
   if (!out.empty()) {
-    if (Status st = WriteFileAtomically(out, json + "\n", 0644); !st.ok()) {
+    const std::string text = std::string(buf.GetString(), buf.GetSize()) + "\n";
+    if (Status st = WriteFileAtomically(out, text, 0644); !st.ok()) {
       std::fprintf(stderr, "allot bench: --out: %s\n", st.message().c_str());
       return 1;
     }

@@ -303,17 +303,18 @@ class Informer::Impl {
     opts.field_selector = field_selector_;
     opts.resource_version = last_rv_.load();
     auto opened = client_.Watch(resource_, opts);
-    if (!opened.ok()) return IsExpired(opened.status()) ? WatchEnd::kRelist : WatchEnd::kRetry;
+    if (!opened.ok()) {
+      std::lock_guard<std::mutex> lock(mu_);
+      if (!synced_) last_list_error_ = opened.status();  // why it is not in sync yet
+      return IsExpired(opened.status()) ? WatchEnd::kRelist : WatchEnd::kRetry;
+    }
     std::shared_ptr<api::Watcher> watcher = std::move(opened).value();
     {
       std::lock_guard<std::mutex> lock(mu_);
       if (stopping_) return WatchEnd::kResume;
       watcher_ = watcher;
     }
-    // In sync once listed *and* watching: no change can then be in transit between the list
-    // and the watch, which a process that drives time by waiting for quiet relies on after it
-    // starts a component (sim/clock.h). A no-op after the first time.
-    MarkSynced();
+    MarkSynced();  // listed and watching (informer.h WaitForSync); a no-op after the first time
     std::weak_ptr<Signal> signal = signal_;
     watcher->SetNotify([signal] {
       if (auto s = signal.lock()) s->Raise();
@@ -438,6 +439,7 @@ class Informer::Impl {
   void MarkSynced() {
     {
       std::lock_guard<std::mutex> lock(mu_);
+      if (!synced_) last_list_error_ = Status::Ok();  // a failed first watch is behind us
       synced_ = true;
     }
     sync_cv_.notify_all();

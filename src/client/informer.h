@@ -60,12 +60,14 @@ class Informer {
   Status Start();
   // Ends the watch and joins the thread. Idempotent.
   void Stop();
-  // True once the initial list has been delivered to every handler.
+  // True once the initial list has been delivered to every handler and the watch that follows
+  // it is open: from then on no change can be in transit between the list and the watch (a
+  // process that drives time by waiting for quiet relies on that, sim/clock.h).
   bool WaitForSync(std::chrono::milliseconds timeout);
   bool HasSynced() const;
   const ResourceInfo& resource() const;
-  // Why the informer is not (yet) in sync: the error of its last failed list ("forbidden",
-  // "not found", unreachable), or OK.
+  // Why the informer is not (yet) in sync: the error of its last failed list or of the watch
+  // after it ("forbidden", "not found", unreachable), or OK.
   Status LastListError() const;
 
   ObjectPtr Get(std::string_view ns, std::string_view name) const;

@@ -117,9 +117,10 @@ class NodeSimulator {
   void OnPodDeleted(const api::ObjectPtr& pod);
   // Retries a pod that a start rule or the preparer refused now, instead of after its backoff:
   // for a hook whose condition changed (the DRA rule, when a claim gets reserved for the pod).
-  // A no-op unless the pod is ours and Pending. A start that is being decided when this is
-  // called is, if refused, retried at once instead of after its backoff (the refusal may have
-  // read what changed).
+  // A no-op unless the pod is ours and Pending with no write of ours in flight for it (that
+  // write's answer reschedules it anyway). A start that is being decided when this is called
+  // is, if refused, retried at once instead of after its backoff (the refusal may have read
+  // what changed).
   void Recheck(std::string_view ns, std::string_view name);
 
   std::vector<std::string> NodeNames() const;

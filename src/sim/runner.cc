@@ -42,6 +42,8 @@ constexpr char kNamespace[] = "default";
 // How often the scheduler's housekeeping runs (binding-condition timeouts, the unschedulable
 // pods' five-minute flush); backoff expiries are deadlines of their own.
 constexpr Micros kHousekeepingPeriod = std::chrono::seconds(1);
+// How often pods bound to lost nodes are looked for, as the pod garbage collector's period.
+constexpr Micros kPodGcPeriod = std::chrono::seconds(20);
 
 std::string PriorityClassName(int32_t value) {
   return "sim-priority-" + std::string(value < 0 ? "minus-" : "") + std::to_string(std::abs(value));
@@ -190,6 +192,9 @@ class Assembly {
   // a Job's controller would replace it. The lost nodes never come back: the simulator's
   // heartbeats, which would re-register them, are set beyond the run's end.
   Status LoseNodes(const Fault& f);
+  // What the pod garbage collector does every 20 s: pods bound to a lost node since (a pod
+  // whose binding was already under way when its node went) are deleted and replaced too.
+  Status ReapPodsOfLostNodes();
   // An outage stops everything of the driver: the fabric's controller (no attaches or
   // detaches; pods wait in PreBind until the binding timeout) and the kubelet plugins of that
   // name (bound pods cannot start). Restoring starts a new controller, which rebuilds its
@@ -222,7 +227,8 @@ class Assembly {
   std::vector<std::unique_ptr<node::NodeSimulator>> nodes_;
   std::vector<std::unique_ptr<drivers::SimulatedDevices>> devices_;
   std::unique_ptr<drivers::FabricDriver> fabric_;
-  int64_t replacements_ = 0;  // pods replaced after a node loss, for their names
+  int64_t replacements_ = 0;          // pods replaced after a node loss, for their names
+  std::set<std::string> lost_nodes_;  // every node lost so far
   bool stopped_ = false;
 };
 
@@ -321,25 +327,30 @@ Status Assembly::LoseNodes(const Fault& f) {
     if (p.name == f.pool) pool = &p;
   }
   if (!pool) return Status(StatusCode::kBadRequest, "no node pool " + f.pool);
-  std::set<std::string> lost;
-  for (int64_t i = pool->count - f.count; i < pool->count; ++i) {
-    lost.insert(pool->name + "-" + std::to_string(i));
-  }
-  const api::ResourceInfo& nodes = api::ResourceFor<api::Node>();
-  const api::ResourceInfo& pods = api::ResourceFor<api::Pod>();
-  for (const std::string& name : lost) {
-    auto deleted = client_->Delete(nodes, "", name);
+  // The highest-numbered nodes of the pool that are still there.
+  int64_t taken = 0;
+  for (int64_t i = pool->count - 1; i >= 0 && taken < f.count; --i) {
+    const std::string name = pool->name + "-" + std::to_string(i);
+    if (!lost_nodes_.insert(name).second) continue;
+    ++taken;
+    auto deleted = client_->Delete(api::ResourceFor<api::Node>(), "", name);
     if (!deleted.ok() && deleted.status().code() != StatusCode::kNotFound) {
       return Status(deleted.status().code(),
                     "deleting node " + name + ": " + deleted.status().message());
     }
   }
+  return ReapPodsOfLostNodes();
+}
+
+Status Assembly::ReapPodsOfLostNodes() {
+  if (lost_nodes_.empty()) return Status::Ok();
+  const api::ResourceInfo& pods = api::ResourceFor<api::Pod>();
   api::ListOptions all;
   all.namespace_ = kNamespace;
   ALLOT_ASSIGN_OR_RETURN(api::ListResult listed, client_->List(pods, all));
   for (const api::ObjectPtr& obj : listed.items) {
     const api::Pod& pod = *api::As<api::Pod>(*obj);
-    if (!lost.contains(pod.spec.nodeName)) continue;
+    if (!lost_nodes_.contains(pod.spec.nodeName)) continue;
     api::DeleteOptions now;
     now.grace_period_seconds = 0;
     auto deleted = client_->Delete(pods, kNamespace, pod.metadata.name, now);
@@ -570,15 +581,18 @@ Result<VariantResult> RunScenario(const Scenario& s, const RunOptions& options) 
     faults.push_back({f.at, false, &f});
     if (f.kind == Fault::Kind::kDriverOutage) faults.push_back({f.at + f.lasts, true, &f});
   }
+  // At the same instant an outage's end comes before another's start (the parser refuses
+  // overlapping outages of one driver).
   std::stable_sort(faults.begin(), faults.end(), [](const FaultEvent& a, const FaultEvent& b) {
-    return std::tie(a.at, a.end) < std::tie(b.at, b.end);
+    return a.at != b.at ? a.at < b.at : a.end && !b.end;
   });
 
   VariantResult result;
   result.name = s.variant;
   size_t next_arrival = 0, next_reservation = 0, next_heatmap = 0, next_fault = 0;
-  Micros next_sample{0}, next_housekeeping{0}, next_progress = s.duration / 10;
   constexpr Micros kNever = Micros::max();
+  Micros next_sample{0}, next_housekeeping{0}, next_progress = s.duration / 10;
+  Micros next_reap = kNever;  // the pod garbage collector's pass, once a node is lost
 
   for (;;) {
     if (!clock.WaitQuiet(options.stall_timeout)) {
@@ -624,6 +638,12 @@ Result<VariantResult> RunScenario(const Scenario& s, const RunOptions& options) 
                   : e.end                          ? cluster.RestoreDriver(f.driver)
                                                    : cluster.StopDriver(f.driver);
       if (!st.ok()) return Named(st, "faults " + f.name);
+      if (f.kind == Fault::Kind::kNodeLoss) next_reap = now + kPodGcPeriod;
+      continue;
+    }
+    if (next_reap <= now) {
+      ALLOT_RETURN_IF_ERROR(Named(cluster.ReapPodsOfLostNodes(), "faults"));
+      next_reap = now + kPodGcPeriod;
       continue;
     }
     if (next_housekeeping <= now) {
@@ -661,6 +681,7 @@ Result<VariantResult> RunScenario(const Scenario& s, const RunOptions& options) 
       consider(s.reservations[reservations[next_reservation]].at);
     }
     if (next_fault < faults.size()) consider(faults[next_fault].at);
+    consider(next_reap);
     consider(next_sample <= s.duration ? next_sample : kNever);
     consider(next_heatmap < heatmaps.size() ? heatmaps[next_heatmap] : kNever);
     consider(next_housekeeping);

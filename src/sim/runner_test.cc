@@ -110,6 +110,7 @@ TEST(RunnerTest, FaultsLoseNodesAndStopDrivers) {
                       .at = std::chrono::minutes(12),
                       .driver = "fabric.example.com",
                       .lasts = std::chrono::minutes(8)});
+  s.heatmap_at = {std::chrono::minutes(30)};
   auto healthy = RunScenario(Parse(7), {});
   auto run = RunScenario(s, {});
   ASSERT_TRUE(run.ok()) << run.status().message();
@@ -124,6 +125,14 @@ TEST(RunnerTest, FaultsLoseNodesAndStopDrivers) {
   // The fabric pods that arrived during the outage waited for it to end.
   EXPECT_GT(f.workloads.at("infer").wait_max, healthy->summary.workloads.at("infer").wait_max);
   EXPECT_GE(f.workloads.at("infer").wait_max, 4 * 60);
+  // Nothing is held on the lost nodes at the end: their pods (even one whose binding was under
+  // way when the node went) were deleted and their claims released.
+  ASSERT_EQ(run->heatmaps.size(), 1u);
+  const Heatmap& end = run->heatmaps[0];
+  for (size_t r = 0; r < end.rows.size(); ++r) {
+    if (end.rows[r] != "gpu-2" && end.rows[r] != "gpu-3") continue;
+    for (int c : end.cells[r]) EXPECT_EQ(c, 0) << end.rows[r];
+  }
   EXPECT_EQ(Json(s), Json(s));
 }
 

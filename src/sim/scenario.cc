@@ -553,6 +553,30 @@ void ParseBody(Reader& r, const YAML::Node& root, Scenario& s) {
       }
       s.faults.push_back(std::move(f));
     });
+    // Across faults: a pool cannot lose more nodes than it has; one driver's outages must not
+    // overlap (each would end the other's).
+    std::map<std::string, int64_t> lost;
+    for (size_t i = 0; i < s.faults.size(); ++i) {
+      const Fault& f = s.faults[i];
+      const std::string p = "faults[" + std::to_string(i) + "]";
+      if (f.kind == Fault::Kind::kNodeLoss) {
+        for (const NodePool& np : s.node_pools) {
+          if (np.name == f.pool && (lost[f.pool] += f.count) > np.count) {
+            r.Error(root["faults"][i], p + ".nodeLoss.count",
+                    "the faults take more than the pool's " + std::to_string(np.count) + " nodes");
+          }
+        }
+        continue;
+      }
+      for (size_t j = 0; j < i; ++j) {
+        const Fault& g = s.faults[j];
+        if (g.kind == Fault::Kind::kDriverOutage && g.driver == f.driver && f.at < g.at + g.lasts &&
+            g.at < f.at + f.lasts) {
+          r.Error(root["faults"][i], p + ".driverOutage",
+                  "overlaps faults[" + std::to_string(j) + "], an outage of the same driver");
+        }
+      }
+    }
   }
   if (root["heatmapAt"]) {
     r.List(root["heatmapAt"], "heatmapAt", [&](const YAML::Node& n, const std::string& p) {

@@ -10,7 +10,9 @@ namespace {
 
 using std::chrono::minutes;
 using std::chrono::seconds;
+using ::testing::AllOf;
 using ::testing::HasSubstr;
+using ::testing::Not;
 
 constexpr char kBase[] = R"(name: base
 duration: 1h
@@ -116,6 +118,17 @@ TEST(ScenarioTest, FaultErrorsNameTheLineAndField) {
                         "or a node pool's devices' driver"));
   EXPECT_THAT(with("{name: f, at: 1m, driverOutage: {driver: gpu.example.com}}"),
               HasSubstr("faults[0].driverOutage.for: is required"));
+  EXPECT_THAT(ErrorOf(std::string(kBase) + R"(faults:
+- {name: a, at: 1m, nodeLoss: {pool: gpu, count: 3}}
+- {name: b, at: 2m, nodeLoss: {pool: gpu, count: 2}}
+- {name: c, at: 1m, driverOutage: {driver: gpu.example.com, for: 5m}}
+- {name: d, at: 6m, driverOutage: {driver: gpu.example.com, for: 5m}}
+- {name: e, at: 10m, driverOutage: {driver: gpu.example.com, for: 1m}}
+)"),
+              AllOf(HasSubstr("faults[1].nodeLoss.count: the faults take more than the pool's 4 "
+                              "nodes"),
+                    Not(HasSubstr("faults[3].driverOutage")),  // 6m: the one before just ended
+                    HasSubstr("faults[4].driverOutage: overlaps faults[3]")));
   EXPECT_THAT(with("{name: f, at: 1m, nodeLoss: {pool: gpu}, colour: red}"),
               HasSubstr("faults[0].colour: unknown field"));
 }

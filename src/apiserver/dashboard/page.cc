@@ -236,7 +236,7 @@ th{background:#f6f6f6}td.empty{color:#888;font-style:italic}
       }
       const ctx = state.contexts.get(keyOf(p));
       if (waits.length) {
-        waitingRows.push(el("tr", { "data-pod": keyOf(p) }, el("td", {}, keyOf(p)), el("td", {}, p.status.nominatedNodeName || ""),
+        waitingRows.push(el("tr", { "data-pod": keyOf(p) }, el("td", {}, keyOf(p)), el("td", {}, (p.status && p.status.nominatedNodeName) || ""),
           el("td", {}, "binding conditions of " + waits.join("; "))));
       } else if (ctx && ctx.spec && ctx.spec.selectedNode) {
         const unsuitable = (ctx.status && ctx.status.resourceClaims || []).filter((c) => (c.unsuitableNodes || []).includes(ctx.spec.selectedNode)).map((c) => c.name);

@@ -39,6 +39,11 @@ TEST_F(DashboardTest, ThePageIsServedWithoutCredentials) {
   // Read-only.
   EXPECT_EQ(Send("admin-token", "POST", "/ui", "{}").status, 405);
   EXPECT_EQ(Send("", "GET", "/ui/more").status, 401);
+  // Other spellings of the path reach the page only with credentials.
+  for (const char* path : {"//ui", "/ui//", "/%75%69"}) {
+    EXPECT_EQ(Send("", "GET", path).status, 401) << path;
+    EXPECT_EQ(Send("admin-token", "GET", path).status, 200) << path;
+  }
 }
 
 TEST_F(DashboardTest, ThePageIsSelfContained) {
