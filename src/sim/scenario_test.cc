@@ -203,5 +203,64 @@ TEST(ScenarioTest, DistributionsSampleWhatTheySay) {
   EXPECT_NEAR(static_cast<double>(logs[1980]) / 1e6, 600, 200);
 }
 
+// Bad input of every shape gets an error, never a crash or an escaped exception: a seeded
+// mutation run over a scenario that uses every section (a small in-test fuzzer; the libFuzzer
+// targets do not link the simulator, whose dependencies are the whole system).
+TEST(ScenarioTest, MutatedFilesGetErrorsNotCrashes) {
+  const std::string full = std::string(kBase) + R"(sampleInterval: 30s
+seed: 3
+fabric: {driver: fabric.example.com, pools: [{model: a100, count: 4}], attachLatency: 5s}
+controller: {driver: controller.example.com, racks: {rack-a: 2}, rackLabel: rack}
+reservations:
+- {name: r, at: 1m, requests: {cpu: "1"}, claims: [{deviceClass: gpu}], owners: {job: x}, ttl: 1h}
+faults:
+- {name: a, at: 5m, nodeLoss: {pool: gpu, count: 1}}
+- {name: b, at: 6m, driverOutage: {driver: fabric.example.com, for: 1m}}
+heatmapAt: [10m]
+variants:
+- name: v1
+  fabric: {attachLatency: 1m}
+- name: v2
+  workloads: [{name: train, count: 3}]
+)";
+  ASSERT_TRUE(ParseScenario(full, "s.yaml").ok())
+      << ParseScenario(full, "s.yaml").status().message();
+  const std::string alphabet = "{}[]:,-#&*!|>'\"% \n\tabc019.";
+  std::mt19937_64 rng(20261126);
+  int rejected = 0;
+  for (int i = 0; i < 3000; ++i) {
+    std::string text = full;
+    const int edits = 1 + static_cast<int>(rng() % 4);
+    for (int e = 0; e < edits && !text.empty(); ++e) {
+      const size_t at = rng() % text.size();
+      switch (rng() % 4) {
+        case 0:
+          text.erase(at, 1 + rng() % 8);
+          break;
+        case 1:
+          text.insert(at, 1, alphabet[rng() % alphabet.size()]);
+          break;
+        case 2:
+          text.insert(at, text.substr(rng() % text.size(), 1 + rng() % 24));
+          break;
+        default:
+          text[at] = alphabet[rng() % alphabet.size()];
+      }
+    }
+    try {
+      auto parsed = ParseScenario(text, "s.yaml");
+      if (!parsed.ok()) {
+        ++rejected;
+        EXPECT_EQ(parsed.status().code(), StatusCode::kBadRequest);
+        EXPECT_FALSE(parsed.status().message().empty());
+      }
+    } catch (const std::exception& ex) {
+      ADD_FAILURE() << "exception " << ex.what() << " for:\n" << text;
+      break;
+    }
+  }
+  EXPECT_GT(rejected, 100);  // the mutations do break files
+}
+
 }  // namespace
 }  // namespace allot::sim
