@@ -50,7 +50,8 @@ class Ticker {
 
 // Waits until some thread registered a deadline (they start asynchronously).
 void WaitForWaiter(SimClock& clock) {
-  for (int i = 0; i < 10000 && !clock.NextDeadline(); ++i) {
+  const auto give_up = std::chrono::steady_clock::now() + kStall;
+  while (!clock.NextDeadline() && std::chrono::steady_clock::now() < give_up) {
     std::this_thread::sleep_for(std::chrono::microseconds(100));
   }
 }
@@ -85,11 +86,20 @@ TEST(SimClockTest, AWaiterWakesOnlyWhenItsDeadlineIsFired) {
 
 TEST(SimClockTest, WaitersFireInDeadlineOrderOneAtATime) {
   SimClock clock(Time::FromUnixSeconds(0));
+  // One ticker after the other, each waiting before the next starts (threads start slowly on a
+  // busy machine) and before time moves.
+  auto wait_for_deadline = [&](std::chrono::seconds d) {
+    const auto give_up = std::chrono::steady_clock::now() + kStall;
+    while (clock.NextDeadline() != clock.Steady() + d &&
+           std::chrono::steady_clock::now() < give_up) {
+      std::this_thread::sleep_for(std::chrono::microseconds(100));
+    }
+    return clock.NextDeadline() == clock.Steady() + d;
+  };
   Ticker slow(clock, seconds(50));
+  ASSERT_TRUE(wait_for_deadline(seconds(50)));
   Ticker fast(clock, seconds(20));
-  for (int i = 0; i < 10000 && clock.NextDeadline() != clock.Steady() + seconds(20); ++i) {
-    std::this_thread::sleep_for(std::chrono::microseconds(100));
-  }
+  ASSERT_TRUE(wait_for_deadline(seconds(20)));
   // Run 100 s of virtual time as the simulator's driver does.
   const auto end = clock.Steady() + seconds(100);
   for (;;) {

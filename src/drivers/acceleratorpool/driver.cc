@@ -1,7 +1,5 @@
 #include "drivers/acceleratorpool/driver.h"
 
-#include <thread>
-
 #include "api/resource/node_pinning.h"
 
 namespace allot::drivers {
@@ -19,8 +17,27 @@ int64_t Need(const api::ResourceClaim& claim) {
 
 }  // namespace
 
-AcceleratorPoolDriver::AcceleratorPoolDriver(AcceleratorPoolConfig config, NodeLookup nodes)
-    : config_(std::move(config)), nodes_(std::move(nodes)), rng_(config_.seed) {}
+AcceleratorPoolDriver::AcceleratorPoolDriver(AcceleratorPoolConfig config, NodeLookup nodes,
+                                             Clock* clock)
+    : config_(std::move(config)),
+      nodes_(std::move(nodes)),
+      clock_(clock ? *clock : RealClock::Instance()),
+      rng_(config_.seed) {}
+
+void AcceleratorPoolDriver::Interrupt() {
+  {
+    std::lock_guard<std::mutex> lock(pause_mu_);
+    interrupted_ = true;
+  }
+  pause_cv_.notify_all();
+}
+
+void AcceleratorPoolDriver::Pause(std::chrono::microseconds d) {
+  if (d.count() <= 0) return;
+  std::unique_lock<std::mutex> lock(pause_mu_);
+  if (interrupted_) return;
+  clock_.WaitFor(pause_cv_, lock, d, [this] { return interrupted_; });
+}
 
 std::string AcceleratorPoolDriver::RackOf(const api::Node& node) const {
   for (const auto& [k, v] : config_.node_selector) {
@@ -59,7 +76,7 @@ std::string AcceleratorPoolDriver::UnsuitableLocked(const std::string& node, int
 Status AcceleratorPoolDriver::UnsuitableNodes(const api::Pod&,
                                               std::span<controlplane::ClaimAllocation> claims,
                                               const std::vector<std::string>& nodes) {
-  if (config_.answer_latency.count() > 0) std::this_thread::sleep_for(config_.answer_latency);
+  Pause(config_.answer_latency);
   int64_t need = 0;
   for (const auto& c : claims) need += Need(*c.claim);
   std::lock_guard<std::mutex> lock(mu_);
@@ -72,7 +89,7 @@ Status AcceleratorPoolDriver::UnsuitableNodes(const api::Pod&,
 
 void AcceleratorPoolDriver::Allocate(std::span<controlplane::ClaimAllocation> claims,
                                      const std::string& node) {
-  if (config_.allocate_latency.count() > 0) std::this_thread::sleep_for(config_.allocate_latency);
+  Pause(config_.allocate_latency);
   std::lock_guard<std::mutex> lock(mu_);
   auto fail = [&](const std::string& why) {
     for (auto& c : claims) c.error = Status(StatusCode::kServiceUnavailable, why);
@@ -90,7 +107,8 @@ void AcceleratorPoolDriver::Allocate(std::span<controlplane::ClaimAllocation> cl
   std::string rack;
   if (node.empty()) {
     for (const auto& [r, cap] : config_.racks) {
-      if (FreeInRackLocked(r) >= need && (rack.empty() || FreeInRackLocked(r) > FreeInRackLocked(rack))) {
+      if (FreeInRackLocked(r) >= need &&
+          (rack.empty() || FreeInRackLocked(r) > FreeInRackLocked(rack))) {
         rack = r;
       }
     }
@@ -121,7 +139,8 @@ void AcceleratorPoolDriver::Allocate(std::span<controlplane::ClaimAllocation> cl
       a.nodeSelector = api::PinnedTo(node);
     } else {
       api::NodeSelectorTerm term;
-      for (const auto& [k, v] : config_.node_selector) term.matchExpressions.push_back({k, "In", {v}});
+      for (const auto& [k, v] : config_.node_selector)
+        term.matchExpressions.push_back({k, "In", {v}});
       term.matchExpressions.push_back({config_.rack_label, "In", {rack}});
       a.nodeSelector.emplace();
       a.nodeSelector->nodeSelectorTerms.push_back(std::move(term));

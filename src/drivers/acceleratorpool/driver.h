@@ -16,9 +16,17 @@
 // Each request of a claim takes `count` accelerators (1 unless exactly.count says otherwise);
 // devices are "acc-<slot>" in pool "<rack>".
 //
+// Latency: UnsuitableNodes waits answerLatency and Allocate allocateLatency first, on the
+// clock. Interrupt() ends waits in progress and skips later ones, so that the controller can
+// stop at once. (Not on a simulator's clock, sim/clock.h: the waiting worker would leave the
+// queue's other items in flight, and time, which moves only when nothing is, would stand
+// still; scenarios refuse non-zero latencies.)
+//
 // Thread safety: thread-safe.
 #pragma once
 
+#include <chrono>
+#include <condition_variable>
 #include <functional>
 #include <map>
 #include <memory>
@@ -29,6 +37,7 @@
 #include <vector>
 
 #include "api/core/node.h"
+#include "common/time.h"
 #include "drivers/acceleratorpool/config.h"
 #include "drivers/controlplane/driver.h"
 
@@ -39,13 +48,16 @@ class AcceleratorPoolDriver final : public controlplane::Driver {
   // The node as the driver's informer has it; null when unknown.
   using NodeLookup = std::function<std::shared_ptr<const api::Node>(const std::string& name)>;
 
-  AcceleratorPoolDriver(AcceleratorPoolConfig config, NodeLookup nodes);
+  // `clock` (null: RealClock) must outlive the driver.
+  AcceleratorPoolDriver(AcceleratorPoolConfig config, NodeLookup nodes, Clock* clock = nullptr);
 
   Status UnsuitableNodes(const api::Pod& pod, std::span<controlplane::ClaimAllocation> claims,
                          const std::vector<std::string>& nodes) override;
   void Allocate(std::span<controlplane::ClaimAllocation> claims, const std::string& node) override;
   Status Deallocate(const api::ResourceClaim& claim) override;
   void Restore(const api::ResourceClaim& claim);
+  // Ends latency waits in progress and skips later ones (before stopping the controller).
+  void Interrupt();
 
   struct Usage {
     std::map<std::string, int64_t> by_rack;  // accelerators in use
@@ -65,9 +77,15 @@ class AcceleratorPoolDriver final : public controlplane::Driver {
   // Why `need` accelerators cannot be had on `node` ("" when they can).
   std::string UnsuitableLocked(const std::string& node, int64_t need) const;
   void ReleaseLocked(const std::string& claim_uid);
+  // Waits `d` on the clock unless interrupted.
+  void Pause(std::chrono::microseconds d);
 
   const AcceleratorPoolConfig config_;
   const NodeLookup nodes_;
+  Clock& clock_;
+  std::mutex pause_mu_;
+  std::condition_variable pause_cv_;
+  bool interrupted_ = false;  // guarded by pause_mu_
   mutable std::mutex mu_;
   std::map<std::string, std::set<int64_t>> used_slots_;  // rack -> slots; guarded by mu_
   std::map<std::string, int64_t> node_use_;              // guarded by mu_

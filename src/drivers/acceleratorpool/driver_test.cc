@@ -3,7 +3,11 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <atomic>
+#include <thread>
+
 #include "api/resource/node_pinning.h"
+#include "common/time.h"
 
 namespace allot::drivers {
 namespace {
@@ -125,6 +129,40 @@ TEST_F(AcceleratorPoolDriverTest, FailureRateOneFailsEveryAllocation) {
   EXPECT_FALSE(c[0].allocation);
   EXPECT_THAT(c[0].error.message(), HasSubstr("simulated allocation failure"));
   EXPECT_TRUE(failing.usage().by_rack.empty());
+}
+
+// The latencies wait on the driver's clock; Interrupt() (before the controller stops) ends a
+// wait in progress at once and skips later ones.
+TEST_F(AcceleratorPoolDriverTest, LatenciesWaitOnTheClockUntilInterrupted) {
+  AcceleratorPoolConfig cfg = driver_->config();
+  cfg.answer_latency = std::chrono::seconds(10);
+  cfg.allocate_latency = std::chrono::hours(1);
+  FakeClock clock;
+  AcceleratorPoolDriver slow(cfg, [this](const std::string& n) { return nodes_.at(n); }, &clock);
+  std::atomic<bool> answered{false};
+  std::thread asker([&] {
+    api::Pod pod;
+    std::vector<controlplane::ClaimAllocation> c = {Claim("c1")};
+    EXPECT_TRUE(slow.UnsuitableNodes(pod, c, {"a1"}).ok());
+    answered = true;
+  });
+  while (clock.Polls() == 0) std::this_thread::yield();  // it waits on the clock
+  EXPECT_FALSE(answered);
+  clock.Advance(std::chrono::seconds(10));
+  asker.join();
+  EXPECT_TRUE(answered);
+
+  std::thread allocator([&] {
+    std::vector<controlplane::ClaimAllocation> c = {Claim("c2")};
+    slow.Allocate(c, "a1");
+    EXPECT_TRUE(c[0].allocation);
+  });
+  while (clock.Polls() < 2) std::this_thread::yield();
+  slow.Interrupt();  // the hour is not waited out
+  allocator.join();
+  std::vector<controlplane::ClaimAllocation> later = {Claim("c3")};
+  slow.Allocate(later, "a2");  // skipped too
+  EXPECT_TRUE(later[0].allocation);
 }
 
 TEST(AcceleratorPoolConfig, BadFieldsAreReportedWithTheirPaths) {

@@ -40,11 +40,13 @@ Status AcceleratorPool::Start(std::chrono::milliseconds sync_timeout) {
   }
   client::Informer* nodes = nodes_.get();
   driver_ = std::make_unique<AcceleratorPoolDriver>(
-      config_, [nodes](const std::string& name) -> std::shared_ptr<const api::Node> {
+      config_,
+      [nodes](const std::string& name) -> std::shared_ptr<const api::Node> {
         api::ObjectPtr o = nodes->Get("", name);
         if (!o || !api::As<api::Node>(*o)) return nullptr;
         return std::static_pointer_cast<const api::Node>(o);
-      });
+      },
+      options_.clock);
   // Claims allocated before this process started keep their slots.
   ALLOT_ASSIGN_OR_RETURN(api::ListResult claims,
                          client_.List(api::ResourceFor<api::ResourceClaim>(), {}));
@@ -61,6 +63,7 @@ Status AcceleratorPool::Start(std::chrono::milliseconds sync_timeout) {
 }
 
 void AcceleratorPool::Stop() {
+  if (driver_) driver_->Interrupt();  // a worker waiting out a latency returns at once
   if (controller_) controller_->Stop();
   if (nodes_) nodes_->Stop();
 }

@@ -22,7 +22,9 @@
 namespace allot::drivers {
 
 struct AcceleratorPoolOptions {
-  Clock* clock = nullptr;  // the controller's queue backoff and resync; null: RealClock
+  // The controller's queue backoff and resync, the driver's latencies; null: RealClock.
+  // (A simulator's clock needs the latencies 0: driver.h says why.)
+  Clock* clock = nullptr;
   std::chrono::seconds resync{300};
 };
 
