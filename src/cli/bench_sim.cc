@@ -32,17 +32,12 @@ std::string ScenarioPath(const std::string& name) {
 
 int RunSimBench(const std::string& workload, const std::string& out) {
   const std::string path = ScenarioPath(workload.substr(workload.find('/') + 1));
-  auto text = ReadFile(path);
-  if (!text.ok()) {
+  auto scenarios = sim::ReadScenarioFile(path);
+  if (!scenarios.ok()) {
     std::fprintf(stderr,
                  "allot bench: %s (Simulator/NAME runs examples/sim/NAME.yaml from the "
                  "repository's root, or give a .yaml path)\n",
-                 text.status().message().c_str());
-    return 2;
-  }
-  auto scenarios = sim::ParseScenario(*text, path);
-  if (!scenarios.ok()) {
-    std::fprintf(stderr, "allot bench: %s\n", scenarios.status().message().c_str());
+                 scenarios.status().message().c_str());
     return 2;
   }
   rapidjson::StringBuffer buf;

@@ -33,12 +33,7 @@ int RunSim(int argc, char** argv) {
     return 2;
   }
   const std::string& path = flags.positional()[0];
-  auto text = ReadFile(path);
-  if (!text.ok()) {
-    std::fprintf(stderr, "allot sim: %s\n", text.status().message().c_str());
-    return 1;
-  }
-  auto scenarios = sim::ParseScenario(*text, path);
+  auto scenarios = sim::ReadScenarioFile(path);
   if (!scenarios.ok()) {
     std::fprintf(stderr, "allot sim: %s\n", scenarios.status().message().c_str());
     return 1;

@@ -300,6 +300,17 @@ std::string ResultHtml(const SimResult& r) {
     }
     return RenderChart(c);
   };
+  // One CDF per variant of the sorted values `member` picks out of it.
+  auto cdf = [&](const std::string& id, const std::string& title, const std::string& x,
+                 const std::string& y, std::vector<double> VariantResult::*member) {
+    Chart c{id, title, x, y};
+    c.x_minutes = false;
+    c.y_max = 1;
+    for (size_t i = 0; i < r.variants.size(); ++i) {
+      c.series.push_back(Cdf(VariantName(r.variants[i]), color(i), r.variants[i].*member));
+    }
+    return RenderChart(c);
+  };
 
   o << "<h2>Scheduling</h2>\n";
   o << over_time("pending", "Pending pods", "pods",
@@ -320,16 +331,8 @@ std::string ResultHtml(const SimResult& r) {
     }
     o << RenderChart(c);
   }
-  {
-    Chart c{"wait-cdf", "Time to schedule (CDF)", "seconds from creation to binding",
-            "fraction of bound pods"};
-    c.x_minutes = false;
-    c.y_max = 1;
-    for (size_t i = 0; i < r.variants.size(); ++i) {
-      c.series.push_back(Cdf(VariantName(r.variants[i]), color(i), r.variants[i].waits));
-    }
-    o << RenderChart(c);
-  }
+  o << cdf("wait-cdf", "Time to schedule (CDF)", "seconds from creation to binding",
+           "fraction of bound pods", &VariantResult::waits);
   o << over_time("running", "Running pods", "pods",
                  [](const Sample& s) { return static_cast<double>(s.running); });
 
@@ -359,16 +362,8 @@ std::string ResultHtml(const SimResult& r) {
                  [](const Sample& s) { return static_cast<double>(s.attach_waiting); });
   o << over_time("attach-failures", "Attach failures (cumulative)", "failures",
                  [](const Sample& s) { return static_cast<double>(s.attach_failures); });
-  {
-    Chart c{"attach-cdf", "Attach wait (CDF)", "seconds from allocation to devices ready",
-            "fraction of attached claims"};
-    c.x_minutes = false;
-    c.y_max = 1;
-    for (size_t i = 0; i < r.variants.size(); ++i) {
-      c.series.push_back(Cdf(VariantName(r.variants[i]), color(i), r.variants[i].attach_waits));
-    }
-    o << RenderChart(c);
-  }
+  o << cdf("attach-cdf", "Attach wait (CDF)", "seconds from allocation to devices ready",
+           "fraction of attached claims", &VariantResult::attach_waits);
 
   o << "<h2>Reservations and preemption</h2>\n";
   {

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <set>
 
+#include "common/files.h"
 #include "common/go_duration.h"
 
 namespace allot::sim {
@@ -689,6 +690,11 @@ Result<std::vector<Scenario>> ParseScenario(std::string_view yaml, std::string_v
     return Status(StatusCode::kBadRequest, msg);
   }
   return out;
+}
+
+Result<std::vector<Scenario>> ReadScenarioFile(const std::string& path) {
+  ALLOT_ASSIGN_OR_RETURN(std::string text, ReadFile(path));
+  return ParseScenario(text, path);
 }
 
 }  // namespace allot::sim

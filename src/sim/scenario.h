@@ -154,5 +154,7 @@ struct Scenario {
 // Parses and validates a scenario file: one Scenario per variant (one when it has none), in the
 // file's order. `file` names the file in errors. 400 listing every problem.
 Result<std::vector<Scenario>> ParseScenario(std::string_view yaml, std::string_view file);
+// ReadFile(path) then ParseScenario: 400 when the file cannot be read or is invalid.
+Result<std::vector<Scenario>> ReadScenarioFile(const std::string& path);
 
 }  // namespace allot::sim
