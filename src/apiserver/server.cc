@@ -16,6 +16,7 @@
 
 #include "apiserver/connection.h"
 #include "apiserver/handler.h"
+#include "common/process_stats.h"
 
 namespace allot::apiserver {
 
@@ -169,7 +170,10 @@ Status ApiServer::Impl::Start() {
   work_.emplace(net::make_work_guard(ioc_));
   Accept();
   for (int i = 0; i < std::max(1, options_.threads); ++i) {
-    threads_.emplace_back([this] { RunIo(); });
+    threads_.emplace_back([this] {
+      NameThisThread("api-io");
+      RunIo();
+    });
   }
   return Status::Ok();
 }

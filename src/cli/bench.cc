@@ -54,6 +54,8 @@
 //   http:      `allot serve --no-scheduler` (API server, controllers) and `allot scheduler
 //              --server URL` as child processes; this process creates objects and watches over
 //              HTTP.
+#include <rapidjson/stringbuffer.h>
+#include <rapidjson/writer.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -82,6 +84,7 @@
 #include "cli/roles.h"
 #include "client/http_client.h"
 #include "client/inprocess/inprocess_client.h"
+#include "common/files.h"
 #include "common/flags.h"
 #include "store/store.h"
 #include "workloads/objects.h"
@@ -295,12 +298,17 @@ struct Measurement {
   double seconds = 0;
   std::vector<double> latencies_ms;
   int64_t bound = 0;
-  int64_t writes = -1;  // store writes in the measured phase (in-process only)
+  bench::Counters before_fill;  // the cluster's nodes, slices and classes created
+  bench::Counters before;       // the measured phase
+  bench::Counters after;
+  int64_t all_pods = 0;  // fill and measured
 };
 
 // Creates the cluster and the pods through `client` and waits until every pod is bound.
 Result<Measurement> Drive(client::Client& client, const Workload& w, double rate,
-                          const std::function<uint64_t()>& store_writes) {
+                          const std::function<bench::Counters()>& counters) {
+  auto read_counters = [&] { return counters ? counters() : bench::Counters{}; };
+  Measurement m;
   const auto& reg = api::ResourceRegistry::Default();
   const auto& nodes = *reg.Find("", "v1", "nodes");
   const auto& pods = *reg.Find("", "v1", "pods");
@@ -380,6 +388,7 @@ Result<Measurement> Drive(client::Client& client, const Workload& w, double rate
   };
 
   // Fill.
+  m.before_fill = read_counters();
   for (int64_t i = 0; i < w.init_pods; ++i) {
     submit(pods, BenchPod(w, "bench-init-" + std::to_string(i), i, "bench-claim"));
   }
@@ -397,7 +406,7 @@ Result<Measurement> Drive(client::Client& client, const Workload& w, double rate
   drain();
 
   // Measure.
-  const uint64_t writes_before = store_writes ? store_writes() : 0;
+  m.before = read_counters();
   std::vector<Steady::time_point> created(static_cast<size_t>(w.pods));
   const auto start = Steady::now();
   std::atomic<int64_t> next{0};
@@ -419,7 +428,6 @@ Result<Measurement> Drive(client::Client& client, const Workload& w, double rate
       create_next();
     }
   });
-  Measurement m;
   Steady::time_point last = start;
   m.bound = wait_bound("bench-pod-", w.pods, [&](int64_t idx) {
     last = Steady::now();
@@ -436,7 +444,8 @@ Result<Measurement> Drive(client::Client& client, const Workload& w, double rate
   drain();
   ALLOT_RETURN_IF_ERROR(first_error);
   m.seconds = std::chrono::duration<double>(last - start).count();
-  if (store_writes) m.writes = static_cast<int64_t>(store_writes() - writes_before);
+  m.after = read_counters();
+  m.all_pods = w.init_pods + w.infeasible + m.bound;
   if (m.bound < w.pods) {
     return Status(StatusCode::kTimeout, "only " + std::to_string(m.bound) + " of " +
                                             std::to_string(w.pods) + " pods were bound");
@@ -520,13 +529,13 @@ int RunBench(int argc, char** argv) {
   }
   if (!ValidEnvironment(mode, store_kind, etcd_members)) return 2;
   Result<Measurement> m = InternalError("not run");
-  std::function<uint64_t()> store_writes;
+  std::function<bench::Counters()> counters;
   bench::Environment env{mode, store_kind};
   env.etcd_members = static_cast<int>(etcd_members);
   if (HasController(*w)) env.controller_config = ControllerConfig(*w);
-  env.store_writes = &store_writes;
+  env.counters = &counters;
   Status env_status = bench::RunInEnvironment(env, "", [&](client::Client& c) {
-    m = Drive(c, *w, static_cast<double>(rate), store_writes);
+    m = Drive(c, *w, static_cast<double>(rate), counters);
     return Status();
   });
   if (!env_status.ok()) m = env_status;
@@ -536,6 +545,14 @@ int RunBench(int argc, char** argv) {
   }
   double throughput = static_cast<double>(m->bound) / m->seconds;
   std::string p50 = Percentile(m->latencies_ms, 0.50), p99 = Percentile(m->latencies_ms, 0.99);
+  const bench::CostPerPod cost = bench::PerPod(m->before, m->after, m->bound);
+  // Memory per pod (with its claim, where the workload has one): what every pod of the run
+  // added to the resident memory of the system, from before the first pod to the end.
+  double rss_per_pod = -1;
+  if (m->before_fill.rss_bytes >= 0 && m->after.rss_bytes >= 0 && m->all_pods > 0) {
+    rss_per_pod = static_cast<double>(m->after.rss_bytes - m->before_fill.rss_bytes) /
+                  static_cast<double>(m->all_pods);
+  }
   std::printf("workload: %s  mode: %s  store: %s", w->name.c_str(), mode.c_str(),
               store_kind.c_str());
   if (store_kind == "etcd") std::printf(" (%lld members)", static_cast<long long>(etcd_members));
@@ -544,17 +561,30 @@ int RunBench(int argc, char** argv) {
   std::printf("throughput: %.0f pods/s\n", throughput);
   std::printf("pods: %lld in %.2f s; scheduling latency p50 %s ms, p99 %s ms\n",
               static_cast<long long>(m->bound), m->seconds, p50.c_str(), p99.c_str());
-  if (m->writes >= 0) {
-    std::printf("store writes in the measured phase: %lld (%.1f per pod)\n",
-                static_cast<long long>(m->writes),
-                static_cast<double>(m->writes) / static_cast<double>(m->bound));
-  }
+  bench::PrintCost(cost, m->after.rss_bytes, rss_per_pod);
   if (!out.empty()) {
-    std::ofstream f(out);
-    f << "{\"workload\":\"" << w->name << "\",\"mode\":\"" << mode << "\",\"store\":\""
-      << store_kind << "\",\"offered_pods_per_s\":" << rate << ",\"pods\":" << m->bound
-      << ",\"seconds\":" << m->seconds << ",\"throughput_pods_per_s\":" << throughput
-      << ",\"latency_ms\":{\"p50\":" << p50 << ",\"p99\":" << p99 << "}}\n";
+    rapidjson::StringBuffer buf;
+    rapidjson::Writer<rapidjson::StringBuffer> json(buf);
+    json.StartObject();
+    json.Key("workload"), json.String(w->name.c_str());
+    json.Key("mode"), json.String(mode.c_str());
+    json.Key("store"), json.String(store_kind.c_str());
+    json.Key("offered_pods_per_s"), json.Int64(rate);
+    json.Key("pods"), json.Int64(m->bound);
+    json.Key("seconds"), json.Double(m->seconds);
+    json.Key("throughput_pods_per_s"), json.Double(throughput);
+    json.Key("latency_ms");
+    json.StartObject();
+    json.Key("p50"), json.Double(std::stod(p50));
+    json.Key("p99"), json.Double(std::stod(p99));
+    json.EndObject();
+    bench::WriteCost(json, cost, m->after.rss_bytes, rss_per_pod);
+    json.EndObject();
+    const std::string text = std::string(buf.GetString(), buf.GetSize()) + "\n";
+    if (Status st = WriteFileAtomically(out, text, 0644); !st.ok()) {
+      std::fprintf(stderr, "allot bench: --out: %s\n", st.message().c_str());
+      return 1;
+    }
   }
   return 0;
 }

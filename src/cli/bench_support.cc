@@ -20,6 +20,7 @@
 #include "client/kubeconfig.h"
 #include "cluster/components.h"
 #include "common/files.h"
+#include "common/process_stats.h"
 #include "drivers/acceleratorpool/pool.h"
 #include "etcd/local_cluster.h"
 #include "store/backend.h"
@@ -165,7 +166,99 @@ Result<Roles> LeastPrivilege(const std::string& dir, const ServerAddress& addres
   return roles;
 }
 
+// Adds process `pid`'s memory and wake-ups to `c`, its thread names prefixed with `role`.
+void AddProcess(Counters& c, pid_t pid, const std::string& role) {
+  auto stats = ReadProcessStats(pid);
+  if (!stats.ok()) return;
+  c.rss_bytes = std::max<int64_t>(c.rss_bytes, 0) + stats->rss_bytes;
+  c.wakeups = std::max<int64_t>(c.wakeups, 0) + static_cast<int64_t>(stats->wakeups);
+  for (const auto& [name, n] : stats->wakeups_by_thread) c.wakeups_by_thread[role + name] += n;
+}
+
+// The server's store counters, from its /metrics.
+void ScrapeStoreCounters(client::HttpClient& client, Counters& c) {
+  auto res = client.Raw("GET", "/metrics");
+  if (!res.ok() || res->status != 200) return;
+  auto value = [&](std::string_view name) -> int64_t {
+    const std::string key = "\n" + std::string(name) + " ";
+    const size_t at = res->body.find(key);
+    if (at == std::string::npos) return -1;
+    return static_cast<int64_t>(std::strtod(res->body.c_str() + at + key.size(), nullptr));
+  };
+  c.store_writes = value("allot_store_writes_total");
+  c.store_batches = value("allot_store_batches_total");
+}
+
 }  // namespace
+
+CostPerPod PerPod(const Counters& before, const Counters& after, int64_t pods) {
+  CostPerPod out;
+  if (pods <= 0) return out;
+  const double n = static_cast<double>(pods);
+  if (before.store_writes >= 0 && after.store_writes >= 0) {
+    const double writes = static_cast<double>(after.store_writes - before.store_writes);
+    out.writes = writes / n;
+    const int64_t batches = after.store_batches - before.store_batches;
+    if (before.store_batches >= 0 && batches > 0) {
+      out.writes_per_batch = writes / static_cast<double>(batches);
+    }
+  }
+  if (before.wakeups >= 0 && after.wakeups >= 0) {
+    out.wakeups = static_cast<double>(after.wakeups - before.wakeups) / n;
+    for (const auto& [name, count] : after.wakeups_by_thread) {
+      auto it = before.wakeups_by_thread.find(name);
+      const uint64_t was = it == before.wakeups_by_thread.end() ? 0 : it->second;
+      if (count > was)
+        out.wakeups_by_thread.emplace_back(name, static_cast<double>(count - was) / n);
+    }
+    std::sort(out.wakeups_by_thread.begin(), out.wakeups_by_thread.end(),
+              [](const auto& a, const auto& b) { return a.second > b.second; });
+  }
+  return out;
+}
+
+void PrintCost(const CostPerPod& cost, int64_t rss_bytes, double rss_per_pod) {
+  if (cost.writes >= 0) {
+    std::printf("store writes: %.2f per pod", cost.writes);
+    if (cost.writes_per_batch > 0) std::printf(", %.1f per commit", cost.writes_per_batch);
+    std::printf("\n");
+  }
+  if (cost.wakeups >= 0) {
+    std::printf("thread wake-ups: %.1f per pod (", cost.wakeups);
+    const size_t shown = std::min<size_t>(cost.wakeups_by_thread.size(), 8);
+    for (size_t i = 0; i < shown; ++i) {
+      std::printf("%s%s %.2f", i ? ", " : "", cost.wakeups_by_thread[i].first.c_str(),
+                  cost.wakeups_by_thread[i].second);
+    }
+    std::printf("%s)\n", shown < cost.wakeups_by_thread.size() ? ", ..." : "");
+  }
+  if (rss_bytes >= 0) {
+    std::printf("resident memory: %.0f MiB", static_cast<double>(rss_bytes) / (1 << 20));
+    if (rss_per_pod >= 0) std::printf(", %.2f KiB per pod", rss_per_pod / 1024);
+    std::printf("\n");
+  }
+}
+
+void WriteCost(rapidjson::Writer<rapidjson::StringBuffer>& json, const CostPerPod& cost,
+               int64_t rss_bytes, double rss_per_pod) {
+  auto number = [&](const char* key, double v) {
+    json.Key(key);
+    if (v >= 0) {
+      json.Double(v);
+    } else {
+      json.Null();
+    }
+  };
+  number("writes_per_pod", cost.writes);
+  number("writes_per_commit", cost.writes_per_batch);
+  number("wakeups_per_pod", cost.wakeups);
+  json.Key("wakeups_per_pod_by_thread");
+  json.StartObject();
+  for (const auto& [name, v] : cost.wakeups_by_thread) json.Key(name.c_str()), json.Double(v);
+  json.EndObject();
+  number("rss_bytes", static_cast<double>(rss_bytes));
+  number("rss_bytes_per_pod", rss_per_pod);
+}
 
 std::unique_ptr<api::Node> BenchNode(int64_t i) {
   return workloads::MakeNode("bench-node-" + std::to_string(i));
@@ -261,9 +354,18 @@ Status RunInEnvironment(const Environment& env, const std::string& scheduler_con
       pool = std::make_unique<drivers::AcceleratorPool>(client, std::move(c));
       ALLOT_RETURN_IF_ERROR(pool->Start());
     }
-    if (env.store_writes) *env.store_writes = [&store] { return store.GetStats().writes; };
+    if (env.counters) {
+      *env.counters = [&store] {
+        Counters c;
+        const store::Store::Stats stats = store.GetStats();
+        c.store_writes = static_cast<int64_t>(stats.writes);
+        c.store_batches = static_cast<int64_t>(stats.batches);
+        AddProcess(c, 0, "");
+        return c;
+      };
+    }
     Status st = drive(client);
-    if (env.store_writes) *env.store_writes = nullptr;
+    if (env.counters) *env.counters = nullptr;
     if (pool) pool->Stop();
     sched->Stop();
     controllers->Stop();
@@ -307,7 +409,19 @@ Status RunInEnvironment(const Environment& env, const std::string& scheduler_con
       client::ResolveRestConfig(roles.workload_kubeconfig, "",
                                 roles.workload_kubeconfig.empty() ? address.url : ""));
   ALLOT_ASSIGN_OR_RETURN(auto client, client::NewHttpClient(rest));
-  return drive(*client);
+  if (env.counters) {
+    *env.counters = [&] {
+      Counters c;
+      ScrapeStoreCounters(*client, c);
+      AddProcess(c, server->pid, "serve/");
+      AddProcess(c, sched->pid, "scheduler/");
+      if (driver) AddProcess(c, driver->pid, "driver/");
+      return c;
+    };
+  }
+  Status st = drive(*client);
+  if (env.counters) *env.counters = nullptr;
+  return st;
 }
 
 }  // namespace allot::cli::bench

@@ -2,14 +2,18 @@
 // conditions): the objects workloads create, and the environment they run in.
 #pragma once
 
+#include <rapidjson/stringbuffer.h>
+#include <rapidjson/writer.h>
 #include <sys/types.h>
 
 #include <condition_variable>
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "api/core/types.h"
@@ -50,6 +54,35 @@ class Submitter {
   Status error_;          // guarded by mu_
 };
 
+// What a run has cost so far, summed over the processes of the system under test: in-process
+// one process (the benchmark's own client threads included); over HTTP the server, scheduler
+// and driver processes (the benchmark's client process excluded). -1: not known.
+struct Counters {
+  int64_t store_writes = -1;
+  // Backend transactions: group commits, one fsync each on sqlite.
+  int64_t store_batches = -1;
+  // Thread wake-ups: voluntary context switches (common/process_stats.h), and the same per
+  // thread name ("<role>/<thread>" over HTTP).
+  int64_t wakeups = -1;
+  std::map<std::string, uint64_t> wakeups_by_thread;
+  int64_t rss_bytes = -1;
+};
+
+// What changed between two readings, per `pods`, as `allot bench` prints and writes it.
+struct CostPerPod {
+  double writes = -1;
+  double writes_per_batch = -1;
+  double wakeups = -1;
+  std::vector<std::pair<std::string, double>> wakeups_by_thread;  // most first
+};
+CostPerPod PerPod(const Counters& before, const Counters& after, int64_t pods);
+// Prints `cost`, the resident memory at the end and per pod (-1: unknown) to stdout, and
+// writes them as the members "writes_per_pod", "writes_per_commit", "wakeups_per_pod",
+// "wakeups_per_pod_by_thread", "rss_bytes" and "rss_bytes_per_pod" of the open JSON object.
+void PrintCost(const CostPerPod& cost, int64_t rss_bytes, double rss_per_pod);
+void WriteCost(rapidjson::Writer<rapidjson::StringBuffer>& json, const CostPerPod& cost,
+               int64_t rss_bytes, double rss_per_pod);
+
 // Where a workload runs.
 struct Environment {
   // inprocess | http (plain) | https (TLS with RBAC, each role with its own certificate)
@@ -59,8 +92,8 @@ struct Environment {
   // The example control-plane driver's configuration (YAML; drivers/acceleratorpool/config.h),
   // run in-process or as `allot driver controller`; "" for none.
   std::string controller_config;
-  // In-process only: set while `drive` runs to read the store's committed writes so far.
-  std::function<uint64_t()>* store_writes = nullptr;
+  // Set while `drive` runs to read what the run has cost so far.
+  std::function<Counters()>* counters = nullptr;
 };
 
 // Sets up the environment (in-process: store + scheduler + resourceclaim controller [+ the

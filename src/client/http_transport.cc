@@ -9,6 +9,7 @@
 #include <thread>
 
 #include "client/http_beast.h"
+#include "common/process_stats.h"
 
 namespace allot::client {
 
@@ -345,7 +346,10 @@ void HttpPool::Submit(HttpRequest req, Done done) {
   }
   queue_.push_back(Task{std::move(req), std::move(done)});
   if (idle_ < queue_.size() && threads_.size() < max_workers_) {
-    threads_.emplace_back([this] { Work(); });
+    threads_.emplace_back([this] {
+      NameThisThread("http-client");
+      Work();
+    });
   }
   lock.unlock();
   cv_.notify_one();

@@ -11,6 +11,7 @@
 
 #include "api/codec/codec.h"
 #include "client/http_beast.h"
+#include "common/process_stats.h"
 
 namespace allot::client {
 
@@ -132,6 +133,7 @@ class HttpWatcher final : public api::Watcher {
 
   void StartReading() {
     thread_ = std::thread([this] {
+      NameThisThread("http-watch");
       ReadMore();
       ioc_.restart();
       ioc_.run();

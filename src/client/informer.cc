@@ -11,6 +11,8 @@
 #include <tuple>
 #include <unordered_map>
 
+#include "common/process_stats.h"
+
 namespace allot::client {
 
 namespace {
@@ -208,6 +210,7 @@ class Informer::Impl {
   // --- the informer thread ---
 
   void Run() {
+    NameThisThread("inf-" + resource_.resource);
     std::chrono::milliseconds backoff = kMinBackoff;
     bool need_list = true;
     while (!Stopping()) {

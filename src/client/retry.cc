@@ -26,4 +26,30 @@ Result<api::ObjectPtr> UpdateWithRetry(Client& client, const api::ResourceInfo& 
   return last;
 }
 
+void UpdateWithRetryAsync(Client& client, const api::ResourceInfo& resource, Write write,
+                          MutateFn mutate, api::ObjectPtr first, Executor retry_on,
+                          std::function<void(Result<api::ObjectPtr>)> done, int attempts) {
+  Result<Desired> desired = mutate(*first);
+  if (!desired.ok()) return done(desired.status());
+  if (!*desired) return done(std::move(first));
+  std::string ns = first->metadata.namespace_;
+  std::string name = first->metadata.name;
+  auto on_written = [&client, &resource, write, mutate = std::move(mutate),
+                     retry_on = std::move(retry_on), done = std::move(done), attempts,
+                     ns = std::move(ns), name = std::move(name)](Result<api::ObjectPtr> written) {
+    if (written.ok() || written.status().code() != StatusCode::kConflict || attempts <= 1) {
+      done(std::move(written));
+      return;
+    }
+    retry_on([&client, &resource, write, mutate, done, attempts, ns, name] {
+      done(UpdateWithRetry(client, resource, ns, name, write, mutate, nullptr, attempts - 1));
+    });
+  };
+  if (write == Write::kStatus) {
+    client.UpdateStatusAsync(resource, std::move(*desired), std::move(on_written));
+  } else {
+    client.UpdateAsync(resource, std::move(*desired), std::move(on_written));
+  }
+}
+
 }  // namespace allot::client

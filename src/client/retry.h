@@ -45,4 +45,17 @@ Result<api::ObjectPtr> UpdateWithRetry(Client& client, const api::ResourceInfo& 
                                        const MutateFn& mutate, api::ObjectPtr first = nullptr,
                                        int attempts = kConflictAttempts);
 
+// Runs a task on a thread that may block (a worker pool's Submit).
+using Executor = std::function<void(std::function<void()>)>;
+
+// UpdateWithRetry without holding a thread while the server answers: `mutate` runs on `first`
+// (required: the caller's latest copy) and the result is written asynchronously; `done` runs
+// with the outcome on the client's completion thread (in-process: the store's committer), so it
+// must not block. A 409 hands the remaining attempts, each from a fresh read as UpdateWithRetry
+// makes them, to `retry_on`, and `done` then runs there. `mutate` may run on either thread.
+void UpdateWithRetryAsync(Client& client, const api::ResourceInfo& resource, Write write,
+                          MutateFn mutate, api::ObjectPtr first, Executor retry_on,
+                          std::function<void(Result<api::ObjectPtr>)> done,
+                          int attempts = kConflictAttempts);
+
 }  // namespace allot::client

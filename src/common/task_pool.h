@@ -7,15 +7,25 @@
 #include <deque>
 #include <functional>
 #include <mutex>
+#include <string>
+#include <string_view>
 #include <thread>
 #include <vector>
+
+#include "common/process_stats.h"
 
 namespace allot {
 
 class TaskPool {
  public:
-  explicit TaskPool(int threads) {
-    for (int i = 0; i < threads; ++i) threads_.emplace_back([this] { Loop(); });
+  // `name`: the threads' name (NameThisThread), "" to leave them unnamed.
+  explicit TaskPool(int threads, std::string_view name = {}) {
+    for (int i = 0; i < threads; ++i) {
+      threads_.emplace_back([this, n = std::string(name)] {
+        if (!n.empty()) NameThisThread(n);
+        Loop();
+      });
+    }
   }
   ~TaskPool() { Stop(); }
   TaskPool(const TaskPool&) = delete;

@@ -4,11 +4,13 @@
 #include <optional>
 
 #include "common/log.h"
+#include "common/process_stats.h"
 
 namespace allot::controllers {
 
 void RunSyncWorker(client::WorkQueue& queue, const std::vector<client::Informer*>& caches,
                    std::string_view component, const SyncFn& sync, const OnSyncFn& on_sync) {
+  NameThisThread("ctl-" + std::string(component));
   for (client::Informer* inf : caches) {
     while (!inf->WaitForSync(std::chrono::milliseconds(50))) {
       if (queue.ShuttingDown()) return;

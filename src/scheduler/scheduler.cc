@@ -7,6 +7,7 @@
 
 #include "api/core/pod_state.h"
 #include "api/machinery/resources.h"
+#include "common/process_stats.h"
 #include "scheduler/plugins/registry.h"
 
 namespace allot::scheduler {
@@ -109,7 +110,7 @@ allot::Status Scheduler::Init() {
   queue_ = std::make_unique<SchedulingQueue>(*clock_, qo, by_name, metrics_.get());
   uint64_t seed = options_.seed ? *options_.seed : std::random_device{}();
   algorithm_ = std::make_unique<ScheduleAlgorithm>(cfg.percentage_of_nodes_to_score, seed);
-  binding_pool_ = std::make_unique<TaskPool>(std::max(1, options_.binding_workers));
+  binding_pool_ = std::make_unique<TaskPool>(std::max(1, options_.binding_workers), "sched-bind");
   ForwardClusterEvents();
   AddReservationHandlers();
   last_leftover_flush_ = clock_->Steady();
@@ -163,8 +164,14 @@ allot::Status Scheduler::Start(std::chrono::milliseconds sync_timeout) {
   if (!informers_->WaitForCacheSync(sync_timeout))
     return allot::InternalError("informers did not sync: " + informers_->Unsynced());
   if (options_.run_loops) {
-    loop_thread_ = std::thread([this] { LoopThread(); });
-    housekeeping_thread_ = std::thread([this] { HousekeepingThread(); });
+    loop_thread_ = std::thread([this] {
+      NameThisThread("sched-loop");
+      LoopThread();
+    });
+    housekeeping_thread_ = std::thread([this] {
+      NameThisThread("sched-housekeep");
+      HousekeepingThread();
+    });
   }
   return allot::Status::Ok();
 }

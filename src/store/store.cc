@@ -15,6 +15,7 @@
 #include "api/codec/codec.h"
 #include "common/await.h"
 #include "common/log.h"
+#include "common/process_stats.h"
 #include "store/watch_impl.h"
 
 namespace allot::store {
@@ -348,7 +349,10 @@ Status Store::Impl::Open() {
   rv_ = max_rv;
   evicted_rv_ = max_rv;  // history before a restart is gone
   if (shared_) follower_ = std::thread([this, max_rv] { FollowLoop(max_rv); });
-  committer_ = std::thread([this] { CommitLoop(); });
+  committer_ = std::thread([this] {
+    NameThisThread("store-commit");
+    CommitLoop();
+  });
   // Well-known namespaces, and the objects resources ask for (the system PriorityClasses).
   if (namespaces_) {
     for (const auto& name : options_.initial_namespaces) {

@@ -8,6 +8,7 @@
 #include "api/resource/pod_scheduling_context.h"
 #include "client/retry.h"
 #include "common/log.h"
+#include "common/process_stats.h"
 
 namespace allot::drivers::controlplane {
 
@@ -133,7 +134,10 @@ Status Controller::Start(std::chrono::milliseconds sync_timeout) {
     started_ = true;
   }
   for (int i = 0; i < std::max(1, options_.workers); ++i) {
-    workers_.emplace_back([this] { Worker(); });
+    workers_.emplace_back([this] {
+      NameThisThread("ctl-driver");
+      Worker();
+    });
   }
   resync_thread_ = std::thread([this] { ResyncLoop(); });
   return Status::Ok();

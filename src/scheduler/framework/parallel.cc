@@ -3,11 +3,16 @@
 #include <algorithm>
 #include <cmath>
 
+#include "common/process_stats.h"
+
 namespace allot::scheduler {
 
 Parallelizer::Parallelizer(int parallelism) {
   for (int i = 1; i < std::max(1, parallelism); ++i)
-    workers_.emplace_back([this] { WorkerLoop(); });
+    workers_.emplace_back([this] {
+      NameThisThread("sched-filter");
+      WorkerLoop();
+    });
 }
 
 Parallelizer::~Parallelizer() {

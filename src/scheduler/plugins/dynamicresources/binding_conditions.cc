@@ -11,6 +11,7 @@
 #include "client/retry.h"
 #include "scheduler/framework/pod_status_patch.h"
 #include "scheduler/metrics/metrics.h"
+#include "scheduler/plugins/dynamicresources/claim_writes.h"
 #include "scheduler/plugins/dynamicresources/dynamic_resources.h"
 #include "scheduler/plugins/dynamicresources/state.h"
 
@@ -124,9 +125,20 @@ Status DynamicResources::StartBindingWait(CycleState& state, const PodInfo& pod,
   return Status(Code::kWait, "waiting for binding conditions");
 }
 
-void DynamicResources::AwaitPreBind(CycleState& state, const PodInfo& pod, const std::string&,
+void DynamicResources::AwaitPreBind(CycleState& state, const PodInfo& pod, const std::string& node,
                                     std::function<void(Status)> done) {
   DraState* s = state.Mutable(kDraStateKey);
+  if (s && s->writes) {
+    // PreBind's claim writes first (claim_writes.h); then, if they ended in Wait, the binding
+    // conditions. The binding stage keeps the state, the pod and the node alive meanwhile.
+    std::shared_ptr<ClaimWrites> writes = std::move(s->writes);
+    writes->Then([this, state = &state, pod = &pod, node = &node,
+                  done = std::move(done)](Status st) mutable {
+      if (!st.IsWait()) return done(std::move(st));
+      AwaitPreBind(*state, *pod, *node, std::move(done));
+    });
+    return;
+  }
   if (!s || s->waiting.empty()) {
     done(Status::Success());
     return;

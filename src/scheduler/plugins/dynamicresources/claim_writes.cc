@@ -1,7 +1,12 @@
 // DynamicResources, PreBind: writing each claim of the pod (the delete-protection finalizer, then
 // status.allocation and the pod in reservedFor), retried on conflicts from fresh reads; then the
-// wait for binding conditions (binding_conditions.cc).
+// wait for binding conditions (binding_conditions.cc). The writes hold no thread: PreBind starts
+// them and answers Wait, and AwaitPreBind goes on once the last one is durable.
+#include "scheduler/plugins/dynamicresources/claim_writes.h"
+
 #include <algorithm>
+#include <functional>
+#include <memory>
 
 #include "api/koordinator/reservation.h"
 #include "api/resource/types.h"
@@ -16,86 +21,95 @@ namespace allot::scheduler {
 
 using namespace dra_plugin;  // NOLINT: the plugin's own internals
 
-allot::Status DynamicResources::WriteClaim(const PodInfo& pod, const api::ResourceClaim& claim,
-                                           const api::AllocationResult* allocation,
-                                           std::string* written_rv) {
+void DynamicResources::WriteClaimAsync(const PodInfo& pod, const api::ResourceClaim& claim,
+                                       const api::AllocationResult* allocation,
+                                       std::function<void(allot::Status, std::string)> done) {
   client::Client* c = handle_.client();
-  if (!c) return allot::InternalError("no API client");
-  const std::string& ns = claim.metadata.namespace_;
-  const std::string& name = claim.metadata.name;
-  auto conflict = [&](std::string_view why) {
+  if (!c) return done(allot::InternalError("no API client"), "");
+  const std::string name = claim.metadata.name;
+  const std::string uid = claim.metadata.uid;
+  auto conflict = [name](std::string_view why) {
     return allot::ConflictError("resourceclaims.resource.k8s.io", name, why);
   };
   // The claim as read, if it is still the one the pod was scheduled with.
-  auto same_claim = [&](const api::Object& o) -> Result<const api::ResourceClaim*> {
+  auto same_claim = [uid, conflict](const api::Object& o) -> Result<const api::ResourceClaim*> {
     const auto* cur = api::As<api::ResourceClaim>(o);
     if (!cur) return allot::InternalError("not a ResourceClaim");
-    if (cur->metadata.uid != claim.metadata.uid) return conflict("the claim was replaced");
+    if (cur->metadata.uid != uid) return conflict("the claim was replaced");
     if (cur->metadata.deletionTimestamp) return conflict("the claim is being deleted");
     return cur;
   };
-  api::ObjectPtr current = std::make_shared<api::ResourceClaim>(claim);
-  // 1. The finalizer first, so that nobody deletes an allocated claim under a running pod.
-  if (allocation) {
-    ALLOT_ASSIGN_OR_RETURN(
-        current,
-        client::UpdateWithRetry(
-            *c, api::ResourceFor<api::ResourceClaim>(), ns, name, client::Write::kUpdate,
-            [&](const api::Object& o) -> Result<client::Desired> {
-              ALLOT_ASSIGN_OR_RETURN(const api::ResourceClaim* cur, same_claim(o));
-              const auto& fin = cur->metadata.finalizers;
-              if (std::find(fin.begin(), fin.end(), api::kResourceClaimFinalizer) != fin.end()) {
-                return client::Desired();
-              }
-              auto copy = std::make_unique<api::ResourceClaim>(*cur);
-              copy->metadata.finalizers.emplace_back(api::kResourceClaimFinalizer);
-              return client::Desired(std::move(copy));
-            },
-            current));
-  }
+  client::Executor retry_on = [this](std::function<void()> task) {
+    writer_.Submit(std::move(task));
+  };
   // 2. Allocation and reservation in one status write.
-  bool wrote = false;
-  ALLOT_ASSIGN_OR_RETURN(
-      api::ObjectPtr written,
-      client::UpdateWithRetry(
-          *c, api::ResourceFor<api::ResourceClaim>(), ns, name, client::Write::kStatus,
-          [&](const api::Object& o) -> Result<client::Desired> {
-            wrote = false;
-            ALLOT_ASSIGN_OR_RETURN(const api::ResourceClaim* cur, same_claim(o));
-            auto copy = std::make_unique<api::ResourceClaim>(*cur);
-            if (allocation) {
-              if (copy->status.allocation) {
-                if (copy->status.allocation->devices != allocation->devices) {
-                  return conflict("allocated by someone else in the meantime");
-                }
-              } else {
-                copy->status.allocation = *allocation;
-                copy->status.allocation->allocationTimestamp =
-                    handle_.clock().Now().TruncatedToSeconds();
-              }
-            } else if (!copy->status.allocation) {
-              return conflict("the claim was deallocated in the meantime");
-            }
-            if (copy->status.deallocationRequested) return conflict("deallocation was requested");
-            if (!ReservedFor(*copy, pod.uid())) {
-              if (copy->status.reservedFor.size() >= kReservedForMaxSize) {
-                return conflict(kErrReasonClaimInUse);
-              }
-              if (pod.IsReservePod()) {
-                // A reservation holds the claim (docs/reservations.md, "Devices").
-                copy->status.reservedFor.push_back(api::ReservationConsumer(pod.name(), pod.uid()));
-              } else {
-                copy->status.reservedFor.push_back({"", "pods", pod.name(), pod.uid()});
-              }
-            } else if (!allocation) {
-              return client::Desired();  // already reserved for the pod
-            }
-            wrote = true;
-            return client::Desired(std::move(copy));
-          },
-          current));
-  if (wrote && written_rv) *written_rv = written->metadata.resourceVersion;
-  return allot::Status::Ok();
+  std::optional<api::AllocationResult> alloc;
+  if (allocation) alloc = *allocation;
+  auto wrote = std::make_shared<bool>(false);
+  client::MutateFn status =
+      [this, alloc, conflict, same_claim, wrote, pod_uid = pod.uid(), pod_name = pod.name(),
+       reserve_pod = pod.IsReservePod()](const api::Object& o) -> Result<client::Desired> {
+    *wrote = false;
+    ALLOT_ASSIGN_OR_RETURN(const api::ResourceClaim* cur, same_claim(o));
+    auto copy = std::make_unique<api::ResourceClaim>(*cur);
+    if (alloc) {
+      if (copy->status.allocation) {
+        if (copy->status.allocation->devices != alloc->devices) {
+          return conflict("allocated by someone else in the meantime");
+        }
+      } else {
+        copy->status.allocation = *alloc;
+        copy->status.allocation->allocationTimestamp = handle_.clock().Now().TruncatedToSeconds();
+      }
+    } else if (!copy->status.allocation) {
+      return conflict("the claim was deallocated in the meantime");
+    }
+    if (copy->status.deallocationRequested) return conflict("deallocation was requested");
+    if (!ReservedFor(*copy, pod_uid)) {
+      if (copy->status.reservedFor.size() >= kReservedForMaxSize) {
+        return conflict(kErrReasonClaimInUse);
+      }
+      if (reserve_pod) {
+        // A reservation holds the claim (docs/reservations.md, "Devices").
+        copy->status.reservedFor.push_back(api::ReservationConsumer(pod_name, pod_uid));
+      } else {
+        copy->status.reservedFor.push_back({"", "pods", pod_name, pod_uid});
+      }
+    } else if (!alloc) {
+      return client::Desired();  // already reserved for the pod
+    }
+    *wrote = true;
+    return client::Desired(std::move(copy));
+  };
+  auto write_status = [c, status = std::move(status), retry_on, wrote,
+                       done](api::ObjectPtr current) {
+    client::UpdateWithRetryAsync(
+        *c, api::ResourceFor<api::ResourceClaim>(), client::Write::kStatus, status,
+        std::move(current), retry_on, [wrote, done](Result<api::ObjectPtr> written) {
+          if (!written.ok()) return done(written.status(), "");
+          done(allot::Status::Ok(), *wrote ? (*written)->metadata.resourceVersion : "");
+        });
+  };
+  api::ObjectPtr current = std::make_shared<api::ResourceClaim>(claim);
+  if (!allocation) return write_status(std::move(current));
+  // 1. The finalizer first, so that nobody deletes an allocated claim under a running pod.
+  client::MutateFn finalizer = [same_claim](const api::Object& o) -> Result<client::Desired> {
+    ALLOT_ASSIGN_OR_RETURN(const api::ResourceClaim* cur, same_claim(o));
+    const auto& fin = cur->metadata.finalizers;
+    if (std::find(fin.begin(), fin.end(), api::kResourceClaimFinalizer) != fin.end()) {
+      return client::Desired();
+    }
+    auto copy = std::make_unique<api::ResourceClaim>(*cur);
+    copy->metadata.finalizers.emplace_back(api::kResourceClaimFinalizer);
+    return client::Desired(std::move(copy));
+  };
+  client::UpdateWithRetryAsync(
+      *c, api::ResourceFor<api::ResourceClaim>(), client::Write::kUpdate, std::move(finalizer),
+      std::move(current), retry_on,
+      [write_status = std::move(write_status), done](Result<api::ObjectPtr> written) {
+        if (!written.ok()) return done(written.status(), "");
+        write_status(std::move(*written));
+      });
 }
 
 Status DynamicResources::PreBindPreFlight(const CycleState& state, const PodInfo&,
@@ -109,18 +123,42 @@ Status DynamicResources::PreBind(CycleState& state, const PodInfo& pod, const st
   if (s->publish) return PublishContext(*s, pod);  // the drivers go first (negotiation.cc)
   s->prebind_start = handle_.clock().Steady();     // the binding-conditions metrics' clock
   ObserveNegotiation(pod);
+  std::vector<size_t> to_write;
   for (size_t i = 0; i < s->claims.size(); ++i) {
+    if (s->chosen[i] || !ReservedFor(*s->claims[i], pod.uid())) to_write.push_back(i);
+  }
+  if (to_write.empty()) return ClaimsWritten(state, pod, node);
+  // The writes go out at once and PreBind answers Wait; AwaitPreBind picks up how they ended.
+  // The state, the pod and the node outlive the wait (the binding stage holds them).
+  auto writes = std::make_shared<ClaimWrites>(to_write.size());
+  s->writes = writes;
+  for (size_t i : to_write) {
     const api::ResourceClaim& claim = *s->claims[i];
     const api::AllocationResult* alloc = s->chosen[i] ? &*s->chosen[i] : nullptr;
-    if (!alloc && ReservedFor(claim, pod.uid())) continue;
-    allot::Status w = WriteClaim(pod, claim, alloc, &s->written_rv[i]);
-    if (!w.ok()) {
-      return Status::Error("writing resourceclaim " + claim.metadata.namespace_ + "/" +
-                           claim.metadata.name + ": " + w.message());
-    }
-    s->reserved[i] = true;
-    if (alloc) tracker_->Written(claim.metadata.uid);
+    WriteClaimAsync(
+        pod, claim, alloc,
+        [this, writes, s, i, state = &state, pod = &pod, node](allot::Status w, std::string rv) {
+          const api::ResourceClaim& claim = *s->claims[i];
+          if (w.ok()) {
+            s->reserved[i] = true;  // each index is written by its own claim's callback only
+            s->written_rv[i] = std::move(rv);
+            if (s->chosen[i]) tracker_->Written(claim.metadata.uid);
+          } else {
+            w = allot::Status(w.code(), "writing resourceclaim " + claim.metadata.namespace_ + "/" +
+                                            claim.metadata.name + ": " + w.message());
+          }
+          if (!writes->Done(std::move(w))) return;
+          allot::Status first_error = writes->error();
+          writes->Finish(first_error.ok() ? ClaimsWritten(*state, *pod, node)
+                                          : Status::Error(first_error.message()));
+        });
   }
+  return Status(Code::kWait, "writing resource claims");
+}
+
+Status DynamicResources::ClaimsWritten(CycleState& state, const PodInfo& pod,
+                                       const std::string& node) {
+  DraState* s = state.Mutable(kDraStateKey);
   if (pod.IsReservePod()) {
     // A reservation holds its devices for its owners and waits for no binding condition (its
     // owners' claims do, when they are allocated the devices); its status lists the devices.

@@ -36,7 +36,9 @@
 //               PreBind already added it.
 //   PreBind     per claim: adds the delete-protection finalizer (update), then writes
 //               status.allocation (with allocationTimestamp) and appends the pod to reservedFor
-//               (status update), retrying on conflicts from fresh reads. When a claim's
+//               (status update), retrying on conflicts from fresh reads. No thread waits on
+//               these writes: PreBind sends them and answers Wait, and AwaitPreBind goes on
+//               from the last one's completion (claim_writes.h). When a claim's
 //               allocation carries binding conditions (KEP-5007) PreBind answers Wait: the pod
 //               gets nominatedNodeName and a BindingConditionsPending event, and AwaitPreBind
 //               hands it to the BindingWaiter (binding_waiter.h), which ends the wait from
@@ -213,9 +215,15 @@ class DynamicResources final : public PreEnqueuePlugin,
   void ObserveNegotiation(const PodInfo& pod);
   // CheckDeadlines: drivers past their answer deadline (an Event, a metric, another round).
   void ExpireNegotiations();
-  // `written_rv`: the claim's resourceVersion after the write (when one was needed).
-  allot::Status WriteClaim(const PodInfo& pod, const api::ResourceClaim& claim,
-                           const api::AllocationResult* allocation, std::string* written_rv);
+  // scheduler/plugins/dynamicresources/claim_writes.cc
+  // PreBind's writes of one claim (the finalizer, then allocation and reservedFor), without
+  // blocking; `done` gets the outcome and the claim's resourceVersion after the write ("" when
+  // none was needed), on the client's completion thread.
+  void WriteClaimAsync(const PodInfo& pod, const api::ResourceClaim& claim,
+                       const api::AllocationResult* allocation,
+                       std::function<void(allot::Status, std::string)> done);
+  // After every claim is written: the reservation's devices, or the binding-conditions wait.
+  Status ClaimsWritten(CycleState& state, const PodInfo& pod, const std::string& node);
   bool AdminAccessAllowed(const std::string& ns) const;
   // An allocator for `claims` of a pod in `ns` with this plugin's features, CEL cache, classes
   // and step budget; `admin_access_allowed` (optional) gets whether `ns` allows adminAccess.
@@ -309,7 +317,7 @@ class DynamicResources final : public PreEnqueuePlugin,
   void ClaimChangedForNominated(const api::Object& claim);
   // PostFilter's and PostBind's API writes, off the scheduling thread. Declared last: it is
   // stopped (its queued writes run) before the members they use go away.
-  TaskPool writer_{1};
+  TaskPool writer_{1, "sched-dra-write"};
 };
 
 }  // namespace allot::scheduler

@@ -23,6 +23,8 @@
 
 namespace allot::scheduler::dra_plugin {
 
+class ClaimWrites;  // claim_writes.h
+
 // reservedFor may hold at most this many consumers (resource.k8s.io/v1
 // ResourceClaimReservedForMaxSize).
 constexpr size_t kReservedForMaxSize = 256;
@@ -105,6 +107,9 @@ struct DraState {
   // (Unreserve then takes the pod out of those claims and clears the allocations nobody else
   // holds, so the devices can be picked anew).
   std::vector<BindingWaiter::ClaimRef> waiting;
+  // PreBind's claim writes while they are in flight (claim_writes.cc); AwaitPreBind continues
+  // from their end.
+  std::shared_ptr<ClaimWrites> writes;
   std::chrono::steady_clock::time_point prebind_start;
   bool binding_failed = false;
   bool abandoned = false;  // the scheduler stopped while the pod waited: leave the claims be
