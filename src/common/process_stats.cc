@@ -5,8 +5,9 @@
 #include <algorithm>
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
+#include <utility>
+
+#include "common/files.h"
 
 namespace allot {
 
@@ -25,11 +26,10 @@ int64_t StatusField(const std::string& text, std::string_view key) {
   return -1;
 }
 
+// The file's text; "" when it cannot be read (a thread that ended meanwhile).
 std::string Slurp(const std::filesystem::path& p) {
-  std::ifstream in(p);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
+  Result<std::string> text = ReadFile(p.string());
+  return text.ok() ? std::move(*text) : std::string();
 }
 
 }  // namespace
