@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <functional>
 #include <memory>
+#include <optional>
 
 #include "api/koordinator/reservation.h"
 #include "api/resource/types.h"
@@ -140,7 +141,7 @@ Status DynamicResources::PreBind(CycleState& state, const PodInfo& pod, const st
         [this, writes, s, i, state = &state, pod = &pod, node](allot::Status w, std::string rv) {
           const api::ResourceClaim& claim = *s->claims[i];
           if (w.ok()) {
-            s->reserved[i] = true;  // each index is written by its own claim's callback only
+            s->reserved[i] = true;  // only this claim's callback writes entry i (state.h)
             s->written_rv[i] = std::move(rv);
             if (s->chosen[i]) tracker_->Written(claim.metadata.uid);
           } else {

@@ -2,6 +2,7 @@
 // Not for use elsewhere.
 #pragma once
 
+#include <cstdint>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -98,7 +99,9 @@ struct DraState {
   // Reserve onwards: per claim, the allocation chosen for it (unallocated claims only), and
   // whether PreBind added the pod to its reservedFor.
   std::vector<std::optional<api::AllocationResult>> chosen;
-  std::vector<bool> reserved;
+  // One byte per claim, not vector<bool>: PreBind's write callbacks set their own claim's
+  // entry, possibly on different threads at once (claim_writes.cc).
+  std::vector<uint8_t> reserved;
   // Per claim: its resourceVersion after PreBind's write ("" when not written), so the binding
   // wait does not mistake an informer that has not seen the write yet for a deallocation.
   std::vector<std::string> written_rv;
