@@ -53,6 +53,7 @@ using Executor = std::function<void(std::function<void()>)>;
 // with the outcome on the client's completion thread (in-process: the store's committer), so it
 // must not block. A 409 hands the remaining attempts, each from a fresh read as UpdateWithRetry
 // makes them, to `retry_on`, and `done` then runs there. `mutate` may run on either thread.
+// `client` and `resource` must outlive the write (they are kept by reference).
 void UpdateWithRetryAsync(Client& client, const api::ResourceInfo& resource, Write write,
                           MutateFn mutate, api::ObjectPtr first, Executor retry_on,
                           std::function<void(Result<api::ObjectPtr>)> done,
