@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <csignal>
+#include <cstdlib>
 #include <fstream>
 #include <string>
 #include <thread>
@@ -27,12 +28,17 @@ int RunCli(std::vector<std::string> args) {
 }
 
 TEST(NodeSimCliTest, FlagErrors) {
+  // Without --server the connection comes from $KUBECONFIG: the caller's must not count here.
+  const char* kubeconfig = std::getenv("KUBECONFIG");
+  const std::string saved = kubeconfig ? kubeconfig : "";
+  unsetenv("KUBECONFIG");
   EXPECT_EQ(RunCli({"--help"}), 0);
   EXPECT_EQ(RunCli({}), 2);  // --server is required
   EXPECT_EQ(RunCli({"--server", "http://127.0.0.1:1", "--bogus"}), 2);
   EXPECT_EQ(RunCli({"--server", "http://127.0.0.1:1", "--node-template", "/nonexistent.yaml"}), 2);
   EXPECT_EQ(RunCli({"--server", "ftp://x"}), 2);
   EXPECT_EQ(RunCli({"--server", "http://127.0.0.1:1", "--startup-delay", "soon"}), 2);
+  if (kubeconfig) setenv("KUBECONFIG", saved.c_str(), 1);
 }
 
 TEST(NodeSimCliTest, RegistersNodesFromATemplateUntilSignalled) {
