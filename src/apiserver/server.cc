@@ -95,6 +95,14 @@ Result<std::unique_ptr<net::ssl::context>> MakeTlsContext(const ApiServerTls& tl
     if (ec) return BadRequestError("client CA: " + ec.message());
     ctx->set_verify_mode(net::ssl::verify_peer, ec);
     if (ec) return BadRequestError("client CA: " + ec.message());
+    // Clients resume sessions for their next connections (browsers, Go's and Python's TLS).
+    // OpenSSL resumes a session of a server that verifies peers only within a named session
+    // context, and without one fails every resumption with an internal_error alert.
+    static constexpr unsigned char kSessionContext[] = "allot-apiserver";
+    if (SSL_CTX_set_session_id_context(ctx->native_handle(), kSessionContext,
+                                       sizeof(kSessionContext) - 1) != 1) {
+      return InternalError("TLS session context could not be set");
+    }
   }
   return ctx;
 }

@@ -5,6 +5,7 @@ each in its own process with least privilege (certificates `allot kubeconfig` is
 import http.client
 import json
 import os
+import socket
 import ssl
 import subprocess
 import tempfile
@@ -76,6 +77,33 @@ class SecurityTest(harness.TestCase):
                 self.assertIn("certificate", p.stderr)
             finally:
                 k.cleanup()
+
+    def test_tls_sessions_resume_as_the_same_user(self):
+        """A client that resumes its TLS session (as browsers and Go clients do for their next
+        connection) is served, and as the user of the certificate it first presented."""
+        with harness.Server() as server:
+            pki = os.path.join(server.data_dir, "pki")
+            ctx = ssl.create_default_context(cafile=os.path.join(pki, "ca.crt"))
+            ctx.load_cert_chain(os.path.join(pki, "admin.crt"), os.path.join(pki, "admin.key"))
+
+            def get(path, session=None):
+                with socket.create_connection(("127.0.0.1", server.port), timeout=30) as raw:
+                    with ctx.wrap_socket(raw, server_hostname="127.0.0.1",
+                                         session=session) as s:
+                        s.sendall(("GET %s HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                                   "Connection: close\r\n\r\n" % path).encode())
+                        data = b""
+                        while chunk := s.recv(65536):
+                            data += chunk
+                        return data.decode(), s.session, s.session_reused
+
+            first, session, reused = get("/api/v1/namespaces/default")
+            self.assertTrue(first.startswith("HTTP/1.1 200"), first[:200])
+            self.assertFalse(reused)
+            for _ in range(3):
+                again, _, reused = get("/api/v1/namespaces/default", session)
+                self.assertTrue(reused)
+                self.assertTrue(again.startswith("HTTP/1.1 200"), again[:200])
 
     def test_bearer_tokens_with_the_python_client(self):
         tokens = tempfile.NamedTemporaryFile("w", suffix=".csv", delete=False)
