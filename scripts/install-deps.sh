@@ -14,6 +14,7 @@ PKGS=(
   libre2-dev              # CEL matches()/find(): RE2, the engine Go's regexp and cel-go use
   libcli11-dev            # the allot command line (flags, help, validation, flag files)
   libspdlog-dev           # leveled logging with timestamps (-v)
+  libgoogle-perftools-dev # TCMalloc, the allot binary's allocator
   libgtest-dev libgmock-dev libbenchmark-dev
   clang libclang-rt-14-dev  # libFuzzer for the decoder fuzz target
   python3 python3-kubernetes python3-yaml  # end-to-end tests with the real Python client
