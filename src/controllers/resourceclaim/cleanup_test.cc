@@ -22,10 +22,14 @@ class ClaimCleanupTest : public ResourceClaimControllerTest {
     return c && c->status.reservedFor.empty() && !c->status.allocation &&
            c->metadata.finalizers.empty();
   }
-  // Forces one more sync of the claim (an unrelated metadata write) and waits for it.
+  // Forces one more sync of the claim and waits for it: a write the sync reads but that does
+  // not change its outcome (one more owner, not the controlling one; no garbage collector runs
+  // here). A write the sync does not read queues none (ClaimChangeNeedsSync).
   void ResyncClaim(const std::string& claim) {
     auto updated = std::make_unique<api::ResourceClaim>(*GetClaim(claim));
-    updated->metadata.labels["touched"] = std::to_string(++touches_);
+    const std::string n = std::to_string(++touches_);
+    updated->metadata.ownerReferences.push_back(
+        {"v1", "ConfigMap", "touch-" + n, "uid-touch-" + n, false, false});
     int before = Syncs("claim:default/" + claim);
     ASSERT_TRUE(inner_->Update(Claims(), std::move(updated)).ok());
     ASSERT_TRUE(WaitForSync("claim:default/" + claim, before));
@@ -107,6 +111,31 @@ TEST_F(ClaimCleanupTest, PendingPodKeepsItsReservation) {
   EXPECT_EQ(c->status.reservedFor[0].uid, p1->metadata.uid);
   EXPECT_TRUE(c->status.allocation);
   EXPECT_EQ(client_->Count("status", "resourceclaims"), 0);
+}
+
+TEST_F(ClaimCleanupTest, WritesTheClaimSyncDoesNotReadQueueNoSync) {
+  CreateClaim("c1");
+  api::ObjectPtr p1 = CreatePod("p1", "gpu", "c1", "node-1", true);
+  AllocateAndReserve("c1", {p1});
+  StartController();
+  ASSERT_TRUE(WaitForSync("claim:default/c1", 0));
+  const int before = Syncs("claim:default/c1");
+  // The scheduler's finalizer and a label: the sync would find the same, so it does not run.
+  auto updated = std::make_unique<api::ResourceClaim>(*GetClaim("c1"));
+  updated->metadata.finalizers.push_back(std::string(api::kResourceClaimFinalizer));
+  updated->metadata.labels["team"] = "a";
+  auto written = inner_->Update(Claims(), std::move(updated));
+  ASSERT_TRUE(written.ok());
+  // Once the controller's informer holds that write (its handler ran: a sync it queued would
+  // be queued by now), a write it reads: one sync, for that one.
+  client::Informer& claims = factory_->For(Claims());
+  ASSERT_TRUE(WaitFor([&] {
+    api::ObjectPtr cached = claims.Get("default", "c1");
+    return cached &&
+           cached->metadata.resourceVersion == (*written)->metadata.resourceVersion;
+  }));
+  ResyncClaim("c1");
+  EXPECT_EQ(Syncs("claim:default/c1"), before + 1);
 }
 
 TEST_F(ClaimCleanupTest, DeletionBeforeSchedulingReleasesButRunningPodKeepsUntilGone) {

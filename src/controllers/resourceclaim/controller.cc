@@ -214,8 +214,11 @@ void ResourceClaimController::OnClaim(const api::ResourceClaim* old_claim,
   const api::ResourceClaim* claim = new_claim ? new_claim : old_claim;
   if (!claim) return;
   ForgetCreated(*claim);
-  // New or updated: its reservedFor may name pods that are already gone.
-  if (new_claim) queue_.Add(Key(kClaimKeyPrefix, claim->metadata));
+  // New, or updated in what the claim sync reads: its reservedFor may name pods that are
+  // already gone.
+  if (new_claim && (!old_claim || ClaimChangeNeedsSync(*old_claim, *new_claim))) {
+    queue_.Add(Key(kClaimKeyPrefix, claim->metadata));
+  }
   // A reservation's generated claim went: it gets another.
   if (reservations_ && !new_claim) {
     if (std::optional<PodRef> owner = OwningReservation(*claim)) {

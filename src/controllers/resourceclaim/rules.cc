@@ -1,5 +1,6 @@
 #include "controllers/resourceclaim/rules.h"
 
+#include <algorithm>
 #include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>
 
@@ -63,6 +64,24 @@ bool IsReservedForPod(const api::Pod& pod, const api::ResourceClaim& claim) {
 bool CanBeReserved(const api::ResourceClaim& claim) {
   return claim.status.reservedFor.size() < api::kResourceClaimReservedForMaxSize &&
          !claim.status.deallocationRequested && !claim.metadata.deletionTimestamp;
+}
+
+bool ClaimChangeNeedsSync(const api::ResourceClaim& before, const api::ResourceClaim& after) {
+  if (after.metadata.deletionTimestamp || before.metadata.deletionTimestamp) return true;
+  if (before.status.allocation.has_value() != after.status.allocation.has_value()) return true;
+  const auto& a = before.status.reservedFor;
+  const auto& b = after.status.reservedFor;
+  if (!std::equal(a.begin(), a.end(), b.begin(), b.end(), [](const auto& x, const auto& y) {
+        return x.uid == y.uid && x.name == y.name && x.resource == y.resource &&
+               x.apiGroup == y.apiGroup;
+      })) {
+    return true;
+  }
+  const auto& o = before.metadata.ownerReferences;
+  const auto& n = after.metadata.ownerReferences;
+  return !std::equal(o.begin(), o.end(), n.begin(), n.end(), [](const auto& x, const auto& y) {
+    return x.uid == y.uid && x.controller == y.controller && x.kind == y.kind;
+  });
 }
 
 bool IsPodDone(const api::Pod& pod) {

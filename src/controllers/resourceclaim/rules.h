@@ -49,6 +49,12 @@ bool IsReservedForPod(const api::Pod& pod, const api::ResourceClaim& claim);
 // Whether one more consumer may be added to status.reservedFor: below the 256-entry limit, and
 // (validation forbids adding otherwise) neither deallocationRequested nor being deleted.
 bool CanBeReserved(const api::ResourceClaim& claim);
+// Whether an update of a claim from `before` to `after` can give the claim sync something to
+// do: its consumers changed (one added may already be gone), it is being deleted, its owners or
+// whether it is allocated changed. Kubernetes queues every update; writes that change none of
+// these (the scheduler's finalizer, a driver's device status) skip the sync, and the pod and
+// reservation events still queue the claims of consumers that went.
+bool ClaimChangeNeedsSync(const api::ResourceClaim& before, const api::ResourceClaim& after);
 
 // Certain that no container runs now or ever will: terminal, or deleted before it was
 // scheduled (isPodDone).

@@ -85,6 +85,41 @@ TEST(PodStateTest, DoneAndNeedsClaims) {
   EXPECT_FALSE(IsPodDone(pod));
 }
 
+TEST(ClaimChangeTest, OnlyChangesTheClaimSyncReadsNeedASync) {
+  api::ResourceClaim before;
+  before.metadata.name = "c";
+  before.metadata.ownerReferences.push_back({"v1", "Pod", "p1", "uid-p1", true, true});
+  api::ResourceClaim after = before;
+  EXPECT_FALSE(ClaimChangeNeedsSync(before, after));
+  // The scheduler's finalizer, labels, a driver's device status: nothing for the sync.
+  after.metadata.finalizers.push_back("resource.kubernetes.io/delete-protection");
+  after.metadata.labels["x"] = "y";
+  after.status.devices.emplace_back();
+  EXPECT_FALSE(ClaimChangeNeedsSync(before, after));
+  // A consumer added (it may already be gone), or one replaced by another of the same name.
+  api::ResourceClaim reserved = after;
+  reserved.status.reservedFor.push_back({"", "pods", "p1", "uid-p1"});
+  EXPECT_TRUE(ClaimChangeNeedsSync(after, reserved));
+  EXPECT_TRUE(ClaimChangeNeedsSync(reserved, after));
+  api::ResourceClaim replaced = reserved;
+  replaced.status.reservedFor[0].uid = "uid-p1-again";
+  EXPECT_TRUE(ClaimChangeNeedsSync(reserved, replaced));
+  // Allocated or deallocated.
+  api::ResourceClaim allocated = after;
+  allocated.status.allocation.emplace();
+  EXPECT_TRUE(ClaimChangeNeedsSync(after, allocated));
+  EXPECT_TRUE(ClaimChangeNeedsSync(allocated, after));
+  // Any change while it is being deleted (its finalizer may be removed now).
+  api::ResourceClaim deleting = after;
+  deleting.metadata.deletionTimestamp = Time::FromUnixSeconds(1);
+  EXPECT_TRUE(ClaimChangeNeedsSync(after, deleting));
+  EXPECT_TRUE(ClaimChangeNeedsSync(deleting, deleting));
+  // Another owner.
+  api::ResourceClaim orphaned = after;
+  orphaned.metadata.ownerReferences.clear();
+  EXPECT_TRUE(ClaimChangeNeedsSync(after, orphaned));
+}
+
 TEST(ClaimFromTemplateTest, CopiesMetadataSpecAndOwner) {
   api::Pod pod = MakePod();
   api::ResourceClaimTemplate tmpl;
