@@ -169,7 +169,15 @@ void Scheduler::RunPreBindAndBind(std::shared_ptr<BindingContext> ctx, size_t fi
     queue_->Park(ctx->pod().uid());
     ctx->fw->AwaitPreBind(waiting, *ctx->state, ctx->pod(), ctx->host,
                           [this, ctx, waiting](Status outcome) {
-                            // Often an informer thread: the rest (API writes) goes to the pool.
+                            // Often an informer or the client's thread. When this was the last
+                            // PreBind plugin, what is left is Bind, which never blocks (Bind
+                            // plugins answer through a callback): it goes on here, without
+                            // waking a binding worker.
+                            if (outcome.IsSuccess() && !ctx->fw->HasPreBindPluginsAfter(waiting)) {
+                              RunPreBindAndBind(ctx, waiting + 1);
+                              return;
+                            }
+                            // Otherwise the rest (API writes, Unreserve) goes to the pool.
                             SubmitBindingTask([this, ctx, waiting, outcome] {
                               if (outcome.IsSuccess()) {
                                 RunPreBindAndBind(ctx, waiting + 1);

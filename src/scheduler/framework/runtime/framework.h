@@ -153,6 +153,8 @@ class Framework final : public Handle {
   // Every DeadlinePlugin abandons its waits (the scheduler is stopping).
   void AbandonWaits();
   bool HasPreBindPlugins() const { return !pre_bind_.empty(); }
+  // Whether a PreBind plugin comes after the one at `position`.
+  bool HasPreBindPluginsAfter(size_t position) const { return position + 1 < pre_bind_.size(); }
   // Whether some PreBind plugin has work for this pod (PreBindPreFlight not Skip).
   bool NeedsPreBind(const CycleState& state, const PodInfo& pod, const std::string& node) const;
   // Asks each Bind plugin in turn until one does not Skip; `done` gets its outcome (Error if
