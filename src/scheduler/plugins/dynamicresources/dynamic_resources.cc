@@ -559,13 +559,15 @@ Status DynamicResources::Filter(const CycleState& state, const PodInfo& /*pod*/,
   // The verdict of an earlier pod of the same class, if nothing it depends on changed; an owner
   // of reservations holding devices here makes its own search.
   const bool cacheable = s->verdicts && VerdictCache::Cacheable(held_ptr);
-  const uint32_t slot = s->view.inventory->NodeSlot(node.metadata.name);
+  // The class was made for this inventory (PreFilter): a node it kept verdicts for knows its
+  // slot, which saves a lookup by name on most nodes.
+  const VerdictCache::NodeVerdicts* kept =
+      cacheable ? s->verdicts->ForNode(node.metadata.name) : nullptr;
+  const uint32_t slot = kept ? kept->slot : s->view.inventory->NodeSlot(node.metadata.name);
   const uint64_t node_gen = s->view.in_use->node_generation(slot);
   const uint64_t shared_gen = s->view.in_use->shared_generation();
   const VerdictCache::Verdict* cached =
-      cacheable ? s->verdicts->Find(node.metadata.name, node.metadata.resourceVersion, node_gen,
-                                    shared_gen, held_ptr)
-                : nullptr;
+      kept ? kept->Find(node.metadata.resourceVersion, node_gen, shared_gen, held_ptr) : nullptr;
   dra::Allocator::Outcome out;
   if (cached) {
     out.result = cached->feasible ? dra::Allocator::Outcome::Result::kAllocated
@@ -582,7 +584,8 @@ Status DynamicResources::Filter(const CycleState& state, const PodInfo& /*pod*/,
                               out.score,
                               out.reason,
                               held ? held->devices : std::vector<dra::DeviceIndex>(),
-                              held ? held->taken : std::vector<dra::DeviceIndex>()};
+                              held ? held->taken : std::vector<dra::DeviceIndex>(),
+                              slot};
       std::lock_guard<std::mutex> lock(s->filter_results->mu);
       s->filter_results->fresh.emplace_back(node.metadata.name, std::move(v));
     }

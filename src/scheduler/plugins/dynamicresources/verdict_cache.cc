@@ -13,15 +13,26 @@ bool SameVersions(const VerdictCache::Verdict& a, const VerdictCache::Verdict& b
 
 }  // namespace
 
+const VerdictCache::NodeVerdicts* VerdictCache::Class::ForNode(const std::string& node) const {
+  auto it = by_node.find(node);
+  return it == by_node.end() ? nullptr : &it->second;
+}
+
 const VerdictCache::Verdict* VerdictCache::Class::Find(const std::string& node,
                                                        const std::string& node_version,
                                                        uint64_t node_gen, uint64_t shared_gen,
                                                        const dra::HeldDevices* held) const {
-  auto it = by_node.find(node);
-  if (it == by_node.end()) return nullptr;
+  const NodeVerdicts* kept = ForNode(node);
+  return kept ? kept->Find(node_version, node_gen, shared_gen, held) : nullptr;
+}
+
+const VerdictCache::Verdict* VerdictCache::NodeVerdicts::Find(const std::string& node_version,
+                                                              uint64_t node_gen,
+                                                              uint64_t shared_gen,
+                                                              const dra::HeldDevices* held) const {
   const std::vector<dra::DeviceIndex>& usable = held ? held->devices : kNone;
   const std::vector<dra::DeviceIndex>& taken = held ? held->taken : kNone;
-  for (const Verdict& v : it->second) {
+  for (const Verdict& v : verdicts) {
     if (v.node_gen == node_gen && v.shared_gen == shared_gen && v.node_version == node_version &&
         v.usable == usable && v.taken == taken) {
       return &v;
@@ -64,7 +75,9 @@ std::shared_ptr<VerdictCache::Class> VerdictCache::Lookup(
 
 void VerdictCache::Record(Class& c, std::vector<std::pair<std::string, Verdict>>& fresh) {
   for (auto& [node, v] : fresh) {
-    std::vector<Verdict>& kept = c.by_node[node];
+    NodeVerdicts& entry = c.by_node[node];
+    entry.slot = v.slot;
+    std::vector<Verdict>& kept = entry.verdicts;
     // Versions only move forward: verdicts of other versions can never match again.
     std::erase_if(kept, [&](const Verdict& k) {
       return !SameVersions(k, v) || (k.usable == v.usable && k.taken == v.taken);

@@ -48,6 +48,19 @@ class VerdictCache {
     // The held devices assumed (HeldDevices::devices and ::taken; sorted), none for a plain one.
     std::vector<dra::DeviceIndex> usable;
     std::vector<dra::DeviceIndex> taken;
+    // The node's slot in the class's inventory (Inventory::NodeSlot), so that a Filter that
+    // finds the node's verdicts need not look the slot up by name as well.
+    uint32_t slot = dra::Inventory::kNoHome;
+  };
+
+  // The verdicts kept for one node of a class.
+  struct NodeVerdicts {
+    uint32_t slot = dra::Inventory::kNoHome;  // as Verdict::slot
+    std::vector<Verdict> verdicts;            // oldest first
+    // The verdict still valid for these versions and made with the same held devices (`held`
+    // null: none), else null.
+    const Verdict* Find(const std::string& node_version, uint64_t node_gen, uint64_t shared_gen,
+                        const dra::HeldDevices* held = nullptr) const;
   };
 
   // Verdicts kept per node (the plain one and those assuming held devices).
@@ -64,6 +77,8 @@ class VerdictCache {
     // devices (`held` null: none), else null.
     const Verdict* Find(const std::string& node, const std::string& node_version, uint64_t node_gen,
                         uint64_t shared_gen, const dra::HeldDevices* held = nullptr) const;
+    // What is kept for `node`, if anything (one lookup by name serves the slot and the find).
+    const NodeVerdicts* ForNode(const std::string& node) const;
 
    private:
     friend class VerdictCache;
@@ -71,7 +86,7 @@ class VerdictCache {
     std::vector<api::ResourceClaimSpec> specs;
     bool admin_access = false;
     uint64_t classes_gen = 0;
-    std::unordered_map<std::string, std::vector<Verdict>> by_node;  // oldest first
+    std::unordered_map<std::string, NodeVerdicts> by_node;
   };
 
   explicit VerdictCache(size_t max_classes = 32) : max_classes_(max_classes) {}
@@ -81,7 +96,7 @@ class VerdictCache {
   std::shared_ptr<Class> Lookup(const std::shared_ptr<const dra::Inventory>& inventory,
                                 const std::vector<const api::ResourceClaimSpec*>& specs,
                                 bool admin_access, uint64_t classes_gen);
-  // Keeps fresh verdicts (node name, verdict) computed during a cycle.
+  // Keeps fresh verdicts (node name, verdict with the node's slot) computed during a cycle.
   static void Record(Class& c, std::vector<std::pair<std::string, Verdict>>& fresh);
 
   size_t size() const { return classes_.size(); }

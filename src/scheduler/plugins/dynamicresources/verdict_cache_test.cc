@@ -59,6 +59,24 @@ TEST(VerdictCache, VerdictsHoldWhileTheNodeAndItsDevicesAreUnchanged) {
   EXPECT_EQ(cls->Find("n2", "11", 0, 5)->reason, "cannot allocate all claims");
 }
 
+TEST(VerdictCache, ANodesVerdictsKeepItsSlot) {
+  VerdictCache cache;
+  api::ResourceClaimSpec one = Spec(1);
+  auto cls = cache.Lookup(EmptyInventory(), {&one}, false, 0);
+  EXPECT_EQ(cls->ForNode("n1"), nullptr);
+  std::vector<std::pair<std::string, VerdictCache::Verdict>> fresh;
+  VerdictCache::Verdict v{"10", 3, 5, true, 0, ""};
+  v.slot = 7;
+  fresh.emplace_back("n1", v);
+  VerdictCache::Record(*cls, fresh);
+  const VerdictCache::NodeVerdicts* kept = cls->ForNode("n1");
+  ASSERT_NE(kept, nullptr);
+  EXPECT_EQ(kept->slot, 7u);
+  EXPECT_NE(kept->Find("10", 3, 5), nullptr);
+  EXPECT_EQ(kept->Find("10", 4, 5), nullptr);
+  EXPECT_EQ(cls->ForNode("n2"), nullptr);
+}
+
 TEST(VerdictCache, VerdictsWithHeldDevicesAnswerOnlyTheSameHeldDevices) {
   VerdictCache cache;
   api::ResourceClaimSpec one = Spec(1);
