@@ -20,7 +20,8 @@ namespace allot::store {
 
 struct BackendWrite {
   std::string key;    // "<group>/<resource>/<namespace>/<name>"
-  std::string value;  // encoded object (JSON); empty for a delete
+  std::string value;  // encoded object (JSON); empty for a delete, and always for a backend
+                      // that does not ReadsValues()
   uint64_t resource_version = 0;
 };
 
@@ -40,6 +41,9 @@ class Backend {
                       uint64_t& max_rv) = 0;
   // Atomically and durably applies all writes. On error nothing was applied.
   virtual Status Commit(const std::vector<BackendWrite>& writes, uint64_t max_rv) = 0;
+  // Whether Commit reads the writes' values. False: the store leaves them empty instead of
+  // encoding every object (the memory backend keeps nothing).
+  virtual bool ReadsValues() const { return true; }
   virtual std::string_view Name() const = 0;
 };
 

@@ -13,6 +13,7 @@ class MemoryBackend final : public Backend {
     return Status::Ok();
   }
   Status Commit(const std::vector<BackendWrite>&, uint64_t) override { return Status::Ok(); }
+  bool ReadsValues() const override { return false; }
   std::string_view Name() const override { return "memory"; }
 };
 

@@ -466,9 +466,10 @@ void Store::Impl::ProcessBatch(std::vector<std::unique_ptr<Op>>& ops) {
   if (!changes_.empty()) {
     std::vector<BackendWrite> writes;
     writes.reserve(changes_.size());
+    const bool encode = backend_->ReadsValues();
     for (const Change& c : changes_) {
       writes.push_back({BackendKey(*c.resource, c.key),
-                        c.object ? api::EncodeJson(*c.object) : std::string(), c.rv});
+                        c.object && encode ? api::EncodeJson(*c.object) : std::string(), c.rv});
     }
     Status st = backend_->Commit(writes, next_rv_);
     if (!st.ok()) {
