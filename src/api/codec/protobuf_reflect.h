@@ -1,0 +1,496 @@
+// Kubernetes' protobuf encoding of any API struct, derived from its Visit() and the field
+// numbers of its ProtoMessage<T> table (api/machinery/protobuf_fields.h), the way
+// api/machinery/reflect.h derives JSON. Include only from .cc files that also include the tables
+// of every struct they encode (the group headers api/<group>/protobuf_messages*.h).
+//
+// Encoding writes fields in Visit order and leaves out empty strings, zero numbers, false, empty
+// lists and maps and unset optionals, as proto2 readers take a missing field for its zero value;
+// an optional that is set is always written, so presence survives. Decoding follows protobuf's
+// rules: unknown fields are skipped, the last value of a scalar wins, messages merge. Repeated
+// scalars are read unpacked only: Kubernetes' messages are proto2 and never pack.
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <type_traits>
+#include <typeinfo>
+#include <vector>
+
+#include "api/codec/protobuf_wire.h"
+#include "api/machinery/field.h"
+#include "api/machinery/meta.h"
+#include "api/machinery/object.h"
+#include "api/machinery/protobuf_fields.h"
+#include "api/machinery/quantity.h"
+#include "common/time.h"
+
+namespace allot::api::protobuf {
+
+// Decoding state: the field path for errors (through DecodeContext) and whether the input held a
+// field that protobuf cannot carry here (ProtoAs::kOpaque), which callers answer with a 415.
+struct DecodeState {
+  DecodeContext ctx;
+  bool unsupported = false;
+};
+
+template <class T>
+concept Message = requires(T& t) { ProtoMessage<T>::kFields; };
+
+template <class T>
+struct Field;  // Write(w, number, as, v) -> bool, IsEmpty(v), Read(record, v, as, state) -> bool
+
+// --- the non-template parts (api/codec/protobuf_reflect.cc) --------------------------------
+
+void WriteTime(Writer& w, int number, const Time& v);
+void WriteMicroTime(Writer& w, int number, const MicroTime& v);
+void WriteQuantity(Writer& w, int number, const Quantity& v);
+void WriteIntOrString(Writer& w, int number, const IntOrString& v);
+bool ReadTime(const Record& r, Time& out, DecodeState& s);
+bool ReadMicroTime(const Record& r, MicroTime& out, DecodeState& s);
+bool ReadDuration(const Record& r, Duration& out, DecodeState& s);
+bool ReadQuantity(const Record& r, Quantity& out, DecodeState& s);
+bool ReadIntOrString(const Record& r, IntOrString& out, DecodeState& s);
+// A RawExtension's JSON; the bytes must be a JSON value, kept in compact form.
+bool ReadRawExtension(const Record& r, RawJson& out, DecodeState& s);
+bool WrongType(const Record& r, DecodeState& s);
+bool Malformed(DecodeState& s);
+
+// --- scalars -------------------------------------------------------------------------------
+
+template <>
+struct Field<std::string> {
+  static bool IsEmpty(const std::string& v) { return v.empty(); }
+  static bool Write(Writer& w, int n, ProtoAs, const std::string& v) {
+    w.BytesField(n, v);
+    return true;
+  }
+  static bool Read(const Record& r, std::string& out, ProtoAs, DecodeState& s) {
+    if (r.type != kLengthDelimited) return WrongType(r, s);
+    out.assign(r.bytes);
+    return true;
+  }
+};
+
+template <class T>
+  requires(std::is_same_v<T, bool> || std::is_same_v<T, int32_t> || std::is_same_v<T, int64_t>)
+struct Field<T> {
+  static bool IsEmpty(T v) { return v == 0; }
+  static bool Write(Writer& w, int n, ProtoAs, T v) {
+    w.IntField(n, static_cast<int64_t>(v));
+    return true;
+  }
+  static bool Read(const Record& r, T& out, ProtoAs, DecodeState& s) {
+    if (r.type != kVarint) return WrongType(r, s);
+    if constexpr (std::is_same_v<T, bool>) {
+      out = r.value != 0;
+    } else {
+      out = static_cast<T>(static_cast<int64_t>(r.value));
+    }
+    return true;
+  }
+};
+
+template <>
+struct Field<double> {
+  static bool IsEmpty(double v) { return v == 0; }
+  static bool Write(Writer& w, int n, ProtoAs, double v) {
+    uint64_t bits;
+    std::memcpy(&bits, &v, sizeof bits);
+    w.Fixed64Field(n, bits);
+    return true;
+  }
+  static bool Read(const Record& r, double& out, ProtoAs, DecodeState& s) {
+    if (r.type != kFixed64) return WrongType(r, s);
+    std::memcpy(&out, &r.value, sizeof out);
+    return true;
+  }
+};
+
+template <>
+struct Field<Time> {
+  static bool IsEmpty(const Time&) { return false; }
+  static bool Write(Writer& w, int n, ProtoAs, const Time& v) {
+    WriteTime(w, n, v);
+    return true;
+  }
+  static bool Read(const Record& r, Time& out, ProtoAs, DecodeState& s) {
+    return ReadTime(r, out, s);
+  }
+};
+
+template <>
+struct Field<MicroTime> {
+  static bool IsEmpty(const MicroTime&) { return false; }
+  static bool Write(Writer& w, int n, ProtoAs, const MicroTime& v) {
+    WriteMicroTime(w, n, v);
+    return true;
+  }
+  static bool Read(const Record& r, MicroTime& out, ProtoAs, DecodeState& s) {
+    return ReadMicroTime(r, out, s);
+  }
+};
+
+template <>
+struct Field<Duration> {
+  static bool IsEmpty(const Duration&) { return false; }
+  static bool Write(Writer& w, int n, ProtoAs, const Duration& v) {
+    size_t mark = w.BeginNested(n);
+    if (v.nanos != 0) w.IntField(1, v.nanos);
+    w.EndNested(mark, false);
+    return true;
+  }
+  static bool Read(const Record& r, Duration& out, ProtoAs, DecodeState& s) {
+    return ReadDuration(r, out, s);
+  }
+};
+
+template <>
+struct Field<Quantity> {
+  static bool IsEmpty(const Quantity&) { return false; }
+  static bool Write(Writer& w, int n, ProtoAs, const Quantity& v) {
+    WriteQuantity(w, n, v);
+    return true;
+  }
+  static bool Read(const Record& r, Quantity& out, ProtoAs, DecodeState& s) {
+    return ReadQuantity(r, out, s);
+  }
+};
+
+template <>
+struct Field<IntOrString> {
+  static bool IsEmpty(const IntOrString& v) { return !v.is_string && v.int_value == 0; }
+  static bool Write(Writer& w, int n, ProtoAs, const IntOrString& v) {
+    WriteIntOrString(w, n, v);
+    return true;
+  }
+  static bool Read(const Record& r, IntOrString& out, ProtoAs, DecodeState& s) {
+    return ReadIntOrString(r, out, s);
+  }
+};
+
+template <>
+struct Field<RawJson> {
+  static bool IsEmpty(const RawJson& v) { return v.empty(); }
+  static bool Write(Writer& w, int n, ProtoAs as, const RawJson& v) {
+    if (as != ProtoAs::kRawExtension) return false;  // an opaque subtree: not carried
+    size_t mark = w.BeginNested(n);
+    w.BytesField(1, v.json);
+    w.EndNested(mark, false);
+    return true;
+  }
+  static bool Read(const Record& r, RawJson& out, ProtoAs as, DecodeState& s) {
+    if (as != ProtoAs::kRawExtension) {
+      s.unsupported = true;
+      return s.ctx.ValueError(
+          "this field cannot be read from application/vnd.kubernetes.protobuf; send the object "
+          "as application/json");
+    }
+    return ReadRawExtension(r, out, s);
+  }
+};
+
+// --- containers ------------------------------------------------------------------------------
+
+template <class T>
+struct Field<std::optional<T>> {
+  static bool IsEmpty(const std::optional<T>& v) { return !v.has_value(); }
+  static bool Write(Writer& w, int n, ProtoAs as, const std::optional<T>& v) {
+    return Field<T>::Write(w, n, as, *v);
+  }
+  static bool Read(const Record& r, std::optional<T>& out, ProtoAs as, DecodeState& s) {
+    if (!out) out.emplace();
+    return Field<T>::Read(r, *out, as, s);
+  }
+};
+
+template <class T>
+struct Field<std::vector<T>> {
+  static bool IsEmpty(const std::vector<T>& v) { return v.empty(); }
+  static bool Write(Writer& w, int n, ProtoAs as, const std::vector<T>& v) {
+    for (const T& e : v) {
+      if (!Field<T>::Write(w, n, as, e)) return false;
+    }
+    return true;
+  }
+  static bool Read(const Record& r, std::vector<T>& out, ProtoAs as, DecodeState& s) {
+    s.ctx.PushIndex(static_cast<int64_t>(out.size()));
+    bool ok = Field<T>::Read(r, out.emplace_back(), as, s);
+    s.ctx.Pop();
+    return ok;
+  }
+};
+
+template <class T>
+struct Field<std::map<std::string, T>> {
+  static bool IsEmpty(const std::map<std::string, T>& v) { return v.empty(); }
+  static bool Write(Writer& w, int n, ProtoAs as, const std::map<std::string, T>& v) {
+    for (const auto& [key, value] : v) {
+      size_t mark = w.BeginNested(n);
+      w.BytesField(1, key);
+      if (!Field<T>::Write(w, 2, as, value)) return false;
+      w.EndNested(mark, false);
+    }
+    return true;
+  }
+  static bool Read(const Record& r, std::map<std::string, T>& out, ProtoAs as, DecodeState& s) {
+    if (r.type != kLengthDelimited) return WrongType(r, s);
+    std::string key;
+    T value{};
+    Reader entry(r.bytes);
+    Record e;
+    while (entry.Next(e)) {
+      if (e.number == 1) {
+        if (!Field<std::string>::Read(e, key, as, s)) return false;
+      } else if (e.number == 2) {
+        s.ctx.PushKey(key);
+        bool ok = Field<T>::Read(e, value, as, s);
+        s.ctx.Pop();
+        if (!ok) return false;
+      }
+    }
+    if (!entry.ok()) return Malformed(s);
+    out.insert_or_assign(std::move(key), std::move(value));
+    return true;
+  }
+};
+
+// --- messages --------------------------------------------------------------------------------
+
+// A struct's Visit() order matched with its table: the number of each field (0: not carried)
+// and, by number, the field's position in Visit order.
+inline constexpr int kEmbeddedWrapper = -2;
+
+struct Layout {
+  std::vector<const ProtoField*> by_position;
+  // -1 where no field has the number; kEmbeddedWrapper where fields of a Go-embedded struct
+  // travel inside a message of that number.
+  std::vector<int> position_of_number;
+  std::vector<std::string> missing;     // Visit names the table does not number
+};
+
+struct NameVisitor {
+  std::vector<const char*> names;
+  template <class F>
+  void operator()(const char* name, F&, FieldTags = {}) {
+    names.push_back(name);
+  }
+};
+
+template <class T>
+const Layout& LayoutOf() {
+  static const Layout layout = [] {
+    Layout l;
+    NameVisitor nv;
+    T probe{};
+    probe.Visit(nv);
+    for (const char* name : nv.names) {
+      const ProtoField* found = nullptr;
+      for (const ProtoField& f : ProtoMessage<T>::kFields) {
+        if (std::strcmp(f.name, name) == 0 && f.number > 0) found = &f;
+      }
+      if (!found) l.missing.emplace_back(name);
+      l.by_position.push_back(found);
+    }
+    int max = 0;
+    for (const ProtoField* f : l.by_position) max = std::max(max, f ? f->number : 0);
+    l.position_of_number.assign(static_cast<size_t>(max) + 1, -1);
+    for (size_t i = 0; i < l.by_position.size(); ++i) {
+      const ProtoField* f = l.by_position[i];
+      if (!f) continue;
+      l.position_of_number[f->number] =
+          f->as == ProtoAs::kEmbedded ? kEmbeddedWrapper : static_cast<int>(i);
+    }
+    return l;
+  }();
+  return layout;
+}
+
+template <class T>
+bool WriteFields(Writer& w, const T& v);
+
+struct EncodeVisitor {
+  Writer& w;
+  const Layout& layout;
+  size_t position = 0;
+  bool ok = true;
+
+  template <class F>
+  void operator()(const char*, const F& f, FieldTags = {}) {
+    const ProtoField* spec = layout.by_position[position++];
+    if (!ok) return;
+    if constexpr (!Message<F>) {
+      if (Field<F>::IsEmpty(f)) return;
+    }
+    if (!spec) {
+      ok = false;  // a value with no number cannot be carried
+      return;
+    }
+    if (spec->as == ProtoAs::kEmbedded) {
+      size_t outer = w.BeginNested(spec->number);
+      ok = WriteOne(spec->inner, ProtoAs::kNatural, f);
+      w.EndNested(outer, /*drop_if_empty=*/true);
+    } else {
+      ok = WriteOne(spec->number, spec->as, f);
+    }
+  }
+
+  template <class F>
+  bool WriteOne(int number, ProtoAs as, const F& f) {
+    if constexpr (Message<F>) {
+      size_t mark = w.BeginNested(number);
+      bool written = WriteFields(w, f);
+      w.EndNested(mark, /*drop_if_empty=*/true);  // a zero struct reads back the same
+      return written;
+    } else {
+      return Field<F>::Write(w, number, as, f);
+    }
+  }
+};
+
+// Writes the fields of `v` (the content of its message, no tag or length). False when `v` holds
+// a value protobuf cannot carry: an opaque subtree, or a field with no number.
+template <class T>
+bool WriteFields(Writer& w, const T& v) {
+  EncodeVisitor ev{w, LayoutOf<T>()};
+  const_cast<T&>(v).Visit(ev);
+  return ev.ok;
+}
+
+template <class T>
+bool ReadFields(std::string_view bytes, T& out, DecodeState& s);
+
+struct DecodeFieldVisitor {
+  const Record& record;
+  const ProtoField& spec;
+  size_t target;
+  DecodeState& s;
+  size_t position = 0;
+  bool ok = true;
+
+  template <class F>
+  void operator()(const char* name, F& f, FieldTags = {}) {
+    if (position++ != target) return;
+    s.ctx.PushField(name);
+    if constexpr (Message<F>) {
+      ok = record.type == kLengthDelimited ? ReadFields(record.bytes, f, s) : WrongType(record, s);
+    } else {
+      ok = Field<F>::Read(record, f, spec.as == ProtoAs::kEmbedded ? ProtoAs::kNatural : spec.as,
+                          s);
+    }
+    s.ctx.Pop();
+  }
+};
+
+template <class T>
+bool ReadRecord(const Record& r, size_t position, const ProtoField& spec, T& out,
+                DecodeState& s) {
+  DecodeFieldVisitor dv{r, spec, position, s};
+  out.Visit(dv);
+  return dv.ok;
+}
+
+// The records inside a Go-embedded struct's message (number `outer`), each read into the field
+// of T that the table places there.
+template <class T>
+bool ReadEmbedded(const Record& wrapper, const Layout& layout, T& out, DecodeState& s) {
+  if (wrapper.type != kLengthDelimited) return WrongType(wrapper, s);
+  Reader reader(wrapper.bytes);
+  Record r;
+  while (reader.Next(r)) {
+    for (size_t p = 0; p < layout.by_position.size(); ++p) {
+      const ProtoField* f = layout.by_position[p];
+      if (f && f->as == ProtoAs::kEmbedded && f->number == wrapper.number &&
+          f->inner == r.number) {
+        if (!ReadRecord(r, p, *f, out, s)) return false;
+      }
+    }
+  }
+  return reader.ok() || Malformed(s);
+}
+
+// Merges the fields of the message `bytes` into `out`. False (with the error in s.ctx) on
+// malformed input or a value of the wrong type.
+template <class T>
+bool ReadFields(std::string_view bytes, T& out, DecodeState& s) {
+  const Layout& layout = LayoutOf<T>();
+  Reader reader(bytes);
+  Record r;
+  while (reader.Next(r)) {
+    if (static_cast<size_t>(r.number) >= layout.position_of_number.size()) continue;
+    const int position = layout.position_of_number[r.number];
+    if (position == kEmbeddedWrapper) {
+      if (!ReadEmbedded(r, layout, out, s)) return false;
+      continue;
+    }
+    if (position < 0) continue;  // a field Allot does not model
+    const auto p = static_cast<size_t>(position);
+    if (!ReadRecord(r, p, *layout.by_position[p], out, s)) return false;
+  }
+  return reader.ok() || Malformed(s);
+}
+
+template <Message T>
+struct Field<T> {
+  static bool IsEmpty(const T&) { return false; }
+  static bool Write(Writer& w, int n, ProtoAs, const T& v) {
+    size_t mark = w.BeginNested(n);
+    bool ok = WriteFields(w, v);
+    w.EndNested(mark, false);
+    return ok;
+  }
+  static bool Read(const Record& r, T& out, ProtoAs, DecodeState& s) {
+    if (r.type != kLengthDelimited) return WrongType(r, s);
+    return ReadFields(r.bytes, out, s);
+  }
+};
+
+// --- completeness ------------------------------------------------------------------------------
+
+// Every field of T and of the structs it holds, at any depth, that its table does not number:
+// "PodSpec.foo". Empty when T travels whole. A struct with no table at all makes this fail to
+// compile, which is the point.
+template <class T>
+void CollectMissing(std::vector<std::string>& out, std::vector<const void*>& seen);
+
+template <class F>
+struct Inner {
+  using type = F;
+};
+template <class F>
+struct Inner<std::optional<F>> : Inner<F> {};
+template <class F>
+struct Inner<std::vector<F>> : Inner<F> {};
+template <class F>
+struct Inner<std::map<std::string, F>> : Inner<F> {};
+
+struct MissingVisitor {
+  std::vector<std::string>& out;
+  std::vector<const void*>& seen;
+  template <class F>
+  void operator()(const char*, F&, FieldTags = {}) {
+    using Element = typename Inner<F>::type;
+    if constexpr (Message<Element>) {
+      CollectMissing<Element>(out, seen);
+    }
+  }
+};
+
+template <class T>
+void CollectMissing(std::vector<std::string>& out, std::vector<const void*>& seen) {
+  const void* key = &LayoutOf<T>();
+  if (std::find(seen.begin(), seen.end(), key) != seen.end()) return;
+  seen.push_back(key);
+  for (const std::string& name : LayoutOf<T>().missing) {
+    out.push_back(std::string(typeid(T).name()) + "." + name);
+  }
+  MissingVisitor mv{out, seen};
+  T probe{};
+  probe.Visit(mv);
+}
+
+}  // namespace allot::api::protobuf

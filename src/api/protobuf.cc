@@ -1,0 +1,305 @@
+#include "api/protobuf.h"
+
+#include <array>
+
+#include "api/codec/protobuf_reflect.h"
+#include "api/core/protobuf_messages_node.h"
+#include "api/core/protobuf_messages_pod.h"
+#include "api/core/types.h"
+#include "api/machinery/protobuf_messages.h"
+#include "api/policy/pod_disruption_budget.h"
+#include "api/policy/protobuf_messages.h"
+#include "api/resource/protobuf_messages.h"
+#include "api/scheduling/priority_class.h"
+#include "api/scheduling/protobuf_messages.h"
+
+namespace allot::api {
+
+namespace {
+
+using protobuf::DecodeState;
+using protobuf::Reader;
+using protobuf::Record;
+using protobuf::Writer;
+
+constexpr std::string_view kMagic("k8s\0", 4);
+
+// What the kinds with protobuf share: their message's encoder and decoder.
+struct KindCodec {
+  const TypeInfo& (*type)();
+  bool (*encode)(const Object&, Writer&);
+  bool (*decode)(std::string_view, Object&, DecodeState&);
+};
+
+template <class T>
+constexpr KindCodec CodecOf() {
+  return {&T::Type,
+          [](const Object& o, Writer& w) { return protobuf::WriteFields(w, static_cast<const T&>(o)); },
+          [](std::string_view raw, Object& o, DecodeState& s) {
+            return protobuf::ReadFields(raw, static_cast<T&>(o), s);
+          }};
+}
+
+// The kinds the scheduler, controllers, node agents and drivers exchange.
+constexpr std::array kKinds = {
+    CodecOf<Pod>(),           CodecOf<Binding>(),       CodecOf<Node>(),
+    CodecOf<Namespace>(),     CodecOf<Event>(),         CodecOf<Lease>(),
+    CodecOf<DeviceClass>(),   CodecOf<ResourceClaim>(), CodecOf<ResourceClaimTemplate>(),
+    CodecOf<ResourceSlice>(), CodecOf<PodSchedulingContext>(), CodecOf<PriorityClass>(),
+    CodecOf<PodDisruptionBudget>(),
+};
+
+const KindCodec* CodecFor(const TypeInfo& type) {
+  for (const KindCodec& k : kKinds) {
+    if (&k.type() == &type) return &k;
+  }
+  return nullptr;
+}
+
+Status DecodeError(const DecodeState& s, std::string_view what) {
+  const std::string message = "protobuf " + std::string(what) + ": " + s.ctx.error();
+  if (s.unsupported) return Status(StatusCode::kUnsupportedMediaType, message);
+  return BadRequestError(message);
+}
+
+void WriteTypeMeta(Writer& w, std::string_view api_version, std::string_view kind) {
+  size_t mark = w.BeginNested(1);
+  w.BytesField(1, api_version);
+  w.BytesField(2, kind);
+  w.EndNested(mark, false);
+}
+
+void AppendEnvelope(std::string_view api_version, std::string_view kind,
+                    std::string_view message, std::string& out) {
+  out.reserve(out.size() + message.size() + api_version.size() + kind.size() + 16);
+  out.append(kMagic);
+  Writer w(out);
+  WriteTypeMeta(w, api_version, kind);
+  w.BytesField(2, message);
+}
+
+}  // namespace
+
+bool HasProtobuf(const TypeInfo& type) { return CodecFor(type) != nullptr; }
+
+bool EncodeProtobufMessage(const Object& obj, std::string& out) {
+  const KindCodec* codec = CodecFor(obj.type());
+  if (!codec) return false;
+  const size_t start = out.size();
+  Writer w(out);
+  if (codec->encode(obj, w)) return true;
+  out.resize(start);
+  return false;
+}
+
+void AppendProtobufEnvelope(const TypeInfo& type, std::string_view message, std::string& out) {
+  AppendEnvelope(type.api_version, type.kind, message, out);
+}
+
+void AppendProtobufList(const TypeInfo& type, const ListMeta& meta,
+                        const std::vector<std::string_view>& items, std::string& out) {
+  std::string list;
+  size_t total = 64;
+  for (std::string_view item : items) total += item.size() + 6;
+  list.reserve(total);
+  Writer w(list);
+  size_t mark = w.BeginNested(1);
+  protobuf::WriteFields(w, meta);
+  w.EndNested(mark, false);
+  for (std::string_view item : items) w.BytesField(2, item);
+  AppendEnvelope(type.api_version, type.kind + "List", list, out);
+}
+
+void AppendProtobufWatchFrame(std::string_view type, std::string_view object, std::string& out) {
+  std::string event;
+  event.reserve(object.size() + type.size() + 16);
+  Writer w(event);
+  w.BytesField(1, type);
+  size_t mark = w.BeginNested(2);
+  w.BytesField(1, object);
+  w.EndNested(mark, false);
+  const auto size = static_cast<uint32_t>(event.size());
+  for (int shift = 24; shift >= 0; shift -= 8) out.push_back(static_cast<char>(size >> shift));
+  out.append(event);
+}
+
+void AppendProtobufStatus(const Status& status, std::string& out) {
+  // meta.v1 Status {metadata = 1, status = 2, message = 3, reason = 4, details = 5, code = 6};
+  // StatusDetails {name = 1, group = 2, kind = 3, causes = 4, retryAfterSeconds = 5, uid = 6};
+  // StatusCause {reason = 1, message = 2, field = 3}.
+  std::string message;
+  Writer w(message);
+  w.EndNested(w.BeginNested(1), false);
+  w.BytesField(2, status.ok() ? "Success" : "Failure");
+  if (!status.message().empty()) w.BytesField(3, status.message());
+  if (!status.ok()) w.BytesField(4, ReasonString(status.code()));
+  const StatusDetails& d = status.details();
+  size_t details = w.BeginNested(5);
+  if (!d.name.empty()) w.BytesField(1, d.name);
+  if (!d.group.empty()) w.BytesField(2, d.group);
+  if (!d.kind.empty()) w.BytesField(3, d.kind);
+  for (const StatusCause& c : d.causes) {
+    size_t cause = w.BeginNested(4);
+    if (!c.reason.empty()) w.BytesField(1, c.reason);
+    if (!c.message.empty()) w.BytesField(2, c.message);
+    if (!c.field.empty()) w.BytesField(3, c.field);
+    w.EndNested(cause, false);
+  }
+  if (d.retry_after_seconds != 0) w.IntField(5, d.retry_after_seconds);
+  if (!d.uid.empty()) w.BytesField(6, d.uid);
+  w.EndNested(details, /*drop_if_empty=*/true);
+  if (!status.ok()) w.IntField(6, HttpCode(status.code()));
+  AppendEnvelope("v1", "Status", message, out);
+}
+
+// --- reading -------------------------------------------------------------------------------------
+
+Result<ProtobufEnvelope> ParseProtobufEnvelope(std::string_view body) {
+  if (body.substr(0, kMagic.size()) != kMagic) {
+    return BadRequestError("protobuf: the body does not start with the \"k8s\\0\" prefix");
+  }
+  ProtobufEnvelope env;
+  Reader unknown(body.substr(kMagic.size()));
+  Record r;
+  while (unknown.Next(r)) {
+    if (r.type != protobuf::kLengthDelimited) continue;
+    if (r.number == 2) env.raw = r.bytes;
+    if (r.number != 1) continue;
+    Reader type_meta(r.bytes);
+    Record t;
+    while (type_meta.Next(t)) {
+      if (t.type != protobuf::kLengthDelimited) continue;
+      if (t.number == 1) env.api_version = t.bytes;
+      if (t.number == 2) env.kind = t.bytes;
+    }
+    if (!type_meta.ok()) return BadRequestError("protobuf: malformed typeMeta");
+  }
+  if (!unknown.ok()) return BadRequestError("protobuf: malformed envelope");
+  return env;
+}
+
+const TypeInfo* ProtobufKind(std::string_view api_version, std::string_view kind) {
+  for (const KindCodec& k : kKinds) {
+    const TypeInfo& t = k.type();
+    if (t.api_version == api_version && t.kind == kind) return &t;
+  }
+  return nullptr;
+}
+
+Result<std::unique_ptr<Object>> DecodeProtobufMessage(const TypeInfo& type, std::string_view raw) {
+  const KindCodec* codec = CodecFor(type);
+  if (!codec) {
+    return Status(StatusCode::kUnsupportedMediaType,
+                  "protobuf is not served for " + type.api_version + " " + type.kind);
+  }
+  std::unique_ptr<Object> obj = type.make();
+  DecodeState s;
+  if (!codec->decode(raw, *obj, s)) return DecodeError(s, type.kind);
+  return obj;
+}
+
+Result<std::unique_ptr<Object>> DecodeProtobufObject(const TypeInfo& type, std::string_view body) {
+  ALLOT_ASSIGN_OR_RETURN(ProtobufEnvelope env, ParseProtobufEnvelope(body));
+  if ((!env.kind.empty() && env.kind != type.kind) ||
+      (!env.api_version.empty() && env.api_version != type.api_version)) {
+    return BadRequestError("protobuf: the body holds " + std::string(env.api_version) + " " +
+                           std::string(env.kind) + ", not " + type.api_version + " " + type.kind);
+  }
+  return DecodeProtobufMessage(type, env.raw);
+}
+
+Result<ProtobufList> DecodeProtobufList(const TypeInfo& type, std::string_view body) {
+  ALLOT_ASSIGN_OR_RETURN(ProtobufEnvelope env, ParseProtobufEnvelope(body));
+  if (env.kind != type.kind + "List") {
+    return BadRequestError("protobuf: expected a " + type.kind + "List, got " +
+                           std::string(env.kind));
+  }
+  ProtobufList list;
+  Reader reader(env.raw);
+  Record r;
+  while (reader.Next(r)) {
+    if (r.type != protobuf::kLengthDelimited) continue;
+    if (r.number == 1) {
+      DecodeState s;
+      if (!protobuf::ReadFields(r.bytes, list.meta, s)) return DecodeError(s, "ListMeta");
+    } else if (r.number == 2) {
+      ALLOT_ASSIGN_OR_RETURN(auto item, DecodeProtobufMessage(type, r.bytes));
+      list.items.push_back(std::move(item));
+    }
+  }
+  if (!reader.ok()) return BadRequestError("protobuf: malformed " + type.kind + "List");
+  return list;
+}
+
+Result<ProtobufWatchEvent> ParseProtobufWatchEvent(std::string_view frame) {
+  ProtobufWatchEvent ev;
+  Reader reader(frame);
+  Record r;
+  while (reader.Next(r)) {
+    if (r.type != protobuf::kLengthDelimited) continue;
+    if (r.number == 1) ev.type = r.bytes;
+    if (r.number != 2) continue;
+    Reader raw(r.bytes);
+    Record o;
+    while (raw.Next(o)) {
+      if (o.number == 1 && o.type == protobuf::kLengthDelimited) ev.object = o.bytes;
+    }
+    if (!raw.ok()) return BadRequestError("protobuf: malformed watch event object");
+  }
+  if (!reader.ok()) return BadRequestError("protobuf: malformed watch event");
+  return ev;
+}
+
+Result<ProtobufStatus> DecodeProtobufStatus(std::string_view body) {
+  ALLOT_ASSIGN_OR_RETURN(ProtobufEnvelope env, ParseProtobufEnvelope(body));
+  if (env.kind != "Status") {
+    return BadRequestError("protobuf: expected a Status, got " + std::string(env.kind));
+  }
+  ProtobufStatus out;
+  Reader reader(env.raw);
+  Record r;
+  auto text = [](const Record& f, std::string& field) {
+    if (f.type == protobuf::kLengthDelimited) field.assign(f.bytes);
+  };
+  while (reader.Next(r)) {
+    switch (r.number) {
+      case 2: text(r, out.status); break;
+      case 3: text(r, out.message); break;
+      case 4: text(r, out.reason); break;
+      case 6: out.code = static_cast<int32_t>(r.value); break;
+      case 5: {
+        Reader details(r.bytes);
+        Record d;
+        while (details.Next(d)) {
+          switch (d.number) {
+            case 1: text(d, out.details.name); break;
+            case 2: text(d, out.details.group); break;
+            case 3: text(d, out.details.kind); break;
+            case 5: out.details.retry_after_seconds = static_cast<int32_t>(d.value); break;
+            case 6: text(d, out.details.uid); break;
+            case 4: {
+              StatusCause& cause = out.details.causes.emplace_back();
+              Reader c(d.bytes);
+              Record f;
+              while (c.Next(f)) {
+                if (f.number == 1) text(f, cause.reason);
+                if (f.number == 2) text(f, cause.message);
+                if (f.number == 3) text(f, cause.field);
+              }
+              if (!c.ok()) return BadRequestError("protobuf: malformed StatusCause");
+              break;
+            }
+            default: break;
+          }
+        }
+        if (!details.ok()) return BadRequestError("protobuf: malformed StatusDetails");
+        break;
+      }
+      default: break;
+    }
+  }
+  if (!reader.ok()) return BadRequestError("protobuf: malformed Status");
+  return out;
+}
+
+}  // namespace allot::api

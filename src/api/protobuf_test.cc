@@ -1,0 +1,388 @@
+#include "api/protobuf.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "api/codec/codec.h"
+#include "api/codec/protobuf_reflect.h"
+#include "api/codec/protobuf_wire.h"
+#include "api/core/protobuf_messages_node.h"
+#include "api/core/protobuf_messages_pod.h"
+#include "api/core/types.h"
+#include "api/machinery/protobuf_messages.h"
+#include "api/policy/pod_disruption_budget.h"
+#include "api/policy/protobuf_messages.h"
+#include "api/resource/protobuf_messages.h"
+#include "api/scheduling/priority_class.h"
+#include "api/scheduling/protobuf_messages.h"
+
+namespace allot::api {
+namespace {
+
+std::unique_ptr<Object> FromJsonText(const TypeInfo& type, std::string_view json) {
+  DecodeOptions opts;
+  opts.strict = true;
+  opts.expected = &type;
+  auto decoded = DecodeJson(json, opts);
+  EXPECT_TRUE(decoded.ok()) << decoded.status().ToString();
+  return decoded.ok() ? std::move(decoded->object) : type.make();
+}
+
+std::string Envelope(const Object& obj) {
+  std::string message;
+  EXPECT_TRUE(EncodeProtobufMessage(obj, message));
+  std::string out;
+  AppendProtobufEnvelope(obj.type(), message, out);
+  return out;
+}
+
+// JSON -> object -> protobuf -> object must give back the same object, field for field.
+void ExpectRoundTrip(const TypeInfo& type, std::string_view json) {
+  auto obj = FromJsonText(type, json);
+  auto back = DecodeProtobufObject(type, Envelope(*obj));
+  ASSERT_TRUE(back.ok()) << back.status().ToString();
+  EXPECT_EQ(EncodeJson(**back), EncodeJson(*obj));
+  EXPECT_TRUE(type.equal(**back, *obj));
+}
+
+constexpr std::string_view kPod = R"({
+  "apiVersion": "v1", "kind": "Pod",
+  "metadata": {"name": "train-0", "namespace": "ml", "uid": "u-1", "resourceVersion": "42",
+    "generation": 3, "creationTimestamp": "2026-11-27T10:00:00Z",
+    "deletionGracePeriodSeconds": 30,
+    "labels": {"app": "train", "tier": ""}, "annotations": {"note": "ünïcode ✓"},
+    "ownerReferences": [{"apiVersion": "batch/v1", "kind": "Job", "name": "train",
+      "uid": "j-1", "controller": true, "blockOwnerDeletion": false}],
+    "finalizers": ["example.com/keep"]},
+  "spec": {
+    "containers": [{"name": "main", "image": "registry/train:1",
+      "command": ["python", ""], "ports": [{"containerPort": 8080, "protocol": "TCP"}],
+      "env": [{"name": "EMPTY"}, {"name": "A", "value": "1"}],
+      "resources": {"requests": {"cpu": "500m", "memory": "1Gi"}, "limits": {"nvidia.com/gpu": "2"},
+        "claims": [{"name": "gpus", "request": "a"}]}}],
+    "nodeSelector": {"pool": "a"}, "priority": -5, "priorityClassName": "low",
+    "terminationGracePeriodSeconds": 0, "automountServiceAccountToken": false,
+    "tolerations": [{"key": "k", "operator": "Exists", "effect": "NoExecute",
+      "tolerationSeconds": 300}],
+    "affinity": {
+      "nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [
+        {"matchExpressions": [{"key": "zone", "operator": "In", "values": ["a", "b"]}]}]}},
+      "podAntiAffinity": {"preferredDuringSchedulingIgnoredDuringExecution": [{"weight": 10,
+        "podAffinityTerm": {"topologyKey": "kubernetes.io/hostname",
+          "labelSelector": {"matchLabels": {"app": "train"}}}}]}},
+    "schedulingGates": [{"name": "wait"}],
+    "resourceClaims": [{"name": "gpus", "resourceClaimTemplateName": "two-gpus"}],
+    "overhead": {"cpu": "10m"}},
+  "status": {"phase": "Pending", "nominatedNodeName": "node-1",
+    "conditions": [{"type": "PodScheduled", "status": "False", "reason": "Unschedulable",
+      "lastTransitionTime": "2026-11-27T10:00:01Z"}],
+    "resourceClaimStatuses": [{"name": "gpus", "resourceClaimName": "train-0-gpus-x"}]}
+})";
+
+constexpr std::string_view kClaim = R"({
+  "apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaim",
+  "metadata": {"name": "c", "namespace": "default"},
+  "spec": {"devices": {
+    "requests": [{"name": "a", "exactly": {"deviceClassName": "gpu", "allocationMode": "ExactCount",
+      "count": 2, "selectors": [{"cel": {"expression": "device.attributes['x'].model == 'h'"}}]}}],
+    "config": [{"requests": ["a"], "opaque": {"driver": "gpu.example.com",
+      "parameters": {"kind": "Params", "n": [1, 2.5, null, {"x": true}]}}}]},
+    "controllerName": "ctl.example.com", "allocationMode": "Immediate"},
+  "status": {
+    "allocation": {"devices": {"results": [{"request": "a", "driver": "gpu.example.com",
+      "pool": "node-1", "device": "gpu-0", "bindingConditions": ["Attached"]}],
+      "config": [{"source": "FromClaim", "requests": ["a"], "opaque": {"driver": "gpu.example.com",
+        "parameters": {}}}]},
+      "nodeSelector": {"nodeSelectorTerms": [{"matchFields": [{"key": "metadata.name",
+        "operator": "In", "values": ["node-1"]}]}]},
+      "allocationTimestamp": "2026-11-27T10:00:02Z"},
+    "reservedFor": [{"resource": "pods", "name": "p", "uid": "u"}],
+    "deallocationRequested": true,
+    "devices": [{"driver": "gpu.example.com", "pool": "node-1", "device": "gpu-0",
+      "conditions": [{"type": "Attached", "status": "True", "observedGeneration": 1,
+        "lastTransitionTime": "2026-11-27T10:00:03Z", "reason": "Done", "message": ""}],
+      "data": {"bus": "0000:3b:00.0"}}]}
+})";
+
+constexpr std::string_view kSlice = R"({
+  "apiVersion": "resource.k8s.io/v1", "kind": "ResourceSlice",
+  "metadata": {"name": "node-1-gpu"},
+  "spec": {"driver": "gpu.example.com", "nodeName": "node-1",
+    "pool": {"name": "node-1", "generation": 7, "resourceSliceCount": 1},
+    "devices": [{"name": "gpu-0",
+      "attributes": {"model": {"string": "h100"}, "index": {"int": -1}, "ok": {"bool": false},
+        "drv": {"version": "1.2.3"}},
+      "capacity": {"memory": {"value": "80Gi"}},
+      "taints": [{"key": "broken", "effect": "NoSchedule"}],
+      "bindsToNode": true, "bindingConditions": ["Attached"],
+      "bindingFailureConditions": ["Failed"]}]}
+})";
+
+TEST(Protobuf, PodsClaimsAndSlicesSurviveTheRoundTrip) {
+  ExpectRoundTrip(Pod::Type(), kPod);
+  ExpectRoundTrip(ResourceClaim::Type(), kClaim);
+  ExpectRoundTrip(ResourceSlice::Type(), kSlice);
+}
+
+TEST(Protobuf, TheOtherKindsSurviveTheRoundTrip) {
+  ExpectRoundTrip(Node::Type(), R"({"metadata": {"name": "n", "labels": {"zone": "a"}},
+    "spec": {"unschedulable": true, "taints": [{"key": "k", "value": "v", "effect": "NoSchedule",
+      "timeAdded": "2026-11-27T10:00:00Z"}], "podCIDR": "10.0.0.0/24"},
+    "status": {"capacity": {"cpu": "64", "pods": "110"}, "allocatable": {"cpu": "63900m"},
+      "conditions": [{"type": "Ready", "status": "True",
+        "lastHeartbeatTime": "2026-11-27T10:00:00Z"}],
+      "addresses": [{"type": "InternalIP", "address": "10.0.0.1"}]}})");
+  ExpectRoundTrip(Binding::Type(), R"({"metadata": {"name": "p", "namespace": "default"},
+    "target": {"kind": "Node", "name": "node-1"}})");
+  ExpectRoundTrip(Lease::Type(), R"({"metadata": {"name": "l"}, "spec": {"holderIdentity": "a",
+    "leaseDurationSeconds": 15, "renewTime": "2026-11-27T10:00:00.123456Z",
+    "leaseTransitions": 0}})");
+  ExpectRoundTrip(Event::Type(), R"({"metadata": {"name": "e", "namespace": "default"},
+    "involvedObject": {"kind": "Pod", "name": "p", "uid": "u"}, "reason": "Scheduled",
+    "message": "assigned", "type": "Normal", "count": 2,
+    "eventTime": "2026-11-27T10:00:00.5Z", "firstTimestamp": "1960-01-01T00:00:00Z"})");
+  ExpectRoundTrip(PodDisruptionBudget::Type(), R"({"metadata": {"name": "b"},
+    "spec": {"minAvailable": "50%", "maxUnavailable": 0,
+      "selector": {"matchLabels": {"app": "a"}}}})");
+  ExpectRoundTrip(PriorityClass::Type(), R"({"metadata": {"name": "high"}, "value": 1000000,
+    "globalDefault": false, "preemptionPolicy": "Never"})");
+  ExpectRoundTrip(DeviceClass::Type(), R"({"metadata": {"name": "gpu"}, "spec": {
+    "selectors": [{"cel": {"expression": "device.driver == 'gpu.example.com'"}}],
+    "config": [{"opaque": {"driver": "gpu.example.com", "parameters": {"a": 1}}}],
+    "suitableNodes": {"nodeSelectorTerms": [{"matchExpressions": [{"key": "gpu",
+      "operator": "Exists"}]}]}}})");
+}
+
+// A set optional holding its zero value is written, so presence survives.
+TEST(Protobuf, ASetOptionalStaysSetEvenWhenZero) {
+  auto obj = FromJsonText(Pod::Type(), R"({"metadata": {"name": "p"}, "spec": {
+    "containers": [{"name": "c"}], "terminationGracePeriodSeconds": 0, "hostUsers": false}})");
+  auto back = DecodeProtobufObject(Pod::Type(), Envelope(*obj));
+  ASSERT_TRUE(back.ok());
+  const auto& spec = static_cast<const Pod&>(**back).spec;
+  ASSERT_TRUE(spec.terminationGracePeriodSeconds.has_value());
+  EXPECT_EQ(*spec.terminationGracePeriodSeconds, 0);
+  ASSERT_TRUE(spec.hostUsers.has_value());
+  EXPECT_FALSE(*spec.hostUsers);
+}
+
+// The bytes of a small object, written out from Kubernetes' message definitions by hand.
+TEST(Protobuf, ABindingHasKubernetesBytes) {
+  auto obj = FromJsonText(Binding::Type(), R"({"metadata": {"name": "p"},
+    "target": {"kind": "Node", "name": "n1"}})");
+  // Binding {metadata = 1 {name = 1}, target = 2 (ObjectReference {kind = 1, name = 3})}.
+  const std::string raw("\x0a\x03\x0a\x01p\x12\x0a\x0a\x04Node\x1a\x02n1", 17);
+  // runtime.Unknown {typeMeta = 1 {apiVersion = 1, kind = 2}, raw = 2}.
+  const std::string want = std::string("k8s\0", 4) + "\x0a\x0d\x0a\x02v1\x12\x07" "Binding" +
+                           "\x12\x11" + raw;
+  EXPECT_EQ(Envelope(*obj), want);
+}
+
+TEST(Protobuf, NestedMessagesOver127BytesGetAWideLength) {
+  auto obj = FromJsonText(Pod::Type(), R"({"metadata": {"name": "p"}, "spec": {
+    "containers": [{"name": "c"}]}})");
+  auto& pod = static_cast<Pod&>(*obj);
+  pod.metadata.annotations["long"] = std::string(300, 'x');
+  pod.metadata.annotations["longer"] = std::string(20000, 'y');
+  auto back = DecodeProtobufObject(Pod::Type(), Envelope(pod));
+  ASSERT_TRUE(back.ok()) << back.status().ToString();
+  EXPECT_EQ(EncodeJson(**back), EncodeJson(pod));
+}
+
+TEST(Protobuf, AnObjectWithAnOpaqueSubtreeIsNotEncoded) {
+  auto obj = FromJsonText(Pod::Type(), R"({"metadata": {"name": "p"}, "spec": {
+    "containers": [{"name": "c", "livenessProbe": {"exec": {"command": ["true"]}}}]}})");
+  std::string out = "keep";
+  EXPECT_FALSE(EncodeProtobufMessage(*obj, out));
+  EXPECT_EQ(out, "keep");
+  auto with_volume = FromJsonText(Pod::Type(), R"({"metadata": {"name": "p"}, "spec": {
+    "containers": [{"name": "c"}], "volumes": [{"name": "v", "emptyDir": {}}]}})");
+  EXPECT_FALSE(EncodeProtobufMessage(*with_volume, out));
+}
+
+TEST(Protobuf, AnOpaqueFieldInABodyIsA415) {
+  // Pod {spec = 2 {containers = 2 {name = 1 "c", livenessProbe = 10 {}}}}.
+  const std::string raw("\x12\x07\x12\x05\x0a\x01" "c" "\x52\x00", 9);
+  auto r = DecodeProtobufMessage(Pod::Type(), raw);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), StatusCode::kUnsupportedMediaType);
+  EXPECT_NE(r.status().message().find("spec.containers[0].livenessProbe"), std::string::npos)
+      << r.status().message();
+  // A volume source inside Go's embedded VolumeSource: Volume {name = 1, volumeSource = 2
+  // {emptyDir = 2 {}}}.
+  const std::string volume("\x12\x09\x0a\x07\x0a\x01v\x12\x02\x12\x00", 11);
+  auto v = DecodeProtobufMessage(Pod::Type(), volume);
+  ASSERT_FALSE(v.ok());
+  EXPECT_EQ(v.status().code(), StatusCode::kUnsupportedMediaType);
+}
+
+TEST(Protobuf, UnknownFieldsAreSkipped) {
+  // Pod {99: varint 7, metadata = 1 {name = 1 "p"}, 100: bytes "zz"}.
+  const std::string raw("\x98\x06\x07\x0a\x03\x0a\x01p\xa2\x06\x02zz", 13);
+  auto r = DecodeProtobufMessage(Pod::Type(), raw);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ((*r)->metadata.name, "p");
+}
+
+TEST(Protobuf, MalformedInputIsA400) {
+  for (std::string raw : {std::string("\x0a\x05\x0a", 3), std::string("\x0a", 1),
+                          std::string("\x08\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff", 11),
+                          std::string("\x0b", 1), std::string("\x12\x02\x08\x01", 4)}) {
+    auto r = DecodeProtobufMessage(Pod::Type(), raw);
+    ASSERT_FALSE(r.ok());
+    EXPECT_EQ(r.status().code(), StatusCode::kBadRequest) << r.status().ToString();
+  }
+  EXPECT_FALSE(ParseProtobufEnvelope("{\"kind\":\"Pod\"}").ok());
+  auto wrong_kind = DecodeProtobufObject(Node::Type(), Envelope(*FromJsonText(
+                                                           Pod::Type(), kPod)));
+  EXPECT_FALSE(wrong_kind.ok());
+  // Quantities are parsed as they are from JSON.
+  const std::string bad_quantity(
+      "\x12\x13\x12\x11\x0a\x01" "c" "\x42\x0c\x12\x0a\x0a\x03" "cpu" "\x12\x03\x0a\x01x", 21);
+  auto q = DecodeProtobufMessage(Pod::Type(), bad_quantity);
+  ASSERT_FALSE(q.ok());
+  EXPECT_EQ(q.status().code(), StatusCode::kBadRequest);
+}
+
+TEST(Protobuf, ListsKeepTheirMetaAndItems) {
+  auto a = FromJsonText(Pod::Type(), kPod);
+  auto b = FromJsonText(Pod::Type(), R"({"metadata": {"name": "b"},
+    "spec": {"containers": [{"name": "c"}]}})");
+  std::string ma, mb;
+  ASSERT_TRUE(EncodeProtobufMessage(*a, ma));
+  ASSERT_TRUE(EncodeProtobufMessage(*b, mb));
+  ListMeta meta;
+  meta.resourceVersion = "77";
+  meta.continue_ = "next";
+  meta.remainingItemCount = 0;
+  std::string body;
+  AppendProtobufList(Pod::Type(), meta, {ma, mb}, body);
+  auto env = ParseProtobufEnvelope(body);
+  ASSERT_TRUE(env.ok());
+  EXPECT_EQ(env->kind, "PodList");
+  EXPECT_EQ(env->api_version, "v1");
+  auto list = DecodeProtobufList(Pod::Type(), body);
+  ASSERT_TRUE(list.ok()) << list.status().ToString();
+  EXPECT_EQ(list->meta.resourceVersion, "77");
+  EXPECT_EQ(list->meta.continue_, "next");
+  EXPECT_EQ(list->meta.remainingItemCount, std::optional<int64_t>(0));
+  ASSERT_EQ(list->items.size(), 2u);
+  EXPECT_EQ(EncodeJson(*list->items[0]), EncodeJson(*a));
+  EXPECT_EQ(EncodeJson(*list->items[1]), EncodeJson(*b));
+}
+
+TEST(Protobuf, WatchFramesCarryTheTypeAndTheObjectsEnvelope) {
+  auto pod = FromJsonText(Pod::Type(), kPod);
+  const std::string object = Envelope(*pod);
+  std::string frames;
+  AppendProtobufWatchFrame("MODIFIED", object, frames);
+  Status gone(StatusCode::kExpired, "too old resource version: 1 (5)");
+  std::string status;
+  AppendProtobufStatus(gone, status);
+  AppendProtobufWatchFrame("ERROR", status, frames);
+
+  std::string_view in = frames;
+  auto next = [&]() {
+    EXPECT_GE(in.size(), 4u);
+    uint32_t n = 0;
+    for (int i = 0; i < 4; ++i) n = n << 8 | static_cast<uint8_t>(in[i]);
+    std::string_view frame = in.substr(4, n);
+    in.remove_prefix(4 + n);
+    return frame;
+  };
+  auto first = ParseProtobufWatchEvent(next());
+  ASSERT_TRUE(first.ok());
+  EXPECT_EQ(first->type, "MODIFIED");
+  EXPECT_EQ(first->object, object);
+  auto second = ParseProtobufWatchEvent(next());
+  ASSERT_TRUE(second.ok());
+  EXPECT_EQ(second->type, "ERROR");
+  auto st = DecodeProtobufStatus(second->object);
+  ASSERT_TRUE(st.ok()) << st.status().ToString();
+  EXPECT_EQ(st->status, "Failure");
+  EXPECT_EQ(st->reason, "Expired");
+  EXPECT_EQ(st->code, 410);
+  EXPECT_EQ(st->message, "too old resource version: 1 (5)");
+  EXPECT_TRUE(in.empty());
+}
+
+TEST(Protobuf, StatusDetailsAndCausesRoundTrip) {
+  Status invalid(StatusCode::kInvalid, "Pod \"p\" is invalid");
+  StatusDetails d;
+  d.name = "p";
+  d.kind = "Pod";
+  d.causes.push_back({"FieldValueRequired", "Required value", "spec.containers"});
+  invalid.WithDetails(d);
+  std::string body;
+  AppendProtobufStatus(invalid, body);
+  auto st = DecodeProtobufStatus(body);
+  ASSERT_TRUE(st.ok());
+  EXPECT_EQ(st->code, 422);
+  EXPECT_EQ(st->details.name, "p");
+  EXPECT_EQ(st->details.kind, "Pod");
+  ASSERT_EQ(st->details.causes.size(), 1u);
+  EXPECT_EQ(st->details.causes[0], d.causes[0]);
+}
+
+template <class T>
+void ExpectComplete() {
+  std::vector<std::string> missing;
+  std::vector<const void*> seen;
+  protobuf::CollectMissing<T>(missing, seen);
+  EXPECT_TRUE(missing.empty()) << T::Type().kind << " lacks field numbers for "
+                               << testing::PrintToString(missing);
+  EXPECT_TRUE(HasProtobuf(T::Type()));
+  EXPECT_EQ(ProtobufKind(T::Type().api_version, T::Type().kind), &T::Type());
+}
+
+// Every field of every kind with protobuf, at any depth, has a number: nothing is dropped.
+TEST(Protobuf, EveryFieldOfEveryCarriedKindHasANumber) {
+  ExpectComplete<Pod>();
+  ExpectComplete<Binding>();
+  ExpectComplete<Node>();
+  ExpectComplete<Namespace>();
+  ExpectComplete<Event>();
+  ExpectComplete<Lease>();
+  ExpectComplete<DeviceClass>();
+  ExpectComplete<ResourceClaim>();
+  ExpectComplete<ResourceClaimTemplate>();
+  ExpectComplete<ResourceSlice>();
+  ExpectComplete<PodSchedulingContext>();
+  ExpectComplete<PriorityClass>();
+  ExpectComplete<PodDisruptionBudget>();
+}
+
+TEST(ProtobufWire, VarintsAndNestedLengths) {
+  std::string out;
+  protobuf::Writer w(out);
+  w.IntField(1, -1);  // ten bytes, as protobuf's int64
+  EXPECT_EQ(out.size(), 11u);
+  protobuf::Reader r(out);
+  protobuf::Record rec;
+  ASSERT_TRUE(r.Next(rec));
+  EXPECT_EQ(static_cast<int64_t>(rec.value), -1);
+  EXPECT_FALSE(r.Next(rec));
+  EXPECT_TRUE(r.ok());
+
+  for (size_t n : {0u, 1u, 127u, 128u, 16383u, 16384u, 3000000u}) {
+    std::string buf;
+    protobuf::Writer nw(buf);
+    size_t mark = nw.BeginNested(3);
+    buf.append(n, 'z');
+    nw.EndNested(mark, false);
+    protobuf::Reader nr(buf);
+    ASSERT_TRUE(nr.Next(rec)) << n;
+    EXPECT_EQ(rec.number, 3);
+    EXPECT_EQ(rec.bytes.size(), n);
+    EXPECT_FALSE(nr.Next(rec));
+    EXPECT_TRUE(nr.ok());
+  }
+  std::string dropped;
+  protobuf::Writer dw(dropped);
+  dw.EndNested(dw.BeginNested(2000), true);
+  EXPECT_TRUE(dropped.empty());
+}
+
+}  // namespace
+}  // namespace allot::api
