@@ -196,22 +196,28 @@ TEST(Protobuf, AnObjectWithAnOpaqueSubtreeIsNotEncoded) {
   std::string out = "keep";
   EXPECT_FALSE(EncodeProtobufMessage(*obj, out));
   EXPECT_EQ(out, "keep");
+  // An empty opaque object is an empty message, and reads back as {}.
+  auto empty = FromJsonText(Pod::Type(), R"({"metadata": {"name": "p"}, "spec": {
+    "containers": [{"name": "c", "securityContext": {}}], "securityContext": {}}})");
+  auto back = DecodeProtobufObject(Pod::Type(), Envelope(*empty));
+  ASSERT_TRUE(back.ok()) << back.status().ToString();
+  EXPECT_EQ(EncodeJson(**back), EncodeJson(*empty));
   auto with_volume = FromJsonText(Pod::Type(), R"({"metadata": {"name": "p"}, "spec": {
-    "containers": [{"name": "c"}], "volumes": [{"name": "v", "emptyDir": {}}]}})");
+    "containers": [{"name": "c"}], "volumes": [{"name": "v", "emptyDir": {"medium": "Memory"}}]}})");
   EXPECT_FALSE(EncodeProtobufMessage(*with_volume, out));
 }
 
 TEST(Protobuf, AnOpaqueFieldInABodyIsA415) {
-  // Pod {spec = 2 {containers = 2 {name = 1 "c", livenessProbe = 10 {}}}}.
-  const std::string raw("\x12\x07\x12\x05\x0a\x01" "c" "\x52\x00", 9);
+  // Pod {spec = 2 {containers = 2 {name = 1 "c", livenessProbe = 10 {1: 1}}}}.
+  const std::string raw("\x12\x09\x12\x07\x0a\x01" "c" "\x52\x02\x08\x01", 11);
   auto r = DecodeProtobufMessage(Pod::Type(), raw);
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.status().code(), StatusCode::kUnsupportedMediaType);
   EXPECT_NE(r.status().message().find("spec.containers[0].livenessProbe"), std::string::npos)
       << r.status().message();
   // A volume source inside Go's embedded VolumeSource: Volume {name = 1, volumeSource = 2
-  // {emptyDir = 2 {}}}.
-  const std::string volume("\x12\x09\x0a\x07\x0a\x01v\x12\x02\x12\x00", 11);
+  // {emptyDir = 2 {medium = 1 "M"}}}.
+  const std::string volume("\x12\x0c\x0a\x0a\x0a\x01v\x12\x05\x12\x03\x0a\x01M", 14);
   auto v = DecodeProtobufMessage(Pod::Type(), volume);
   ASSERT_FALSE(v.ok());
   EXPECT_EQ(v.status().code(), StatusCode::kUnsupportedMediaType);

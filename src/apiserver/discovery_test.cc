@@ -166,11 +166,17 @@ TEST_F(DiscoveryTest, DefaultTableColumns) {
   }
 }
 
-TEST_F(DiscoveryTest, ProtobufOnlyIsNotAcceptable) {
-  auto res = Get(kPods, {{"Accept", "application/vnd.kubernetes.protobuf"}});
+// Protobuf is served for the kinds of api/protobuf.h; for others, protobuf alone is a 406.
+TEST_F(DiscoveryTest, ProtobufOnlyIsNotAcceptableForKindsWithoutIt) {
+  const char* roles = "/apis/rbac.authorization.k8s.io/v1/namespaces/default/roles";
+  auto res = Get(roles, {{"Accept", "application/vnd.kubernetes.protobuf"}});
   EXPECT_EQ(res.status, 406);
-  auto mixed = Get(kPods, {{"Accept", "application/vnd.kubernetes.protobuf,application/json"}});
+  auto mixed = Get(roles, {{"Accept", "application/vnd.kubernetes.protobuf,application/json"}});
   EXPECT_EQ(mixed.status, 200);
+  EXPECT_EQ(mixed.Header("Content-Type"), "application/json");
+  auto pods = Get(kPods, {{"Accept", "application/vnd.kubernetes.protobuf"}});
+  EXPECT_EQ(pods.status, 200);
+  EXPECT_EQ(pods.Header("Content-Type"), "application/vnd.kubernetes.protobuf");
 }
 
 TEST_F(DiscoveryTest, HealthAndMetrics) {

@@ -5,6 +5,8 @@
 
 #include "api/codec/codec.h"
 #include "api/machinery/reflect.h"
+#include "api/protobuf.h"
+#include "apiserver/status_json.h"
 
 namespace allot::apiserver {
 
@@ -190,6 +192,60 @@ std::string TableJson(const api::ResourceInfo& r, const Page& page, Time now,
   w.EndArray();
   w.EndObject();
   return Finish(buf);
+}
+
+std::optional<std::string> ProtobufObject(const api::ObjectPtr& obj, EncodeCache& cache) {
+  auto message = cache.EncodeProtobuf(obj);
+  if (!message) return std::nullopt;
+  std::string out;
+  api::AppendProtobufEnvelope(obj->type(), *message, out);
+  return out;
+}
+
+std::optional<std::string> ProtobufList(const api::ResourceInfo& r, const Page& page,
+                                        EncodeCache& cache) {
+  if (!api::HasProtobuf(*r.type)) return std::nullopt;
+  std::vector<std::shared_ptr<const std::string>> held;
+  std::vector<std::string_view> items;
+  held.reserve(page.items->size());
+  items.reserve(page.items->size());
+  for (const api::ObjectPtr& obj : *page.items) {
+    auto message = cache.EncodeProtobuf(obj);
+    if (!message) return std::nullopt;
+    items.emplace_back(*message);
+    held.push_back(std::move(message));
+  }
+  api::ListMeta meta;
+  meta.resourceVersion = page.resource_version;
+  meta.continue_ = page.continue_token;
+  if (!page.continue_token.empty() && page.remaining_item_count >= 0) {
+    meta.remainingItemCount = page.remaining_item_count;
+  }
+  std::string out;
+  api::AppendProtobufList(*r.type, meta, items, out);
+  return out;
+}
+
+Output WriteOutput(const Request& req) {
+  auto out = NegotiateOutput(req);
+  if (!out.ok()) return Output{};
+  out->json_acceptable = true;  // as before: JSON to any Accept
+  return *out;
+}
+
+Response ObjectResponse(int code, const api::ObjectPtr& obj, const Output& out,
+                        EncodeCache& cache) {
+  if (out.protobuf) {
+    if (auto body = ProtobufObject(obj, cache)) {
+      Response res = JsonResponse(code, std::move(*body));
+      res.content_type = std::string(api::kProtobufContentType);
+      return res;
+    }
+    if (!out.json_acceptable) {
+      return ErrorResponse(NotAcceptableError(api::kProtobufContentType));
+    }
+  }
+  return JsonResponse(code, api::EncodeJson(*obj));
 }
 
 std::string ObjectOutputJson(const api::ResourceInfo& r, const api::ObjectPtr& obj,

@@ -2,11 +2,13 @@
 // meta.k8s.io/v1 Tables for `kubectl get` (api-reference §4.8).
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "api/machinery/resources.h"
 #include "apiserver/encode_cache.h"
+#include "apiserver/http_types.h"
 #include "apiserver/request_params.h"
 #include "common/time.h"
 #include "store/store.h"
@@ -40,6 +42,21 @@ struct TableOptions {
 // NAME + "Created At" when it has none.
 std::string TableJson(const api::ResourceInfo& r, const Page& page, Time now,
                       const TableOptions& options, EncodeCache& cache);
+
+// --- protobuf (api/protobuf.h), for clients that name it first in Accept ---------------------
+
+// The object's envelope; nullopt when it cannot travel as protobuf.
+std::optional<std::string> ProtobufObject(const api::ObjectPtr& obj, EncodeCache& cache);
+// The <Kind>List envelope; nullopt when an item cannot travel as protobuf.
+std::optional<std::string> ProtobufList(const api::ResourceInfo& r, const Page& page,
+                                        EncodeCache& cache);
+// The encoding of a write's response: as Accept asks, and JSON when Accept names nothing we
+// produce (writes have always answered JSON to any Accept).
+Output WriteOutput(const Request& req);
+// `obj` as a response in the encoding `out` prefers: protobuf when asked and possible, else
+// JSON; a 406 when JSON is not acceptable either. For write responses (no table shapes).
+Response ObjectResponse(int code, const api::ObjectPtr& obj, const Output& out,
+                        EncodeCache& cache);
 
 // The object in the shape `out` asks for (object, PartialObjectMetadata, one-row Table).
 std::string ObjectOutputJson(const api::ResourceInfo& r, const api::ObjectPtr& obj,

@@ -342,7 +342,7 @@ Result<std::string> ProtobufToJson(std::string_view body) {
   }
   const Message* message = MessageFor(api_version, kind);
   if (!message) {
-    return UnsupportedMediaTypeError(std::string(kProtobufContentType) + " for " +
+    return UnsupportedMediaTypeError(std::string(api::kProtobufContentType) + " for " +
                                          std::string(api_version) + " " + std::string(kind),
                                      "application/json, application/yaml");
   }

@@ -1,10 +1,11 @@
-// Request bodies in Kubernetes' protobuf encoding (application/vnd.kubernetes.protobuf).
+// Request bodies in Kubernetes' protobuf encoding (application/vnd.kubernetes.protobuf) of the
+// kinds that have no protobuf codec in api/protobuf.h, which decodes the kinds Allot's own
+// components exchange.
 //
-// kubectl's typed clients send protobuf whatever the server advertises: `kubectl create
-// namespace` POSTs a protobuf Namespace, `kubectl drain` a protobuf Eviction, `kubectl create
-// pdb`, `kubectl create priorityclass`, `kubectl create role|rolebinding|...` theirs, `kubectl auth
-// can-i` its reviews. The server answers in JSON (clients accept it); only these few request kinds
-// are decoded, into the JSON the rest of the server reads. Anything else stays a 415.
+// kubectl's typed clients send protobuf whatever the server advertises: `kubectl drain` a
+// protobuf Eviction, `kubectl create role|rolebinding|...` theirs, `kubectl auth can-i` its
+// reviews. These few request kinds are decoded here into the JSON the rest of the server reads.
+// Anything else stays a 415.
 //
 // Wire format: the magic "k8s\0", then a runtime.Unknown message {typeMeta{apiVersion, kind},
 // raw (the typed message), contentEncoding, contentType}.
@@ -13,11 +14,10 @@
 #include <string>
 #include <string_view>
 
+#include "api/protobuf.h"
 #include "common/status.h"
 
 namespace allot::apiserver {
-
-inline constexpr std::string_view kProtobufContentType = "application/vnd.kubernetes.protobuf";
 
 // JSON for a protobuf body of a supported kind (Namespace, Eviction, DeleteOptions, Binding,
 // PodDisruptionBudget, PriorityClass, Role, ClusterRole, RoleBinding, ClusterRoleBinding,

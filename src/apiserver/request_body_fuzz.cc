@@ -66,7 +66,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
                            "/apis/authorization.k8s.io/v1/subjectaccessreviews",
                            "/apis/authorization.k8s.io/v1/selfsubjectrulesreviews"}) {
     server->Post(path, in, "application/json");
-    server->Post(path, protobuf, apiserver::kProtobufContentType);
+    server->Post(path, protobuf, api::kProtobufContentType);
   }
   return 0;
 }

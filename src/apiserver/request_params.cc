@@ -5,6 +5,7 @@
 #include <charconv>
 
 #include "api/machinery/validation.h"
+#include "api/protobuf.h"
 #include "apiserver/status_json.h"
 
 namespace allot::apiserver {
@@ -88,18 +89,28 @@ Result<Output> NegotiateOutput(const Request& req) {
   for (const MediaType& m : types) {
     std::string as = m.Param("as");
     std::string v = m.Param("v");
+    if (m.type == api::kProtobufContentType && as.empty()) {
+      out.protobuf = true;  // JSON, if listed later, is the fallback
+      continue;
+    }
     if (!AcceptsJson(m)) continue;
     if (as.empty()) return out;
     if (!IsMetaGroup(m) || (v != "v1" && v != "v1beta1")) continue;
     if (as == "Table") {
       out.kind = OutputKind::kTable;
       out.table_version = v;
+      out.protobuf = false;
       return out;
     }
     if (as == "PartialObjectMetadata" || as == "PartialObjectMetadataList") {
       out.kind = OutputKind::kPartialMetadata;
+      out.protobuf = false;
       return out;
     }
+  }
+  if (out.protobuf) {
+    out.json_acceptable = false;
+    return out;
   }
   return NotAcceptableError(accept);
 }

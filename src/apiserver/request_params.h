@@ -32,10 +32,15 @@ enum class OutputKind { kObject, kTable, kPartialMetadata };
 enum class IncludeObject { kMetadata, kObject, kNone };
 struct Output {
   OutputKind kind = OutputKind::kObject;
+  // Objects only: the client named application/vnd.kubernetes.protobuf before any JSON type.
+  // It gets protobuf where the kind and the object allow (api/protobuf.h), JSON otherwise, or
+  // a 406 when it accepts no JSON.
+  bool protobuf = false;
+  bool json_acceptable = true;
   IncludeObject include_object = IncludeObject::kMetadata;  // tables only
   std::string table_version = "v1";                         // v1 or v1beta1
 };
-// 406 when every media type in Accept is one we cannot produce (e.g. protobuf only).
+// 406 when every media type in Accept is one we cannot produce (e.g. YAML only).
 Result<Output> NegotiateOutput(const Request& req);
 // Content-Type for a table / partial metadata response ("application/json;as=Table;v=v1;
 // g=meta.k8s.io"), or "application/json".

@@ -4,6 +4,7 @@
 #include "api/patch/patch.h"
 #include "apiserver/body.h"
 #include "apiserver/handlers.h"
+#include "apiserver/output.h"
 
 namespace allot::apiserver {
 
@@ -57,7 +58,8 @@ Result<DecodedBody> ApplyTo(const api::Object& current, const PatchRequest& p) {
 std::function<void(Result<api::ObjectPtr>)> ReplyPatched(const CallPtr& call, int code,
                                                          std::vector<std::string> warnings) {
   return [call, code, warnings = std::move(warnings)](Result<api::ObjectPtr> r) {
-    Response res = r.ok() ? JsonResponse(code, api::EncodeJson(**r)) : ErrorResponse(r.status());
+    Response res = r.ok() ? ObjectResponse(code, *r, WriteOutput(call->req), call->ctx.cache)
+                          : ErrorResponse(r.status());
     AddWarnings(res, warnings);
     call->Reply(std::move(res));
   };

@@ -1,9 +1,11 @@
 // GET of one object, LIST and WATCH.
 #include <string>
 
+#include "api/protobuf.h"
 #include "apiserver/handlers.h"
 #include "apiserver/output.h"
 #include "apiserver/request_params.h"
+#include "apiserver/status_json.h"
 #include "apiserver/watch_stream.h"
 
 namespace allot::apiserver {
@@ -22,7 +24,7 @@ uint64_t ListResourceVersion(const ListParams& p, uint64_t current) {
   return 0;
 }
 
-void ServeWatch(const CallPtr& call, ListParams params, const Output& output) {
+void ServeWatch(const CallPtr& call, ListParams params, Output output) {
   call->set_verb("WATCH");
   call->set_long_running();
   ServerContext& ctx = call->ctx;
@@ -42,6 +44,12 @@ void ServeWatch(const CallPtr& call, ListParams params, const Output& output) {
       opts.resource_version = 0;
     }
   }
+  if (output.protobuf && !api::HasProtobuf(*call->resource().type)) {
+    if (!output.json_acceptable) {
+      return call->Fail(NotAcceptableError(api::kProtobufContentType));
+    }
+    output.protobuf = false;
+  }
   auto watcher = ctx.store.Watch(&call->resource(), std::move(opts));
   if (!watcher.ok()) return call->Fail(watcher.status());
   WatchSpec spec;
@@ -56,7 +64,8 @@ void ServeWatch(const CallPtr& call, ListParams params, const Output& output) {
   ctx.streams.Add(stream);
   Response res;
   res.status = 200;
-  res.content_type = "application/json";
+  res.content_type = output.protobuf ? std::string(api::kProtobufWatchContentType)
+                                     : std::string("application/json");
   res.stream = std::move(stream);
   call->Reply(std::move(res));
 }
@@ -75,6 +84,7 @@ void ServeGet(const CallPtr& call) {
   }
   auto obj = ctx.store.Get(call->resource(), call->route.namespace_, call->route.name);
   if (!obj.ok()) return call->Fail(obj.status());
+  if (output->protobuf) return call->Reply(ObjectResponse(200, *obj, *output, ctx.cache));
   Response res = JsonResponse(
       200, ObjectOutputJson(call->resource(), *obj, *output, ctx.clock.Now(), ctx.cache));
   res.content_type = OutputContentType(*output, false);
@@ -108,6 +118,16 @@ void ServeList(const CallPtr& call) {
   page.resource_version = std::to_string(list->resource_version);
   page.continue_token = list->continue_token;
   page.remaining_item_count = list->remaining_item_count;
+  if (output->protobuf) {
+    if (auto body = ProtobufList(call->resource(), page, ctx.cache)) {
+      Response res = JsonResponse(200, std::move(*body));
+      res.content_type = std::string(api::kProtobufContentType);
+      return call->Reply(std::move(res));
+    }
+    if (!output->json_acceptable) {
+      return call->Fail(NotAcceptableError(api::kProtobufContentType));
+    }
+  }
   std::string body;
   switch (output->kind) {
     case OutputKind::kObject:

@@ -38,7 +38,8 @@ Result<WriteRequest> DecodeWrite(const Call& call) {
 std::function<void(ObjectResult)> ReplyObject(const CallPtr& call, int code,
                                               std::vector<std::string> warnings) {
   return [call, code, warnings = std::move(warnings)](ObjectResult r) {
-    Response res = r.ok() ? JsonResponse(code, api::EncodeJson(**r)) : ErrorResponse(r.status());
+    Response res = r.ok() ? ObjectResponse(code, *r, WriteOutput(call->req), call->ctx.cache)
+                          : ErrorResponse(r.status());
     AddWarnings(res, warnings);
     call->Reply(std::move(res));
   };

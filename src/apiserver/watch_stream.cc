@@ -2,7 +2,9 @@
 
 #include <algorithm>
 
+#include "api/protobuf.h"
 #include "apiserver/output.h"
+#include "apiserver/status_json.h"
 
 namespace allot::apiserver {
 
@@ -88,7 +90,7 @@ std::string WatchStream::Next(bool* finished) {
       api::WatchEvent ev = std::move(pending_.front());
       pending_.pop_front();
       out += EncodeEvent(ev);
-      if (ev.type == api::EventType::kError) {
+      if (ev.type == api::EventType::kError || failed_) {
         pending_.clear();
         alive = false;
         break;
@@ -99,14 +101,14 @@ std::string WatchStream::Next(bool* finished) {
       // holds them all (possibly followed by early changes, which the client may treat as
       // part of the initial state: the bookmark's RV covers them).
       last_rv_ = std::max(progress, last_rv_);
-      out += Line("BOOKMARK", BookmarkJson(last_rv_, true));
+      out += Bookmark(last_rv_, true);
       initial_events_pending_ = false;
     }
     const auto now = ctx_.clock.Steady();
     if (spec_.deadline && now >= *spec_.deadline) alive = false;
     if (alive && spec_.bookmarks && now >= next_bookmark_) {
       if (progress > last_rv_ && pending_.empty()) {
-        out += Line("BOOKMARK", BookmarkJson(progress));
+        out += Bookmark(progress);
         last_rv_ = progress;
       }
       next_bookmark_ = now + ctx_.config.bookmark_interval;
@@ -142,22 +144,60 @@ std::string WatchStream::ObjectJson(const api::ObjectPtr& obj) {
 }
 
 std::string WatchStream::EncodeEvent(const api::WatchEvent& ev) {
-  if (ev.type == api::EventType::kError) {
-    return Line("ERROR", StatusJson(ev.error));
-  }
+  if (ev.type == api::EventType::kError) return ErrorEvent(ev.error);
   if (!ev.object) return {};
   if (ev.resource_version > last_rv_) last_rv_ = ev.resource_version;
   events_sent_.Inc();
-  if (ev.type == api::EventType::kBookmark) return Line("BOOKMARK", BookmarkJson(last_rv_));
-  return Line(api::EventTypeName(ev.type), ObjectJson(ev.object));
+  if (ev.type == api::EventType::kBookmark) return Bookmark(last_rv_);
+  if (!spec_.output.protobuf) return Line(api::EventTypeName(ev.type), ObjectJson(ev.object));
+  auto message = ctx_.cache.EncodeProtobuf(ev.object);
+  if (!message) {
+    // Kept verbatim JSON that protobuf cannot carry: end the stream, so the client watches on
+    // in JSON from its last resourceVersion.
+    failed_ = true;
+    return ErrorEvent(Status(
+        StatusCode::kNotAcceptable,
+        std::string(spec_.resource->resource) + " \"" + ev.object->metadata.name +
+            "\" holds fields that cannot be encoded as " + std::string(api::kProtobufContentType) +
+            "; watch with Accept: application/json"));
+  }
+  std::string envelope;
+  api::AppendProtobufEnvelope(ev.object->type(), *message, envelope);
+  std::string out;
+  api::AppendProtobufWatchFrame(api::EventTypeName(ev.type), envelope, out);
+  return out;
 }
 
-std::string WatchStream::BookmarkJson(uint64_t rv, bool initial_events_end) const {
+std::string WatchStream::ErrorEvent(const Status& status) const {
+  if (!spec_.output.protobuf) return Line("ERROR", StatusJson(status));
+  std::string envelope;
+  api::AppendProtobufStatus(status, envelope);
+  std::string out;
+  api::AppendProtobufWatchFrame("ERROR", envelope, out);
+  return out;
+}
+
+std::string WatchStream::Bookmark(uint64_t rv, bool initial_events_end) const {
   const api::TypeInfo& t = *spec_.resource->type;
+  if (spec_.output.protobuf) {
+    // An object of the kind holding only metadata.resourceVersion (and the annotation).
+    std::unique_ptr<api::Object> obj = t.make();
+    obj->metadata.resourceVersion = std::to_string(rv);
+    if (initial_events_end) obj->metadata.annotations["k8s.io/initial-events-end"] = "true";
+    std::string message;
+    if (api::EncodeProtobufMessage(*obj, message)) {
+      std::string envelope;
+      api::AppendProtobufEnvelope(t, message, envelope);
+      std::string out;
+      api::AppendProtobufWatchFrame("BOOKMARK", envelope, out);
+      return out;
+    }
+  }
   std::string annotations =
       initial_events_end ? ",\"annotations\":{\"k8s.io/initial-events-end\":\"true\"}" : "";
-  return "{\"kind\":\"" + t.kind + "\",\"apiVersion\":\"" + t.api_version +
-         "\",\"metadata\":{\"resourceVersion\":\"" + std::to_string(rv) + "\"" + annotations + "}}";
+  return Line("BOOKMARK", "{\"kind\":\"" + t.kind + "\",\"apiVersion\":\"" + t.api_version +
+                              "\",\"metadata\":{\"resourceVersion\":\"" + std::to_string(rv) +
+                              "\"" + annotations + "}}");
 }
 
 // --- StreamRegistry ---------------------------------------------------------------------------

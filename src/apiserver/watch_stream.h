@@ -1,5 +1,6 @@
 // A watch response: store events drained into newline-delimited JSON chunks
-// (api-reference §4.4), written by the connection without a thread per watch.
+// (api-reference §4.4), or protobuf frames for clients that ask for them (api/protobuf.h),
+// written by the connection without a thread per watch.
 //
 // The store's Watcher calls the connection's wake function (SetNotify) from the committer
 // thread when events arrive; the connection then calls Next() on its strand, which drains the
@@ -51,9 +52,11 @@ class WatchStream final : public StreamSource {
   void Wake();
 
  private:
+  // One event in the stream's encoding: a JSON line, or a protobuf frame.
   std::string EncodeEvent(const api::WatchEvent& ev);
+  std::string ErrorEvent(const Status& status) const;
+  std::string Bookmark(uint64_t rv, bool initial_events_end = false) const;
   std::string ObjectJson(const api::ObjectPtr& obj);
-  std::string BookmarkJson(uint64_t rv, bool initial_events_end = false) const;
 
   ServerContext& ctx_;
   const std::unique_ptr<api::Watcher> watcher_;
@@ -63,6 +66,7 @@ class WatchStream final : public StreamSource {
   // Strand-only state.
   std::deque<api::WatchEvent> pending_;
   bool ended_ = false;
+  bool failed_ = false;  // an object could not be encoded: the stream ends after its ERROR
   bool first_table_ = true;
   bool initial_events_pending_ = false;
   uint64_t last_rv_ = 0;

@@ -136,19 +136,38 @@ class StreamImpl final : public HttpStream {
   }
 
   Result<std::string> ReadLine(std::chrono::milliseconds timeout) override {
+    auto line = ReadUntil(timeout, "no line", [](std::string_view pending) -> size_t {
+      size_t nl = pending.find('\n');
+      return nl == std::string_view::npos ? 0 : nl + 1;
+    });
+    if (line.ok()) line->pop_back();  // the "\n"
+    return line;
+  }
+
+  Result<std::string> ReadBytes(size_t n, std::chrono::milliseconds timeout) override {
+    return ReadUntil(timeout, "too few bytes", [n](std::string_view pending) -> size_t {
+      return pending.size() >= n ? n : 0;
+    });
+  }
+
+  void Close() override { conn_->Reset(); }
+
+ private:
+  // Reads the body until `take(unread)` says how many of its bytes to return (0: not yet).
+  template <class Take>
+  Result<std::string> ReadUntil(std::chrono::milliseconds timeout, const char* what, Take take) {
     auto deadline = std::chrono::steady_clock::now() + timeout;
     while (true) {
       const std::string& body = parser_.get().body();
-      size_t nl = body.find('\n', consumed_);
-      if (nl != std::string::npos) {
-        std::string line = body.substr(consumed_, nl - consumed_);
-        consumed_ = nl + 1;
-        return line;
+      if (size_t n = take(std::string_view(body).substr(consumed_)); n > 0) {
+        std::string out = body.substr(consumed_, n);
+        consumed_ += n;
+        return out;
       }
       if (ended_) return Status(StatusCode::kGone, "end of stream");
       auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
           deadline - std::chrono::steady_clock::now());
-      if (left <= std::chrono::milliseconds(0)) return Status(StatusCode::kTimeout, "no line");
+      if (left <= std::chrono::milliseconds(0)) return Status(StatusCode::kTimeout, what);
       Status s = RunOp(
           conn_->ioc, conn_->stream, left,
           [&](Done done) {
@@ -161,9 +180,6 @@ class StreamImpl final : public HttpStream {
     }
   }
 
-  void Close() override { conn_->Reset(); }
-
- private:
   std::unique_ptr<Connection> conn_;
   http::response_parser<http::string_body> parser_;
   int status_ = 0;

@@ -46,6 +46,8 @@ class HttpStream {
   // The next "\n"-terminated line of the body (without the "\n"). Errors: kTimeout when no
   // complete line arrived in time; kGone once the server ended the body (end of stream).
   virtual Result<std::string> ReadLine(std::chrono::milliseconds timeout) = 0;
+  // The next `n` bytes of the body (protobuf watch frames); errors as ReadLine's.
+  virtual Result<std::string> ReadBytes(size_t n, std::chrono::milliseconds timeout) = 0;
   // True once the server has ended the body and every line was read.
   virtual bool finished() const = 0;
   // Closes the connection (the server then sees the client go away).

@@ -177,14 +177,21 @@ template <>
 struct Field<RawJson> {
   static bool IsEmpty(const RawJson& v) { return v.empty(); }
   static bool Write(Writer& w, int n, ProtoAs as, const RawJson& v) {
-    if (as != ProtoAs::kRawExtension) return false;  // an opaque subtree: not carried
     size_t mark = w.BeginNested(n);
-    w.BytesField(1, v.json);
+    if (as == ProtoAs::kRawExtension) {
+      w.BytesField(1, v.json);
+    } else if (v.json != "{}") {
+      return false;  // an opaque subtree with content: not carried
+    }  // else an empty object: its message with no field set (defaulting leaves these)
     w.EndNested(mark, false);
     return true;
   }
   static bool Read(const Record& r, RawJson& out, ProtoAs as, DecodeState& s) {
     if (as != ProtoAs::kRawExtension) {
+      if (r.type == kLengthDelimited && r.bytes.empty()) {
+        out.json = "{}";
+        return true;
+      }
       s.unsupported = true;
       return s.ctx.ValueError(
           "this field cannot be read from application/vnd.kubernetes.protobuf; send the object "

@@ -28,8 +28,9 @@ enum class ProtoAs : uint8_t {
   // A RawJson that is a runtime.RawExtension: the message {bytes raw = 1} with the JSON in it.
   kRawExtension,
   // A RawJson standing for a typed message Allot keeps verbatim and does not model (a probe, a
-  // security context, a volume source): it cannot be carried. An object holding one is sent as
-  // JSON instead, and a protobuf body holding one is refused with a 415.
+  // security context, a volume source): only its empty form ({}, an empty message, as defaulting
+  // leaves a pod's securityContext) can be carried. An object holding one with content is sent
+  // as JSON instead, and a protobuf body holding one is refused with a 415.
   kOpaque,
   // A field of a struct that Go embeds: JSON shows it inline, protobuf nests it. It travels as
   // field `inner` of the message at `number` (several fields may share one embedded message).
