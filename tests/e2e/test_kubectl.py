@@ -40,6 +40,21 @@ class KubectlTest(unittest.TestCase):
             self.assertTrue(obj["metadata"]["uid"])
             self.assertTrue(obj["metadata"]["resourceVersion"])
 
+    def test_typed_clients_get_protobuf(self):
+        """kubectl's typed clients ask for protobuf first; Go's decoder reads what Allot sends."""
+        p = self.k.run("create", "namespace", "proto-team", "-v=8")
+        self.assertIn("namespace/proto-team created", p.stdout)
+        answers = [line for line in p.stderr.splitlines()
+                   if "round_trippers" in line and "Content-Type:" in line]
+        self.assertTrue(any("application/vnd.kubernetes.protobuf" in line for line in answers),
+                        p.stderr[-3000:])
+        p = self.k.run("create", "priorityclass", "proto-high", "--value=1000")
+        self.assertIn("priorityclass.scheduling.k8s.io/proto-high created", p.stdout)
+        obj = json.loads(self.k.run("get", "namespace", "proto-team", "-o", "json").stdout)
+        self.assertEqual(obj["status"]["phase"], "Active")
+        self.k.run("delete", "namespace", "proto-team", "--wait=false")
+        self.k.run("delete", "priorityclass", "proto-high")
+
     def test_apply_again_is_unchanged_then_configured(self):
         out = self.k.run("apply", "-f", ALL_KINDS).stdout
         self.assertIn("pod/trainer unchanged", out)

@@ -1,7 +1,10 @@
 // libFuzzer target for everything that reads untrusted manifests and PATCH bodies: DecodeJson
 // (strict and not, kind looked up in the default scheme), YamlToJson / YamlDocumentToJson,
-// JsonToYaml, and ApplyPatch of every type against a fixed Pod. Besides crashes and leaks it
-// checks one property: a YAML document converted to JSON survives JsonToYaml and back.
+// JsonToYaml, ApplyPatch of every type against a fixed Pod, and the protobuf readers
+// (api/protobuf.h: objects of every carried kind, envelopes, lists, watch frames, Status).
+// Besides crashes and leaks it checks two properties: a YAML document converted to JSON
+// survives JsonToYaml and back, and an object read from protobuf reads back the same after
+// being written again.
 //
 // Build and run (the extra flags give the libraries coverage instrumentation too):
 //   cmake -S . -B build-fuzz -G Ninja -DCMAKE_CXX_COMPILER=clang++ -DALLOT_FUZZ=ON \
@@ -26,6 +29,7 @@
 #include "api/machinery/reflect.h"
 #include "api/machinery/scheme.h"
 #include "api/patch/patch.h"
+#include "api/protobuf.h"
 
 namespace {
 
@@ -112,11 +116,49 @@ void CheckYamlRoundTrip(const std::string& json) {
   }
 }
 
+void CheckProtobufRoundTrip(const allot::api::TypeInfo& type, std::string_view raw) {
+  auto first = allot::api::DecodeProtobufMessage(type, raw);
+  if (!first.ok()) return;
+  std::string again;
+  if (!allot::api::EncodeProtobufMessage(**first, again)) {
+    std::fprintf(stderr, "a %s read from protobuf cannot be written again: %s\n",
+                 type.kind.c_str(), allot::api::EncodeJson(**first).c_str());
+    std::abort();
+  }
+  auto second = allot::api::DecodeProtobufMessage(type, again);
+  if (!second.ok() || !type.equal(**first, **second)) {
+    std::fprintf(stderr, "protobuf round trip of a %s changed it:\nfirst:  %s\nsecond: %s\n",
+                 type.kind.c_str(), allot::api::EncodeJson(**first).c_str(),
+                 second.ok() ? allot::api::EncodeJson(**second).c_str()
+                             : second.status().ToString().c_str());
+    std::abort();
+  }
+}
+
+// Every protobuf reader on the input; what decodes as an object must survive a second trip.
+void DecodeProtobuf(std::string_view input) {
+  for (const char* kind : {"Pod", "Node", "Event", "Binding"}) {
+    const allot::api::TypeInfo* type = allot::api::ProtobufKind("v1", kind);
+    if (type) CheckProtobufRoundTrip(*type, input);
+  }
+  for (const char* kind : {"ResourceClaim", "ResourceSlice", "DeviceClass"}) {
+    const allot::api::TypeInfo* type = allot::api::ProtobufKind("resource.k8s.io/v1", kind);
+    if (type) CheckProtobufRoundTrip(*type, input);
+  }
+  (void)allot::api::ParseProtobufEnvelope(input);
+  (void)allot::api::ParseProtobufWatchEvent(input);
+  (void)allot::api::DecodeProtobufStatus(input);
+  if (const auto* pod = allot::api::ProtobufKind("v1", "Pod")) {
+    (void)allot::api::DecodeProtobufList(*pod, input);
+  }
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::string_view input(reinterpret_cast<const char*>(data), size);
   Decode(input);
+  DecodeProtobuf(input);
 
   allot::Result<std::vector<std::string>> docs = allot::api::YamlToJson(input);
   if (docs.ok()) {
