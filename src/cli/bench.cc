@@ -490,6 +490,11 @@ int RunBench(int argc, char** argv) {
   int64_t etcd_members = 1;
   flags.Int("etcd-members", &etcd_members, "--store etcd: members of the local cluster (1 or 3)");
   flags.String("out", &out, "write the result as JSON to this file");
+  std::string content_type = "application/vnd.kubernetes.protobuf";
+  flags.String("kube-api-content-type", &content_type,
+               "--mode http|https: what the scheduler, the driver and the benchmark's own "
+               "client speak to the server: application/vnd.kubernetes.protobuf or "
+               "application/json");
   flags.Int("rate", &rate,
             "create the measured pods at this many per second (0: all at once); not for "
             "SteadyState or BindingConditions workloads");
@@ -527,10 +532,16 @@ int RunBench(int argc, char** argv) {
     return 2;
   }
   if (!ValidEnvironment(mode, store_kind, etcd_members)) return 2;
+  if (content_type != "application/vnd.kubernetes.protobuf" && content_type != "application/json") {
+    std::fprintf(stderr, "allot bench: --kube-api-content-type is application/"
+                         "vnd.kubernetes.protobuf or application/json\n");
+    return 2;
+  }
   Result<Measurement> m = InternalError("not run");
   std::function<bench::Counters()> counters;
   bench::Environment env{mode, store_kind};
   env.etcd_members = static_cast<int>(etcd_members);
+  env.content_type = content_type;
   if (HasController(*w)) env.controller_config = ControllerConfig(*w);
   env.counters = &counters;
   Status env_status = bench::RunInEnvironment(env, "", [&](client::Client& c) {

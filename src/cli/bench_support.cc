@@ -12,6 +12,7 @@
 #include <regex>
 #include <string>
 
+#include "api/protobuf.h"
 #include "api/rbac/bootstrap_policy.h"
 #include "api/rbac/rbac.h"
 #include "cli/issue_kubeconfig.h"
@@ -388,6 +389,8 @@ Status RunInEnvironment(const Environment& env, const std::string& scheduler_con
   } else {
     ALLOT_ASSIGN_OR_RETURN(roles, LeastPrivilege(dir.path(), address, env.controller_config));
   }
+  roles.scheduler.insert(roles.scheduler.end(), {"--kube-api-content-type", env.content_type});
+  roles.driver.insert(roles.driver.end(), {"--kube-api-content-type", env.content_type});
   const std::vector<std::string>& connect = roles.scheduler;
   std::vector<std::string> sched_args = {"scheduler"};
   sched_args.insert(sched_args.end(), connect.begin(), connect.end());
@@ -408,7 +411,9 @@ Status RunInEnvironment(const Environment& env, const std::string& scheduler_con
       client::RestConfig rest,
       client::ResolveRestConfig(roles.workload_kubeconfig, "",
                                 roles.workload_kubeconfig.empty() ? address.url : ""));
-  ALLOT_ASSIGN_OR_RETURN(auto client, client::NewHttpClient(rest));
+  client::HttpClientOptions options;
+  options.protobuf = env.content_type == api::kProtobufContentType;
+  ALLOT_ASSIGN_OR_RETURN(auto client, client::NewHttpClient(rest, options));
   if (env.counters) {
     *env.counters = [&] {
       Counters c;

@@ -89,6 +89,8 @@ struct Environment {
   std::string mode = "inprocess";
   std::string store = "sqlite";  // sqlite | memory | etcd (a fresh local cluster)
   int etcd_members = 1;          // --store etcd: 1 or 3
+  // http / https: --kube-api-content-type of every client (client/connection_flags.h).
+  std::string content_type = "application/vnd.kubernetes.protobuf";
   // The example control-plane driver's configuration (YAML; drivers/acceleratorpool/config.h),
   // run in-process or as `allot driver controller`; "" for none.
   std::string controller_config;

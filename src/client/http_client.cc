@@ -4,11 +4,13 @@
 #include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>
 
+#include <algorithm>
 #include <charconv>
 
 #include "api/codec/codec.h"
 #include "api/core/pod.h"
 #include "api/patch/patch.h"
+#include "api/protobuf.h"
 #include "client/http_watch.h"
 
 namespace allot::client {
@@ -30,11 +32,24 @@ void Key(JsonOut& w, const char* key, std::string_view value) {
   w.String(value.data(), static_cast<rapidjson::SizeType>(value.size()));
 }
 
+constexpr std::string_view kProtobufFirst = "application/vnd.kubernetes.protobuf, application/json";
+
+bool IsProtobuf(const HttpResponse& res) {
+  return res.content_type.starts_with(api::kProtobufContentType);
+}
+
 Result<ObjectPtr> DecodeObject(std::string_view body, const ResourceInfo& r) {
   api::DecodeOptions opts;
   opts.expected = r.type;
   ALLOT_ASSIGN_OR_RETURN(api::Decoded d, api::DecodeJson(body, opts));
   return ObjectPtr(std::move(d.object));
+}
+
+// The object of a 2xx answer, in the encoding the server chose.
+Result<ObjectPtr> DecodeAnswer(const HttpResponse& res, const ResourceInfo& r) {
+  if (!IsProtobuf(res)) return DecodeObject(res.body, r);
+  ALLOT_ASSIGN_OR_RETURN(auto obj, api::DecodeProtobufObject(*r.type, res.body));
+  return ObjectPtr(std::move(obj));
 }
 
 std::string DeleteOptionsJson(const api::DeleteOptions& o) {
@@ -131,14 +146,26 @@ Result<api::DeleteResult> DeleteResultFrom(const ResourceInfo& r, std::string_vi
     out.removed = true;
     return out;
   }
-  ALLOT_ASSIGN_OR_RETURN(out.object, DecodeObject(res.body, r));
+  ALLOT_ASSIGN_OR_RETURN(out.object, DecodeAnswer(res, r));
   // With finalizers (or a grace period) pending, the object comes back marked for deletion.
   out.removed = res.status != 202 && !out.object->metadata.deletionTimestamp;
   return out;
 }
 
+Result<api::ListResult> ProtobufListResult(const ResourceInfo& r, const HttpResponse& res) {
+  ALLOT_ASSIGN_OR_RETURN(api::ProtobufList list, api::DecodeProtobufList(*r.type, res.body));
+  api::ListResult out;
+  out.resource_version = ParseRv(list.meta.resourceVersion);
+  out.continue_token = std::move(list.meta.continue_);
+  if (list.meta.remainingItemCount) out.remaining_item_count = *list.meta.remainingItemCount;
+  out.items.reserve(list.items.size());
+  for (auto& item : list.items) out.items.emplace_back(std::move(item));
+  return out;
+}
+
 Result<api::ListResult> ListResultFrom(const ResourceInfo& r, const HttpResponse& res) {
   if (res.status != 200) return ErrorFromResponse(res.status, res.body);
+  if (IsProtobuf(res)) return ProtobufListResult(r, res);
   rapidjson::Document doc;
   doc.Parse(res.body.data(), res.body.size());
   if (doc.HasParseError() || !doc.IsObject()) {
@@ -279,9 +306,11 @@ Result<HttpResponse> HttpClient::Raw(std::string method, std::string target, std
 
 Result<ObjectPtr> HttpClient::Get(const ResourceInfo& r, std::string_view ns,
                                   std::string_view name) {
-  ALLOT_ASSIGN_OR_RETURN(HttpResponse res, pool_.Do(HttpRequest{"GET", ItemPath(r, ns, name)}));
+  HttpRequest req{"GET", ItemPath(r, ns, name)};
+  if (UseProtobuf(r)) req.accept = kProtobufFirst;
+  ALLOT_ASSIGN_OR_RETURN(HttpResponse res, pool_.Do(std::move(req)));
   if (res.status != 200) return ErrorFromResponse(res.status, res.body);
-  return DecodeObject(res.body, r);
+  return DecodeAnswer(res, r);
 }
 
 Result<api::ListResult> HttpClient::List(const ResourceInfo& r, const api::ListOptions& opts) {
@@ -294,8 +323,9 @@ Result<api::ListResult> HttpClient::List(const ResourceInfo& r, const api::ListO
     q.Add("resourceVersion", std::to_string(opts.resource_version));
     q.Add("resourceVersionMatch", "Exact");
   }
-  ALLOT_ASSIGN_OR_RETURN(
-      HttpResponse res, pool_.Do(HttpRequest{"GET", CollectionPath(r, opts.namespace_) + q.str()}));
+  HttpRequest req{"GET", CollectionPath(r, opts.namespace_) + q.str()};
+  if (UseProtobuf(r)) req.accept = kProtobufFirst;
+  ALLOT_ASSIGN_OR_RETURN(HttpResponse res, pool_.Do(std::move(req)));
   return ListResultFrom(r, res);
 }
 
@@ -318,7 +348,35 @@ Result<std::unique_ptr<api::Watcher>> HttpClient::Watch(const ResourceInfo& r,
     q.Add("timeoutSeconds", std::to_string(options_.watch_timeout.count()));
     wo.idle_timeout = options_.watch_timeout + std::chrono::minutes(1);
   }
+  wo.protobuf = UseProtobuf(r);
+  wo.on_protobuf_refused = [json_only = json_only_, &r] {
+    std::lock_guard<std::mutex> lock(json_only->mu);
+    json_only->resources.push_back(&r);
+  };
   return OpenHttpWatch(pool_.endpoint(), CollectionPath(r, opts.namespace_) + q.str(), r, wo);
+}
+
+bool HttpClient::UseProtobuf(const ResourceInfo& r) const {
+  if (!options_.protobuf || !api::HasProtobuf(*r.type)) return false;
+  std::lock_guard<std::mutex> lock(json_only_->mu);
+  const auto& refused = json_only_->resources;
+  return std::find(refused.begin(), refused.end(), &r) == refused.end();
+}
+
+HttpRequest HttpClient::WriteRequest(std::string method, std::string target,
+                                     const ResourceInfo& r, const Object& obj) const {
+  HttpRequest req{std::move(method), std::move(target)};
+  if (UseProtobuf(r)) {
+    std::string message;
+    if (api::EncodeProtobufMessage(obj, message)) {
+      api::AppendProtobufEnvelope(*r.type, message, req.body);
+      req.content_type = api::kProtobufContentType;
+      req.accept = kProtobufFirst;
+      return req;
+    }
+  }
+  req.body = api::EncodeJson(obj);
+  return req;
 }
 
 void HttpClient::Send(HttpRequest req, std::function<void(Result<HttpResponse>)> done) {
@@ -329,7 +387,7 @@ void HttpClient::SendObject(HttpRequest req, const ResourceInfo& r, Callback<Obj
   Send(std::move(req), [&r, done = std::move(done)](Result<HttpResponse> res) {
     if (!res.ok()) return done(res.status());
     if (!IsSuccess(res->status)) return done(ErrorFromResponse(res->status, res->body));
-    done(DecodeObject(res->body, r));
+    done(DecodeAnswer(*res, r));
   });
 }
 
@@ -339,22 +397,21 @@ void HttpClient::CreateAsync(const ResourceInfo& r, std::unique_ptr<Object> obj,
   if (r.namespaced && ns.empty()) {
     return done(BadRequestError("the namespace of the provided object is empty"));
   }
-  SendObject(HttpRequest{"POST", CollectionPath(r, ns), api::EncodeJson(*obj)}, r, std::move(done));
+  SendObject(WriteRequest("POST", CollectionPath(r, ns), r, *obj), r, std::move(done));
 }
 
 void HttpClient::UpdateAsync(const ResourceInfo& r, std::unique_ptr<Object> obj,
                              Callback<ObjectPtr> done) {
   const api::ObjectMeta& m = obj->metadata;
-  SendObject(HttpRequest{"PUT", ItemPath(r, m.namespace_, m.name), api::EncodeJson(*obj)}, r,
+  SendObject(WriteRequest("PUT", ItemPath(r, m.namespace_, m.name), r, *obj), r,
              std::move(done));
 }
 
 void HttpClient::UpdateStatusAsync(const ResourceInfo& r, std::unique_ptr<Object> obj,
                                    Callback<ObjectPtr> done) {
   const api::ObjectMeta& m = obj->metadata;
-  SendObject(
-      HttpRequest{"PUT", ItemPath(r, m.namespace_, m.name) + "/status", api::EncodeJson(*obj)}, r,
-      std::move(done));
+  SendObject(WriteRequest("PUT", ItemPath(r, m.namespace_, m.name) + "/status", r, *obj), r,
+             std::move(done));
 }
 
 void HttpClient::PatchAsync(const ResourceInfo& r, std::string ns, std::string name, PatchKind kind,
@@ -362,8 +419,9 @@ void HttpClient::PatchAsync(const ResourceInfo& r, std::string ns, std::string n
   std::string target = ItemPath(r, ns, name) + (status ? "/status" : "");
   if (kind == PatchKind::kApply) target += "?fieldManager=" + QueryEscape(options_.field_manager);
   std::string content_type(api::ContentTypeOf(ToPatchType(kind)));
-  SendObject(HttpRequest{"PATCH", std::move(target), std::move(patch), std::move(content_type)}, r,
-             std::move(done));
+  HttpRequest req{"PATCH", std::move(target), std::move(patch), std::move(content_type)};
+  if (UseProtobuf(r)) req.accept = kProtobufFirst;
+  SendObject(std::move(req), r, std::move(done));
 }
 
 void HttpClient::DeleteAsync(const ResourceInfo& r, std::string ns, std::string name,

@@ -31,6 +31,7 @@
 
 #include <chrono>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <string_view>
 
@@ -65,6 +66,10 @@ struct HttpClientOptions {
   std::string user_agent = "allot";
   // fieldManager for apply patches (the server requires one).
   std::string field_manager = "allot";
+  // Speak Kubernetes' protobuf (api/protobuf.h) for the kinds that have it: bodies of creates
+  // and updates, and Accept on reads and watches (protobuf first, JSON as the fallback the server
+  // uses for objects protobuf cannot carry). Patches, deletes and other kinds stay JSON.
+  bool protobuf = true;
 };
 
 class HttpClient final : public Client {
@@ -111,9 +116,21 @@ class HttpClient final : public Client {
   void SendObject(HttpRequest req, const ResourceInfo& r, Callback<ObjectPtr> done);
 
   HttpClient(HttpEndpoint endpoint, HttpClientOptions options);
+  // Whether requests for `r` speak protobuf: options_.protobuf, the kind has a message, and no
+  // watch of it has been refused for an object protobuf cannot carry.
+  bool UseProtobuf(const ResourceInfo& r) const;
+  // A POST or PUT of `obj`: protobuf when UseProtobuf and the object allows, else JSON.
+  HttpRequest WriteRequest(std::string method, std::string target, const ResourceInfo& r,
+                           const Object& obj) const;
 
   const HttpClientOptions options_;
   HttpPool pool_;
+  // Resources whose watches met an object protobuf cannot carry: JSON from then on.
+  struct JsonOnly {
+    std::mutex mu;
+    std::vector<const ResourceInfo*> resources;  // guarded by mu
+  };
+  const std::shared_ptr<JsonOnly> json_only_ = std::make_shared<JsonOnly>();
 };
 
 }  // namespace allot::client

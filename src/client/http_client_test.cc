@@ -1,6 +1,8 @@
 // HttpClient specifics: URLs, Status decoding, keep-alive reconnects, calls from callbacks.
 #include "client/http_client.h"
 
+#include "api/codec/codec.h"
+
 #include <gtest/gtest.h>
 #include <rapidjson/document.h>
 #include <sys/socket.h>
@@ -151,6 +153,57 @@ TEST_P(HttpOnlyTest, WatchRequestErrorsAreStatuses) {
   EXPECT_EQ(watch.status().code(), StatusCode::kBadRequest);
   EXPECT_NE(watch.status().message().find("field label not supported"), std::string::npos)
       << watch.status().message();
+}
+
+// The client speaks protobuf by default. A pod with a probe (kept as opaque JSON) cannot travel
+// as protobuf: it is written in JSON, a protobuf watch that meets it ends with a 406, and the
+// client watches that resource in JSON from then on.
+TEST_P(HttpOnlyTest, AProtobufWatchFallsBackToJsonForAnObjectItCannotCarry) {
+  CreatePod("plain");
+  auto list = client_->List(Pods(), {});
+  ASSERT_OK(list);
+  api::WatchOptions from;
+  from.resource_version = list->resource_version;
+  auto watch = client_->Watch(Pods(), from);
+  ASSERT_OK(watch);
+  auto probed = testing::MakePod("default", "probed");
+  static_cast<api::Pod&>(*probed).spec.containers.at(0).livenessProbe.json =
+      R"({"exec":{"command":["true"]}})";
+  auto created = client_->Create(Pods(), std::move(probed));
+  ASSERT_OK(created);
+  EXPECT_EQ(static_cast<const api::Pod&>(**created).spec.containers.at(0).livenessProbe.json,
+            R"({"exec":{"command":["true"]}})");
+  api::WatchEvent ev;
+  ASSERT_TRUE((*watch)->WaitNext(ev, std::chrono::seconds(10)));
+  ASSERT_EQ(ev.type, api::EventType::kError);
+  EXPECT_EQ(ev.error.code(), StatusCode::kNotAcceptable) << ev.error.ToString();
+  // The next watch is JSON, and carries the pod.
+  auto again = client_->Watch(Pods(), from);
+  ASSERT_OK(again);
+  ASSERT_TRUE((*again)->WaitNext(ev, std::chrono::seconds(10)));
+  ASSERT_EQ(ev.type, api::EventType::kAdded) << ev.error.ToString();
+  EXPECT_EQ(ev.object->metadata.name, "probed");
+  auto got = client_->Get(Pods(), "default", "probed");
+  ASSERT_OK(got);
+  EXPECT_FALSE(static_cast<const api::Pod&>(**got).spec.containers.at(0).livenessProbe.empty());
+}
+
+// The same conversation with protobuf turned off, and with it on for a list of many pods.
+TEST_P(HttpOnlyTest, ProtobufAndJsonClientsSeeTheSameObjects) {
+  if (GetParam() != "http") GTEST_SKIP() << "the encodings do not depend on the transport";
+  for (int i = 0; i < 50; ++i) CreatePod("p" + std::to_string(i));
+  HttpClientOptions json_only;
+  json_only.protobuf = false;
+  HttpClient json_client("127.0.0.1", server_->port(), json_only);
+  auto proto_list = client_->List(Pods(), {});
+  ASSERT_OK(proto_list);
+  auto json_list = json_client.List(Pods(), {});
+  ASSERT_OK(json_list);
+  ASSERT_EQ(proto_list->items.size(), json_list->items.size());
+  EXPECT_EQ(proto_list->resource_version, json_list->resource_version);
+  for (size_t i = 0; i < json_list->items.size(); ++i) {
+    EXPECT_EQ(api::EncodeJson(*proto_list->items[i]), api::EncodeJson(*json_list->items[i]));
+  }
 }
 
 TEST_P(HttpOnlyTest, RawRequests) {

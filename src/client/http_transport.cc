@@ -94,7 +94,7 @@ http::request<http::string_body> BuildRequest(const HttpEndpoint& ep, const Http
   req.version(11);
   req.set(http::field::host, ep.host + ":" + std::to_string(ep.port));
   req.set(http::field::user_agent, ep.user_agent);
-  req.set(http::field::accept, "application/json");
+  req.set(http::field::accept, r.accept.empty() ? std::string("application/json") : r.accept);
   if (!ep.bearer_token.empty()) req.set(http::field::authorization, "Bearer " + ep.bearer_token);
   if (!r.body.empty() || r.method == "POST" || r.method == "PUT" || r.method == "PATCH") {
     req.set(http::field::content_type,
@@ -279,6 +279,9 @@ class HttpConnection::Impl {
     stream_.Lowest().expires_never();
     HttpResponse res;
     res.status = static_cast<int>(parser.get().result_int());
+    if (auto it = parser.get().find(http::field::content_type); it != parser.get().end()) {
+      res.content_type.assign(it->value().data(), it->value().size());
+    }
     res.body = std::move(parser.get().body());
     if (auto it = parser.get().find(http::field::retry_after); it != parser.get().end()) {
       int seconds = 0;

@@ -55,10 +55,12 @@ struct HttpRequest {
   std::string target;  // "/api/v1/namespaces/default/pods?limit=500"
   std::string body;
   std::string content_type;  // defaults to application/json when there is a body
+  std::string accept;        // defaults to application/json
 };
 
 struct HttpResponse {
   int status = 0;
+  std::string content_type;
   std::string body;
   int retry_after_seconds = 0;  // the Retry-After header, when the server sent one
 };

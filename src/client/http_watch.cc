@@ -10,6 +10,7 @@
 #include <thread>
 
 #include "api/codec/codec.h"
+#include "api/protobuf.h"
 #include "client/http_beast.h"
 #include "common/process_stats.h"
 
@@ -98,6 +99,54 @@ ParsedLine ParseLine(std::string_view line, const api::ResourceInfo& r) {
   return out;
 }
 
+// What one protobuf frame says (api/protobuf.h: a meta.v1 WatchEvent holding an envelope).
+ParsedLine ParseFrame(std::string_view frame, const api::ResourceInfo& r) {
+  ParsedLine out;
+  auto ev = api::ParseProtobufWatchEvent(frame);
+  if (!ev.ok()) {
+    out.event = ErrorEvent(InternalError("watch: " + ev.status().message()));
+    return out;
+  }
+  if (ev->type == "ERROR") {
+    auto st = api::DecodeProtobufStatus(ev->object);
+    if (!st.ok()) {
+      out.event = ErrorEvent(InternalError("watch: " + st.status().message()));
+      return out;
+    }
+    Status error(StatusCodeFor(st->reason, st->code), st->message);
+    error.WithDetails(st->details);
+    out.event = ErrorEvent(std::move(error));
+    return out;
+  }
+  auto decoded = api::DecodeProtobufObject(*r.type, ev->object);
+  if (!decoded.ok()) {
+    out.event = ErrorEvent(InternalError("watch: cannot decode " + std::string(ev->type) +
+                                         " object: " + decoded.status().message()));
+    return out;
+  }
+  const uint64_t rv = ParseRv((*decoded)->metadata.resourceVersion);
+  if (ev->type == "BOOKMARK") {
+    out.bookmark_rv = rv;
+    return out;
+  }
+  api::WatchEvent watch_event;
+  if (ev->type == "ADDED") {
+    watch_event.type = api::EventType::kAdded;
+  } else if (ev->type == "MODIFIED") {
+    watch_event.type = api::EventType::kModified;
+  } else if (ev->type == "DELETED") {
+    watch_event.type = api::EventType::kDeleted;
+  } else {
+    out.event = ErrorEvent(InternalError("watch: unknown event type " + std::string(ev->type)));
+    return out;
+  }
+  watch_event.resource = &r;
+  watch_event.resource_version = rv;
+  watch_event.object = std::move(decoded).value();
+  out.event = std::move(watch_event);
+  return out;
+}
+
 class HttpWatcher final : public api::Watcher {
  public:
   HttpWatcher(const HttpEndpoint& ep, const api::ResourceInfo& r, HttpWatchOptions opts)
@@ -119,7 +168,9 @@ class HttpWatcher final : public api::Watcher {
   // Sends the request and reads the header. Non-200: the answer's Status.
   Status Open(const std::string& target) {
     ALLOT_RETURN_IF_ERROR(ConnectStream(ioc_, stream_, ep_));
-    auto req = BuildRequest(ep_, HttpRequest{"GET", target, {}, {}});
+    HttpRequest request{"GET", target};
+    if (opts_.protobuf) request.accept = "application/vnd.kubernetes.protobuf, application/json";
+    auto req = BuildRequest(ep_, request);
     stream_.Lowest().expires_after(ep_.request_timeout);
     beast::error_code ec = RunOnce(ioc_, [&](auto done) { http::async_write(stream_, req, done); });
     if (ec) return NetworkError("write to", ep_, ec);
@@ -128,6 +179,10 @@ class HttpWatcher final : public api::Watcher {
     if (ec) return NetworkError("read from", ep_, ec);
     const int code = static_cast<int>(parser_.get().result_int());
     if (code != 200) return ErrorFromResponse(code, ReadWholeBody());
+    if (auto it = parser_.get().find(http::field::content_type); it != parser_.get().end()) {
+      frames_ = std::string_view(it->value().data(), it->value().size())
+                    .starts_with(api::kProtobufContentType);
+    }
     return Status::Ok();
   }
 
@@ -225,15 +280,27 @@ class HttpWatcher final : public api::Watcher {
     ReadMore();
   }
 
-  // Queues the complete lines in `data` (plus what was pending). False once the watch ended.
+  // Queues the complete lines (or protobuf frames) in `data` plus what was pending. False once
+  // the watch ended.
   bool Consume(std::string_view data) {
     pending_.append(data);
     std::vector<ParsedLine> parsed;
     size_t start = 0;
-    for (size_t nl; (nl = pending_.find('\n', start)) != std::string::npos; start = nl + 1) {
-      std::string_view line(pending_.data() + start, nl - start);
-      if (line.find_first_not_of(" \t\r") == std::string_view::npos) continue;
-      parsed.push_back(ParseLine(line, resource_));
+    if (frames_) {
+      // Frames: a 4-byte big-endian length, then that many bytes.
+      while (pending_.size() - start >= 4) {
+        uint32_t length = 0;
+        for (int i = 0; i < 4; ++i) length = length << 8 | static_cast<uint8_t>(pending_[start + i]);
+        if (pending_.size() - start - 4 < length) break;
+        parsed.push_back(ParseFrame(std::string_view(pending_).substr(start + 4, length), resource_));
+        start += 4 + length;
+      }
+    } else {
+      for (size_t nl; (nl = pending_.find('\n', start)) != std::string::npos; start = nl + 1) {
+        std::string_view line(pending_.data() + start, nl - start);
+        if (line.find_first_not_of(" \t\r") == std::string_view::npos) continue;
+        parsed.push_back(ParseLine(line, resource_));
+      }
     }
     pending_.erase(0, start);
     if (parsed.empty()) return true;
@@ -255,6 +322,10 @@ class HttpWatcher final : public api::Watcher {
         break;
       }
       const bool error = p.event->type == api::EventType::kError;
+      if (error && frames_ && p.event->error.code() == StatusCode::kNotAcceptable &&
+          opts_.on_protobuf_refused) {
+        opts_.on_protobuf_refused();  // the next watch of this resource asks for JSON
+      }
       if (p.event->resource_version > progress_) progress_ = p.event->resource_version;
       queue_.push_back(std::move(*p.event));
       if (error) ended_ = true;
@@ -292,6 +363,7 @@ class HttpWatcher final : public api::Watcher {
   http::response_parser<http::buffer_body> parser_;
   char chunk_[65536];
   std::string pending_;
+  bool frames_ = false;  // the server answered protobuf frames, not JSON lines
   std::thread thread_;
 
   mutable std::mutex mu_;

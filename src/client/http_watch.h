@@ -13,6 +13,7 @@
 #pragma once
 
 #include <chrono>
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -26,6 +27,11 @@ struct HttpWatchOptions {
   size_t max_queue = 100000;  // as api::WatchOptions::max_queue
   // 0: no limit.
   std::chrono::milliseconds idle_timeout{0};
+  // Ask for protobuf frames first (api/protobuf.h); the server's Content-Type decides.
+  bool protobuf = false;
+  // Called when a protobuf watch ends because the server met an object protobuf cannot carry
+  // (an ERROR event with a 406 Status): the caller watches on in JSON.
+  std::function<void()> on_protobuf_refused;
 };
 
 Result<std::unique_ptr<api::Watcher>> OpenHttpWatch(const HttpEndpoint& endpoint,
