@@ -2,6 +2,7 @@
 
 #include "api/codec/codec.h"
 #include "api/codec/yaml.h"
+#include "api/protobuf.h"
 #include "apiserver/protobuf.h"
 #include "apiserver/status_json.h"
 
@@ -82,6 +83,18 @@ Result<DecodedBody> DecodeObject(std::string_view json, const api::TypeInfo& typ
   out.object = std::move(decoded->object);
   if (validation == FieldValidation::kWarn) out.warnings = std::move(decoded->warnings);
   return out;
+}
+
+Result<DecodedBody> DecodeRequestObject(const Request& req, const api::TypeInfo& type,
+                                        FieldValidation validation) {
+  if (ParseMediaType(req.Header("Content-Type")).type == api::kProtobufContentType &&
+      api::HasProtobuf(type)) {
+    DecodedBody out;
+    ALLOT_ASSIGN_OR_RETURN(out.object, api::DecodeProtobufObject(type, req.body));
+    return out;
+  }
+  ALLOT_ASSIGN_OR_RETURN(std::string json, BodyAsJson(req));
+  return DecodeObject(json, type, validation);
 }
 
 void AddWarnings(Response& res, const std::vector<std::string>& warnings) {

@@ -32,6 +32,12 @@ struct DecodedBody {
 Result<DecodedBody> DecodeObject(std::string_view json, const api::TypeInfo& type,
                                  FieldValidation validation);
 
+// The object of a create or update body: protobuf bodies of the kinds with a codec
+// (api/protobuf.h) straight from their message, as Kubernetes does without field validation
+// (protobuf has no unknown or duplicate fields to report); everything else through BodyAsJson and
+// DecodeObject.
+Result<DecodedBody> DecodeRequestObject(const Request& req, const api::TypeInfo& type,
+                                        FieldValidation validation);
 
 // Adds one `Warning: 299 - "<text>"` header per warning.
 void AddWarnings(Response& res, const std::vector<std::string>& warnings);

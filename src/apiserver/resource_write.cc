@@ -27,8 +27,8 @@ Result<WriteRequest> DecodeWrite(const Call& call) {
   WriteRequest w;
   ALLOT_ASSIGN_OR_RETURN(w.validation, ParseFieldValidation(call.req));
   ALLOT_ASSIGN_OR_RETURN(w.dry_run, ParseDryRun(call.req));
-  ALLOT_ASSIGN_OR_RETURN(std::string json, BodyAsJson(call.req));
-  ALLOT_ASSIGN_OR_RETURN(DecodedBody body, DecodeObject(json, *call.resource().type, w.validation));
+  ALLOT_ASSIGN_OR_RETURN(DecodedBody body,
+                         DecodeRequestObject(call.req, *call.resource().type, w.validation));
   w.object = std::move(body.object);
   w.warnings = std::move(body.warnings);
   return w;
