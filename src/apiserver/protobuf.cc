@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "api/codec/codec.h"
+#include "api/codec/protobuf_wire.h"
 #include "apiserver/status_json.h"
 #include "common/time.h"
 
@@ -25,61 +26,14 @@ struct WireField {
   std::string_view bytes;  // wire type 2
 };
 
-bool ReadVarint(std::string_view& in, uint64_t& out) {
-  out = 0;
-  for (int shift = 0; shift < 64 && !in.empty(); shift += 7) {
-    uint8_t b = static_cast<uint8_t>(in.front());
-    in.remove_prefix(1);
-    out |= static_cast<uint64_t>(b & 0x7f) << shift;
-    if (!(b & 0x80)) return true;
-  }
-  return false;
-}
-
-bool ReadFixed(std::string_view& in, int bytes, uint64_t& out) {
-  if (in.size() < static_cast<size_t>(bytes)) return false;
-  out = 0;
-  for (int i = 0; i < bytes; ++i)
-    out |= static_cast<uint64_t>(static_cast<uint8_t>(in[i])) << (8 * i);
-  in.remove_prefix(bytes);
-  return true;
-}
-
 Result<std::vector<WireField>> ParseMessage(std::string_view in) {
   std::vector<WireField> out;
-  while (!in.empty()) {
-    uint64_t key = 0;
-    if (!ReadVarint(in, key)) return BadRequestError("malformed protobuf: bad field key");
-    WireField f;
-    f.number = static_cast<int>(key >> 3);
-    f.wire_type = static_cast<int>(key & 7);
-    bool ok = false;
-    switch (f.wire_type) {
-      case 0:
-        ok = ReadVarint(in, f.varint);
-        break;
-      case 1:
-        ok = ReadFixed(in, 8, f.varint);
-        break;
-      case 5:
-        ok = ReadFixed(in, 4, f.varint);
-        break;
-      case 2: {
-        uint64_t len = 0;
-        ok = ReadVarint(in, len) && len <= in.size();
-        if (ok) {
-          f.bytes = in.substr(0, len);
-          in.remove_prefix(len);
-        }
-        break;
-      }
-      default:
-        break;
-    }
-    if (!ok)
-      return BadRequestError("malformed protobuf: truncated field " + std::to_string(f.number));
-    out.push_back(f);
+  api::protobuf::Reader reader(in);
+  api::protobuf::Record r;
+  while (reader.Next(r)) {
+    out.push_back({r.number, r.type, r.value, r.bytes});
   }
+  if (!reader.ok()) return BadRequestError("malformed protobuf: truncated or invalid field");
   return out;
 }
 

@@ -39,6 +39,17 @@ void WriteTimestamp(Writer& w, int number, int64_t seconds, int64_t nanos) {
   w.EndNested(mark, false);
 }
 
+// The bytes field 1 of the message `r`: Quantity {string = 1}, RawExtension {raw = 1}.
+bool ReadOnlyBytes(const Record& r, std::string_view& out, DecodeState& s) {
+  if (r.type != kLengthDelimited) return WrongType(r, s);
+  Reader reader(r.bytes);
+  Record f;
+  while (reader.Next(f)) {
+    if (f.number == 1 && f.type == kLengthDelimited) out = f.bytes;
+  }
+  return reader.ok() || Malformed(s);
+}
+
 // Floor division, so times before the epoch split into whole seconds and a positive remainder.
 int64_t FloorDiv(int64_t a, int64_t b) { return a / b - ((a % b != 0) && ((a < 0) != (b < 0))); }
 
@@ -92,14 +103,8 @@ void WriteQuantity(Writer& w, int number, const Quantity& v) {
 }
 
 bool ReadQuantity(const Record& r, Quantity& out, DecodeState& s) {
-  if (r.type != kLengthDelimited) return WrongType(r, s);
   std::string_view text;
-  Reader reader(r.bytes);
-  Record f;
-  while (reader.Next(f)) {
-    if (f.number == 1 && f.type == kLengthDelimited) text = f.bytes;
-  }
-  if (!reader.ok()) return Malformed(s);
+  if (!ReadOnlyBytes(r, text, s)) return false;
   auto q = Quantity::Parse(text);
   if (!q.ok()) return s.ctx.ValueError(q.status().message());
   out = *q;
@@ -132,14 +137,8 @@ bool ReadIntOrString(const Record& r, IntOrString& out, DecodeState& s) {
 }
 
 bool ReadRawExtension(const Record& r, RawJson& out, DecodeState& s) {
-  if (r.type != kLengthDelimited) return WrongType(r, s);
   std::string_view raw;
-  Reader reader(r.bytes);
-  Record f;
-  while (reader.Next(f)) {
-    if (f.number == 1 && f.type == kLengthDelimited) raw = f.bytes;
-  }
-  if (!reader.ok()) return Malformed(s);
+  if (!ReadOnlyBytes(r, raw, s)) return false;
   out.json.clear();
   if (raw.empty()) return true;
   if (Status depth = CheckJsonDepth(raw); !depth.ok()) return s.ctx.ValueError(depth.message());
