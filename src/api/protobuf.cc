@@ -33,19 +33,28 @@ struct KindCodec {
 
 template <class T>
 constexpr KindCodec CodecOf() {
-  return {&T::Type,
-          [](const Object& o, Writer& w) { return protobuf::WriteFields(w, static_cast<const T&>(o)); },
-          [](std::string_view raw, Object& o, DecodeState& s) {
-            return protobuf::ReadFields(raw, static_cast<T&>(o), s);
-          }};
+  return {
+      &T::Type,
+      [](const Object& o, Writer& w) { return protobuf::WriteFields(w, static_cast<const T&>(o)); },
+      [](std::string_view raw, Object& o, DecodeState& s) {
+        return protobuf::ReadFields(raw, static_cast<T&>(o), s);
+      }};
 }
 
 // The kinds the scheduler, controllers, node agents and drivers exchange.
 constexpr std::array kKinds = {
-    CodecOf<Pod>(),           CodecOf<Binding>(),       CodecOf<Node>(),
-    CodecOf<Namespace>(),     CodecOf<Event>(),         CodecOf<Lease>(),
-    CodecOf<DeviceClass>(),   CodecOf<ResourceClaim>(), CodecOf<ResourceClaimTemplate>(),
-    CodecOf<ResourceSlice>(), CodecOf<PodSchedulingContext>(), CodecOf<PriorityClass>(),
+    CodecOf<Pod>(),
+    CodecOf<Binding>(),
+    CodecOf<Node>(),
+    CodecOf<Namespace>(),
+    CodecOf<Event>(),
+    CodecOf<Lease>(),
+    CodecOf<DeviceClass>(),
+    CodecOf<ResourceClaim>(),
+    CodecOf<ResourceClaimTemplate>(),
+    CodecOf<ResourceSlice>(),
+    CodecOf<PodSchedulingContext>(),
+    CodecOf<PriorityClass>(),
     CodecOf<PodDisruptionBudget>(),
 };
 
@@ -69,8 +78,8 @@ void WriteTypeMeta(Writer& w, std::string_view api_version, std::string_view kin
   w.EndNested(mark, false);
 }
 
-void AppendEnvelope(std::string_view api_version, std::string_view kind,
-                    std::string_view message, std::string& out) {
+void AppendEnvelope(std::string_view api_version, std::string_view kind, std::string_view message,
+                    std::string& out) {
   out.reserve(out.size() + message.size() + api_version.size() + kind.size() + 16);
   out.append(kMagic);
   Writer w(out);
@@ -263,20 +272,38 @@ Result<ProtobufStatus> DecodeProtobufStatus(std::string_view body) {
   };
   while (reader.Next(r)) {
     switch (r.number) {
-      case 2: text(r, out.status); break;
-      case 3: text(r, out.message); break;
-      case 4: text(r, out.reason); break;
-      case 6: out.code = static_cast<int32_t>(r.value); break;
+      case 2:
+        text(r, out.status);
+        break;
+      case 3:
+        text(r, out.message);
+        break;
+      case 4:
+        text(r, out.reason);
+        break;
+      case 6:
+        out.code = static_cast<int32_t>(r.value);
+        break;
       case 5: {
         Reader details(r.bytes);
         Record d;
         while (details.Next(d)) {
           switch (d.number) {
-            case 1: text(d, out.details.name); break;
-            case 2: text(d, out.details.group); break;
-            case 3: text(d, out.details.kind); break;
-            case 5: out.details.retry_after_seconds = static_cast<int32_t>(d.value); break;
-            case 6: text(d, out.details.uid); break;
+            case 1:
+              text(d, out.details.name);
+              break;
+            case 2:
+              text(d, out.details.group);
+              break;
+            case 3:
+              text(d, out.details.kind);
+              break;
+            case 5:
+              out.details.retry_after_seconds = static_cast<int32_t>(d.value);
+              break;
+            case 6:
+              text(d, out.details.uid);
+              break;
             case 4: {
               StatusCause& cause = out.details.causes.emplace_back();
               Reader c(d.bytes);
@@ -289,13 +316,15 @@ Result<ProtobufStatus> DecodeProtobufStatus(std::string_view body) {
               if (!c.ok()) return BadRequestError("protobuf: malformed StatusCause");
               break;
             }
-            default: break;
+            default:
+              break;
           }
         }
         if (!details.ok()) return BadRequestError("protobuf: malformed StatusDetails");
         break;
       }
-      default: break;
+      default:
+        break;
     }
   }
   if (!reader.ok()) return BadRequestError("protobuf: malformed Status");

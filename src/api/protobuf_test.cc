@@ -174,7 +174,9 @@ TEST(Protobuf, ABindingHasKubernetesBytes) {
   // Binding {metadata = 1 {name = 1}, target = 2 (ObjectReference {kind = 1, name = 3})}.
   const std::string raw("\x0a\x03\x0a\x01p\x12\x0a\x0a\x04Node\x1a\x02n1", 17);
   // runtime.Unknown {typeMeta = 1 {apiVersion = 1, kind = 2}, raw = 2}.
-  const std::string want = std::string("k8s\0", 4) + "\x0a\x0d\x0a\x02v1\x12\x07" "Binding" +
+  const std::string want = std::string("k8s\0", 4) +
+                           "\x0a\x0d\x0a\x02v1\x12\x07"
+                           "Binding" +
                            "\x12\x11" + raw;
   EXPECT_EQ(Envelope(*obj), want);
 }
@@ -209,7 +211,11 @@ TEST(Protobuf, AnObjectWithAnOpaqueSubtreeIsNotEncoded) {
 
 TEST(Protobuf, AnOpaqueFieldInABodyIsA415) {
   // Pod {spec = 2 {containers = 2 {name = 1 "c", livenessProbe = 10 {1: 1}}}}.
-  const std::string raw("\x12\x09\x12\x07\x0a\x01" "c" "\x52\x02\x08\x01", 11);
+  const std::string raw(
+      "\x12\x09\x12\x07\x0a\x01"
+      "c"
+      "\x52\x02\x08\x01",
+      11);
   auto r = DecodeProtobufMessage(Pod::Type(), raw);
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.status().code(), StatusCode::kUnsupportedMediaType);
@@ -240,12 +246,16 @@ TEST(Protobuf, MalformedInputIsA400) {
     EXPECT_EQ(r.status().code(), StatusCode::kBadRequest) << r.status().ToString();
   }
   EXPECT_FALSE(ParseProtobufEnvelope("{\"kind\":\"Pod\"}").ok());
-  auto wrong_kind = DecodeProtobufObject(Node::Type(), Envelope(*FromJsonText(
-                                                           Pod::Type(), kPod)));
+  auto wrong_kind = DecodeProtobufObject(Node::Type(), Envelope(*FromJsonText(Pod::Type(), kPod)));
   EXPECT_FALSE(wrong_kind.ok());
   // Quantities are parsed as they are from JSON.
   const std::string bad_quantity(
-      "\x12\x13\x12\x11\x0a\x01" "c" "\x42\x0c\x12\x0a\x0a\x03" "cpu" "\x12\x03\x0a\x01x", 21);
+      "\x12\x13\x12\x11\x0a\x01"
+      "c"
+      "\x42\x0c\x12\x0a\x0a\x03"
+      "cpu"
+      "\x12\x03\x0a\x01x",
+      21);
   auto q = DecodeProtobufMessage(Pod::Type(), bad_quantity);
   ASSERT_FALSE(q.ok());
   EXPECT_EQ(q.status().code(), StatusCode::kBadRequest);

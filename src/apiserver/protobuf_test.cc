@@ -140,9 +140,9 @@ std::unique_ptr<api::Object> DecodePod(std::string_view body) {
 
 TEST_F(ProtobufServerTest, CreateNamespaceLikeKubectl) {
   std::string body = Envelope("v1", "Namespace", Bytes(1, Bytes(1, "team-b")) + Bytes(2, ""));
-  auto res = Post("/api/v1/namespaces?fieldManager=kubectl-create&fieldValidation=Strict", body,
-                  {{"Content-Type", "application/vnd.kubernetes.protobuf"},
-                   {"Accept", kProtobufFirst}});
+  auto res =
+      Post("/api/v1/namespaces?fieldManager=kubectl-create&fieldValidation=Strict", body,
+           {{"Content-Type", "application/vnd.kubernetes.protobuf"}, {"Accept", kProtobufFirst}});
   ASSERT_EQ(res.status, 201) << res.body;
   EXPECT_EQ(res.Header("Content-Type"), "application/vnd.kubernetes.protobuf");
   auto ns = api::DecodeProtobufObject(api::Namespace::Type(), res.body);
@@ -175,13 +175,15 @@ TEST_F(ProtobufServerTest, GetAndListAnswerProtobufWhenAskedFirst) {
 }
 
 TEST_F(ProtobufServerTest, CreateAPodInProtobuf) {
-  auto obj = api::DecodeJson(PodJson("p", R"("schedulerName":"other")"), {.scheme = &api::Scheme::Default()});
+  auto obj = api::DecodeJson(PodJson("p", R"("schedulerName":"other")"),
+                             {.scheme = &api::Scheme::Default()});
   ASSERT_TRUE(obj.ok());
   std::string message, body;
   ASSERT_TRUE(api::EncodeProtobufMessage(*obj->object, message));
   api::AppendProtobufEnvelope(api::Pod::Type(), message, body);
-  auto res = Post(kPods, body, {{"Content-Type", "application/vnd.kubernetes.protobuf"},
-                                {"Accept", kProtobufFirst}});
+  auto res =
+      Post(kPods, body,
+           {{"Content-Type", "application/vnd.kubernetes.protobuf"}, {"Accept", kProtobufFirst}});
   ASSERT_EQ(res.status, 201) << res.body;
   auto created = DecodePod(res.body);
   ASSERT_NE(created, nullptr);
@@ -193,16 +195,16 @@ TEST_F(ProtobufServerTest, CreateAPodInProtobuf) {
 // A probe is kept as opaque JSON, which protobuf cannot carry: such a pod is answered in JSON,
 // or refused when the client takes protobuf only.
 TEST_F(ProtobufServerTest, APodWithAProbeFallsBackToJson) {
-  auto res = Post(kPods, PodJson("probed", {}, {}).replace(
-                             PodJson("probed", {}, {}).find("\"image\""), 0,
-                             R"("livenessProbe":{"exec":{"command":["true"]}},)"));
+  auto res = Post(kPods, PodJson("probed", {}, {})
+                             .replace(PodJson("probed", {}, {}).find("\"image\""), 0,
+                                      R"("livenessProbe":{"exec":{"command":["true"]}},)"));
   ASSERT_EQ(res.status, 201) << res.body;
   auto get = Get(std::string(kPods) + "/probed", {{"Accept", kProtobufFirst}});
   EXPECT_EQ(get.status, 200);
   EXPECT_EQ(get.Header("Content-Type"), "application/json");
   EXPECT_EQ(J(get.body)["/spec/containers/0/livenessProbe/exec/command/0"], "true");
-  auto only = Get(std::string(kPods) + "/probed",
-                  {{"Accept", "application/vnd.kubernetes.protobuf"}});
+  auto only =
+      Get(std::string(kPods) + "/probed", {{"Accept", "application/vnd.kubernetes.protobuf"}});
   EXPECT_EQ(only.status, 406);
   EXPECT_EQ(Get(kPods, {{"Accept", kProtobufFirst}}).Header("Content-Type"), "application/json");
 }
@@ -210,8 +212,8 @@ TEST_F(ProtobufServerTest, APodWithAProbeFallsBackToJson) {
 class ProtobufWatchTest : public ApiServerTest {
  protected:
   std::unique_ptr<allot::testing::HttpStream> Watch(const std::string& query) {
-    auto s = client_->Stream(std::string(kPods) + "?watch=true" + query,
-                             {{"Accept", kProtobufFirst}});
+    auto s =
+        client_->Stream(std::string(kPods) + "?watch=true" + query, {{"Accept", kProtobufFirst}});
     EXPECT_TRUE(s.ok()) << s.status().ToString();
     return s.ok() ? std::move(s).value() : nullptr;
   }
@@ -234,8 +236,9 @@ class ProtobufWatchTest : public ApiServerTest {
 
 TEST_F(ProtobufWatchTest, EventsAndBookmarksAreFrames) {
   CreatePod("a");
-  auto w = Watch("&allowWatchBookmarks=true&sendInitialEvents=true"
-                 "&resourceVersionMatch=NotOlderThan");
+  auto w = Watch(
+      "&allowWatchBookmarks=true&sendInitialEvents=true"
+      "&resourceVersionMatch=NotOlderThan");
   ASSERT_NE(w, nullptr);
   std::string content_type;
   for (const auto& [k, v] : w->headers()) {

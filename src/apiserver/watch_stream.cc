@@ -26,8 +26,7 @@ std::string Line(std::string_view type, std::string_view object_json) {
 
 }  // namespace
 
-WatchStream::WatchStream(ServerContext& ctx, std::unique_ptr<api::Watcher> watcher,
-                         WatchSpec spec)
+WatchStream::WatchStream(ServerContext& ctx, std::unique_ptr<api::Watcher> watcher, WatchSpec spec)
     : ctx_(ctx),
       watcher_(std::move(watcher)),
       spec_(std::move(spec)),

@@ -363,8 +363,8 @@ bool HttpClient::UseProtobuf(const ResourceInfo& r) const {
   return std::find(refused.begin(), refused.end(), &r) == refused.end();
 }
 
-HttpRequest HttpClient::WriteRequest(std::string method, std::string target,
-                                     const ResourceInfo& r, const Object& obj) const {
+HttpRequest HttpClient::WriteRequest(std::string method, std::string target, const ResourceInfo& r,
+                                     const Object& obj) const {
   HttpRequest req{std::move(method), std::move(target)};
   if (UseProtobuf(r)) {
     std::string message;
@@ -403,8 +403,7 @@ void HttpClient::CreateAsync(const ResourceInfo& r, std::unique_ptr<Object> obj,
 void HttpClient::UpdateAsync(const ResourceInfo& r, std::unique_ptr<Object> obj,
                              Callback<ObjectPtr> done) {
   const api::ObjectMeta& m = obj->metadata;
-  SendObject(WriteRequest("PUT", ItemPath(r, m.namespace_, m.name), r, *obj), r,
-             std::move(done));
+  SendObject(WriteRequest("PUT", ItemPath(r, m.namespace_, m.name), r, *obj), r, std::move(done));
 }
 
 void HttpClient::UpdateStatusAsync(const ResourceInfo& r, std::unique_ptr<Object> obj,

@@ -290,9 +290,11 @@ class HttpWatcher final : public api::Watcher {
       // Frames: a 4-byte big-endian length, then that many bytes.
       while (pending_.size() - start >= 4) {
         uint32_t length = 0;
-        for (int i = 0; i < 4; ++i) length = length << 8 | static_cast<uint8_t>(pending_[start + i]);
+        for (int i = 0; i < 4; ++i)
+          length = length << 8 | static_cast<uint8_t>(pending_[start + i]);
         if (pending_.size() - start - 4 < length) break;
-        parsed.push_back(ParseFrame(std::string_view(pending_).substr(start + 4, length), resource_));
+        parsed.push_back(
+            ParseFrame(std::string_view(pending_).substr(start + 4, length), resource_));
         start += 4 + length;
       }
     } else {

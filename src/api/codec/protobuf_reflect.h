@@ -39,7 +39,7 @@ struct DecodeState {
 };
 
 template <class T>
-concept Message = requires(T& t) { ProtoMessage<T>::kFields; };
+concept Message = requires { ProtoMessage<T>::kFields; };
 
 template <class T>
 struct Field;  // Write(w, number, as, v) -> bool, IsEmpty(v), Read(record, v, as, state) -> bool
@@ -277,7 +277,7 @@ struct Layout {
   // -1 where no field has the number; kEmbeddedWrapper where fields of a Go-embedded struct
   // travel inside a message of that number.
   std::vector<int> position_of_number;
-  std::vector<std::string> missing;     // Visit names the table does not number
+  std::vector<std::string> missing;  // Visit names the table does not number
 };
 
 struct NameVisitor {
@@ -386,16 +386,15 @@ struct DecodeFieldVisitor {
     if constexpr (Message<F>) {
       ok = record.type == kLengthDelimited ? ReadFields(record.bytes, f, s) : WrongType(record, s);
     } else {
-      ok = Field<F>::Read(record, f, spec.as == ProtoAs::kEmbedded ? ProtoAs::kNatural : spec.as,
-                          s);
+      ok =
+          Field<F>::Read(record, f, spec.as == ProtoAs::kEmbedded ? ProtoAs::kNatural : spec.as, s);
     }
     s.ctx.Pop();
   }
 };
 
 template <class T>
-bool ReadRecord(const Record& r, size_t position, const ProtoField& spec, T& out,
-                DecodeState& s) {
+bool ReadRecord(const Record& r, size_t position, const ProtoField& spec, T& out, DecodeState& s) {
   DecodeFieldVisitor dv{r, spec, position, s};
   out.Visit(dv);
   return dv.ok;
@@ -411,8 +410,7 @@ bool ReadEmbedded(const Record& wrapper, const Layout& layout, T& out, DecodeSta
   while (reader.Next(r)) {
     for (size_t p = 0; p < layout.by_position.size(); ++p) {
       const ProtoField* f = layout.by_position[p];
-      if (f && f->as == ProtoAs::kEmbedded && f->number == wrapper.number &&
-          f->inner == r.number) {
+      if (f && f->as == ProtoAs::kEmbedded && f->number == wrapper.number && f->inner == r.number) {
         if (!ReadRecord(r, p, *f, out, s)) return false;
       }
     }
