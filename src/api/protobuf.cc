@@ -17,6 +17,65 @@ namespace allot::api {
 
 namespace {
 
+// meta.v1 Status, StatusDetails and StatusCause, as the codec reads and writes them.
+struct WireCause {
+  std::string reason, message, field;
+  template <class V>
+  void Visit(V& v) {
+    v("reason", reason);
+    v("message", message);
+    v("field", field);
+  }
+};
+struct WireDetails {
+  std::string name, group, kind, uid;
+  std::vector<WireCause> causes;
+  int32_t retryAfterSeconds = 0;
+  template <class V>
+  void Visit(V& v) {
+    v("name", name);
+    v("group", group);
+    v("kind", kind);
+    v("uid", uid);
+    v("causes", causes);
+    v("retryAfterSeconds", retryAfterSeconds);
+  }
+};
+struct WireStatus {
+  ListMeta metadata;
+  std::string status, message, reason;
+  WireDetails details;
+  int32_t code = 0;
+  template <class V>
+  void Visit(V& v) {
+    v("metadata", metadata);
+    v("status", status);
+    v("message", message);
+    v("reason", reason);
+    v("details", details);
+    v("code", code);
+  }
+};
+
+}  // namespace
+
+template <>
+struct ProtoMessage<WireCause> {
+  static constexpr ProtoField kFields[] = {{"reason", 1}, {"message", 2}, {"field", 3}};
+};
+template <>
+struct ProtoMessage<WireDetails> {
+  static constexpr ProtoField kFields[] = {{"name", 1},   {"group", 2}, {"kind", 3},
+                                           {"causes", 4}, {"uid", 6},   {"retryAfterSeconds", 5}};
+};
+template <>
+struct ProtoMessage<WireStatus> {
+  static constexpr ProtoField kFields[] = {{"metadata", 1}, {"status", 2},  {"message", 3},
+                                           {"reason", 4},   {"details", 5}, {"code", 6}};
+};
+
+namespace {
+
 using protobuf::DecodeState;
 using protobuf::Reader;
 using protobuf::Record;
@@ -133,31 +192,20 @@ void AppendProtobufWatchFrame(std::string_view type, std::string_view object, st
 }
 
 void AppendProtobufStatus(const Status& status, std::string& out) {
-  // meta.v1 Status {metadata = 1, status = 2, message = 3, reason = 4, details = 5, code = 6};
-  // StatusDetails {name = 1, group = 2, kind = 3, causes = 4, retryAfterSeconds = 5, uid = 6};
-  // StatusCause {reason = 1, message = 2, field = 3}.
+  WireStatus wire;
+  wire.status = status.ok() ? "Success" : "Failure";
+  wire.message = status.message();
+  if (!status.ok()) {
+    wire.reason = ReasonString(status.code());
+    wire.code = HttpCode(status.code());
+  }
+  const StatusDetails& d = status.details();
+  wire.details = {d.name, d.group, d.kind, d.uid, {}, d.retry_after_seconds};
+  for (const StatusCause& c : d.causes)
+    wire.details.causes.push_back({c.reason, c.message, c.field});
   std::string message;
   Writer w(message);
-  w.EndNested(w.BeginNested(1), false);
-  w.BytesField(2, status.ok() ? "Success" : "Failure");
-  if (!status.message().empty()) w.BytesField(3, status.message());
-  if (!status.ok()) w.BytesField(4, ReasonString(status.code()));
-  const StatusDetails& d = status.details();
-  size_t details = w.BeginNested(5);
-  if (!d.name.empty()) w.BytesField(1, d.name);
-  if (!d.group.empty()) w.BytesField(2, d.group);
-  if (!d.kind.empty()) w.BytesField(3, d.kind);
-  for (const StatusCause& c : d.causes) {
-    size_t cause = w.BeginNested(4);
-    if (!c.reason.empty()) w.BytesField(1, c.reason);
-    if (!c.message.empty()) w.BytesField(2, c.message);
-    if (!c.field.empty()) w.BytesField(3, c.field);
-    w.EndNested(cause, false);
-  }
-  if (d.retry_after_seconds != 0) w.IntField(5, d.retry_after_seconds);
-  if (!d.uid.empty()) w.BytesField(6, d.uid);
-  w.EndNested(details, /*drop_if_empty=*/true);
-  if (!status.ok()) w.IntField(6, HttpCode(status.code()));
+  protobuf::WriteFields(w, wire);
   AppendEnvelope("v1", "Status", message, out);
 }
 
@@ -264,70 +312,20 @@ Result<ProtobufStatus> DecodeProtobufStatus(std::string_view body) {
   if (env.kind != "Status") {
     return BadRequestError("protobuf: expected a Status, got " + std::string(env.kind));
   }
-  ProtobufStatus out;
-  Reader reader(env.raw);
-  Record r;
-  auto text = [](const Record& f, std::string& field) {
-    if (f.type == protobuf::kLengthDelimited) field.assign(f.bytes);
-  };
-  while (reader.Next(r)) {
-    switch (r.number) {
-      case 2:
-        text(r, out.status);
-        break;
-      case 3:
-        text(r, out.message);
-        break;
-      case 4:
-        text(r, out.reason);
-        break;
-      case 6:
-        out.code = static_cast<int32_t>(r.value);
-        break;
-      case 5: {
-        Reader details(r.bytes);
-        Record d;
-        while (details.Next(d)) {
-          switch (d.number) {
-            case 1:
-              text(d, out.details.name);
-              break;
-            case 2:
-              text(d, out.details.group);
-              break;
-            case 3:
-              text(d, out.details.kind);
-              break;
-            case 5:
-              out.details.retry_after_seconds = static_cast<int32_t>(d.value);
-              break;
-            case 6:
-              text(d, out.details.uid);
-              break;
-            case 4: {
-              StatusCause& cause = out.details.causes.emplace_back();
-              Reader c(d.bytes);
-              Record f;
-              while (c.Next(f)) {
-                if (f.number == 1) text(f, cause.reason);
-                if (f.number == 2) text(f, cause.message);
-                if (f.number == 3) text(f, cause.field);
-              }
-              if (!c.ok()) return BadRequestError("protobuf: malformed StatusCause");
-              break;
-            }
-            default:
-              break;
-          }
-        }
-        if (!details.ok()) return BadRequestError("protobuf: malformed StatusDetails");
-        break;
-      }
-      default:
-        break;
-    }
+  WireStatus wire;
+  DecodeState s;
+  if (!protobuf::ReadFields(env.raw, wire, s)) return DecodeError(s, "Status");
+  ProtobufStatus out{
+      std::move(wire.status), std::move(wire.message), std::move(wire.reason), wire.code, {}};
+  StatusDetails& d = out.details;
+  d.name = std::move(wire.details.name);
+  d.group = std::move(wire.details.group);
+  d.kind = std::move(wire.details.kind);
+  d.uid = std::move(wire.details.uid);
+  d.retry_after_seconds = wire.details.retryAfterSeconds;
+  for (WireCause& c : wire.details.causes) {
+    d.causes.push_back({std::move(c.reason), std::move(c.message), std::move(c.field)});
   }
-  if (!reader.ok()) return BadRequestError("protobuf: malformed Status");
   return out;
 }
 
