@@ -567,6 +567,7 @@ int RunBench(int argc, char** argv) {
               store_kind.c_str());
   if (store_kind == "etcd") std::printf(" (%lld members)", static_cast<long long>(etcd_members));
   if (rate > 0) std::printf("  offered: %lld pods/s", static_cast<long long>(rate));
+  if (mode != "inprocess") std::printf("  wire: %s", content_type.c_str());
   std::printf("\n");
   std::printf("throughput: %.0f pods/s\n", throughput);
   std::printf("pods: %lld in %.2f s; scheduling latency p50 %s ms, p99 %s ms\n",
@@ -579,6 +580,7 @@ int RunBench(int argc, char** argv) {
     json.Key("workload"), json.String(w->name.c_str());
     json.Key("mode"), json.String(mode.c_str());
     json.Key("store"), json.String(store_kind.c_str());
+    if (mode != "inprocess") json.Key("kube_api_content_type"), json.String(content_type.c_str());
     json.Key("offered_pods_per_s"), json.Int64(rate);
     json.Key("pods"), json.Int64(m->bound);
     json.Key("seconds"), json.Double(m->seconds);
