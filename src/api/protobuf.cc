@@ -88,6 +88,7 @@ struct KindCodec {
   const TypeInfo& (*type)();
   bool (*encode)(const Object&, Writer&);
   bool (*decode)(std::string_view, Object&, DecodeState&);
+  bool (*may_refuse)();
 };
 
 template <class T>
@@ -97,6 +98,13 @@ constexpr KindCodec CodecOf() {
       [](const Object& o, Writer& w) { return protobuf::WriteFields(w, static_cast<const T&>(o)); },
       [](std::string_view raw, Object& o, DecodeState& s) {
         return protobuf::ReadFields(raw, static_cast<T&>(o), s);
+      },
+      [] {
+        static const bool may_refuse = [] {
+          std::vector<const void*> seen;
+          return protobuf::HasOpaque<T>(seen);
+        }();
+        return may_refuse;
       }};
 }
 
@@ -149,6 +157,11 @@ void AppendEnvelope(std::string_view api_version, std::string_view kind, std::st
 }  // namespace
 
 bool HasProtobuf(const TypeInfo& type) { return CodecFor(type) != nullptr; }
+
+bool ProtobufMayRefuse(const TypeInfo& type) {
+  const KindCodec* codec = CodecFor(type);
+  return codec && codec->may_refuse();
+}
 
 bool EncodeProtobufMessage(const Object& obj, std::string& out) {
   const KindCodec* codec = CodecFor(obj.type());
@@ -243,7 +256,8 @@ const TypeInfo* ProtobufKind(std::string_view api_version, std::string_view kind
   return nullptr;
 }
 
-Result<std::unique_ptr<Object>> DecodeProtobufMessage(const TypeInfo& type, std::string_view raw) {
+Result<std::unique_ptr<Object>> DecodeProtobufMessage(const TypeInfo& type, std::string_view raw,
+                                                      bool* dropped) {
   const KindCodec* codec = CodecFor(type);
   if (!codec) {
     return Status(StatusCode::kUnsupportedMediaType,
@@ -251,21 +265,25 @@ Result<std::unique_ptr<Object>> DecodeProtobufMessage(const TypeInfo& type, std:
   }
   std::unique_ptr<Object> obj = type.make();
   DecodeState s;
+  s.lenient = dropped != nullptr;
   if (!codec->decode(raw, *obj, s)) return DecodeError(s, type.kind);
+  if (dropped) *dropped = *dropped || s.dropped;
   return obj;
 }
 
-Result<std::unique_ptr<Object>> DecodeProtobufObject(const TypeInfo& type, std::string_view body) {
+Result<std::unique_ptr<Object>> DecodeProtobufObject(const TypeInfo& type, std::string_view body,
+                                                     bool* dropped) {
   ALLOT_ASSIGN_OR_RETURN(ProtobufEnvelope env, ParseProtobufEnvelope(body));
   if ((!env.kind.empty() && env.kind != type.kind) ||
       (!env.api_version.empty() && env.api_version != type.api_version)) {
     return BadRequestError("protobuf: the body holds " + std::string(env.api_version) + " " +
                            std::string(env.kind) + ", not " + type.api_version + " " + type.kind);
   }
-  return DecodeProtobufMessage(type, env.raw);
+  return DecodeProtobufMessage(type, env.raw, dropped);
 }
 
-Result<ProtobufList> DecodeProtobufList(const TypeInfo& type, std::string_view body) {
+Result<ProtobufList> DecodeProtobufList(const TypeInfo& type, std::string_view body,
+                                        bool* dropped) {
   ALLOT_ASSIGN_OR_RETURN(ProtobufEnvelope env, ParseProtobufEnvelope(body));
   if (env.kind != type.kind + "List") {
     return BadRequestError("protobuf: expected a " + type.kind + "List, got " +
@@ -280,7 +298,7 @@ Result<ProtobufList> DecodeProtobufList(const TypeInfo& type, std::string_view b
       DecodeState s;
       if (!protobuf::ReadFields(r.bytes, list.meta, s)) return DecodeError(s, "ListMeta");
     } else if (r.number == 2) {
-      ALLOT_ASSIGN_OR_RETURN(auto item, DecodeProtobufMessage(type, r.bytes));
+      ALLOT_ASSIGN_OR_RETURN(auto item, DecodeProtobufMessage(type, r.bytes, dropped));
       list.items.push_back(std::move(item));
     }
   }

@@ -30,6 +30,10 @@ inline constexpr std::string_view kProtobufWatchContentType =
 
 // Whether objects of `type` can travel as protobuf.
 bool HasProtobuf(const TypeInfo& type);
+// Whether some object of `type` may hold a field protobuf cannot carry (an opaque subtree with
+// content: a pod's probe, a node's daemonEndpoints), so that a protobuf watch of it may have to
+// end early (docs/apiserver.md).
+bool ProtobufMayRefuse(const TypeInfo& type);
 
 // Appends the object's own message (no envelope): what a list item or the encode cache holds.
 // False, with `out` unchanged, when the kind has no message or the object holds a value
@@ -60,16 +64,22 @@ Result<ProtobufEnvelope> ParseProtobufEnvelope(std::string_view body);
 const TypeInfo* ProtobufKind(std::string_view api_version, std::string_view kind);
 
 // Decodes an object of `type` from its message. 400 for malformed input or a wrong wire type,
-// 415 when it holds a field Allot keeps as opaque JSON (send that object as JSON instead).
-Result<std::unique_ptr<Object>> DecodeProtobufMessage(const TypeInfo& type, std::string_view raw);
+// 415 when it holds, with content, a field Allot keeps as opaque JSON (send that object as JSON
+// instead). With `dropped` (a client reading a server that models more, kube-apiserver for one),
+// such fields are left empty instead and *dropped says whether any was: the caller then reads
+// the object again as JSON.
+Result<std::unique_ptr<Object>> DecodeProtobufMessage(const TypeInfo& type, std::string_view raw,
+                                                      bool* dropped = nullptr);
 // Decodes an object envelope, which must hold `type` (or name no kind at all).
-Result<std::unique_ptr<Object>> DecodeProtobufObject(const TypeInfo& type, std::string_view body);
+Result<std::unique_ptr<Object>> DecodeProtobufObject(const TypeInfo& type, std::string_view body,
+                                                     bool* dropped = nullptr);
 
 struct ProtobufList {
   ListMeta meta;
   std::vector<std::unique_ptr<Object>> items;
 };
-Result<ProtobufList> DecodeProtobufList(const TypeInfo& type, std::string_view body);
+Result<ProtobufList> DecodeProtobufList(const TypeInfo& type, std::string_view body,
+                                        bool* dropped = nullptr);
 
 // One watch frame's content (after its length): the event type and its object's envelope.
 struct ProtobufWatchEvent {

@@ -229,6 +229,68 @@ TEST(Protobuf, AnOpaqueFieldInABodyIsA415) {
   EXPECT_EQ(v.status().code(), StatusCode::kUnsupportedMediaType);
 }
 
+// Go writes a zero metav1.Time (JSON null) as an empty message, and a set one with its seconds.
+TEST(Protobuf, AnEmptyTimeIsUnsetAndTheEpochIsATime) {
+  // Pod {status = 3 {conditions = 2 {type = 1 "R", lastProbeTime = 3 {}}}}.
+  const std::string zero("\x1a\x07\x12\x05\x0a\x01R\x1a\x00", 9);
+  auto r = DecodeProtobufMessage(Pod::Type(), zero);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  const auto& cond = static_cast<const Pod&>(**r).status.conditions.at(0);
+  EXPECT_FALSE(cond.lastProbeTime.has_value());
+  auto epoch = FromJsonText(Pod::Type(), R"({"metadata": {"name": "p"}, "spec": {
+    "containers": [{"name": "c"}]}, "status": {"conditions": [{"type": "R", "status": "True",
+    "lastProbeTime": "1970-01-01T00:00:00Z"}]}})");
+  auto back = DecodeProtobufObject(Pod::Type(), Envelope(*epoch));
+  ASSERT_TRUE(back.ok());
+  EXPECT_EQ(static_cast<const Pod&>(**back).status.conditions.at(0).lastProbeTime,
+            std::optional<Time>(Time{}));
+}
+
+// Go writes its non-pointer fields even when zero: `emptyDir: {}` arrives as {medium: ""}.
+TEST(Protobuf, AGoZeroStructInAnOpaqueFieldIsAnEmptyObject) {
+  // Pod {spec = 2 {volumes = 1 {name = 1 "v", volumeSource = 2 {emptyDir = 2 {medium = 1 ""}}},
+  //   containers = 2 {name = 1 "c"}}}.
+  const std::string raw(
+      "\x12\x12\x0a\x0b\x0a\x01v\x12\x06\x12\x04\x12\x02\x0a\x00"
+      "\x12\x03\x0a\x01"
+      "c",
+      20);
+  auto r = DecodeProtobufMessage(Pod::Type(), raw);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ(static_cast<const Pod&>(**r).spec.volumes.at(0).emptyDir.json, "{}");
+}
+
+// A client reading a server that models more (kube-apiserver) keeps what it can and learns that
+// it dropped something, instead of failing.
+TEST(Protobuf, ALenientReadDropsOpaqueContentAndSaysSo) {
+  // Pod {metadata = 1 {name = 1 "p"}, spec = 2 {containers = 2 {name = 1 "c",
+  //   livenessProbe = 10 {1: 1}}}}.
+  const std::string raw(
+      "\x0a\x03\x0a\x01p\x12\x09\x12\x07\x0a\x01"
+      "c"
+      "\x52\x02\x08\x01",
+      16);
+  bool dropped = false;
+  auto r = DecodeProtobufMessage(Pod::Type(), raw, &dropped);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_TRUE(dropped);
+  EXPECT_EQ((*r)->metadata.name, "p");
+  EXPECT_TRUE(static_cast<const Pod&>(**r).spec.containers.at(0).livenessProbe.empty());
+  EXPECT_FALSE(DecodeProtobufMessage(Pod::Type(), raw).ok());  // a server refuses it (415)
+}
+
+TEST(Protobuf, WhatProtobufCannotHoldIsNotEncoded) {
+  auto pdb = FromJsonText(PodDisruptionBudget::Type(), R"({"metadata": {"name": "b"},
+    "spec": {"maxUnavailable": 3000000000}})");
+  std::string out;
+  EXPECT_FALSE(EncodeProtobufMessage(*pdb, out));  // intVal is an int32
+  EXPECT_TRUE(ProtobufMayRefuse(Pod::Type()));
+  EXPECT_TRUE(ProtobufMayRefuse(Node::Type()));
+  EXPECT_FALSE(ProtobufMayRefuse(ResourceClaim::Type()));
+  EXPECT_FALSE(ProtobufMayRefuse(ResourceSlice::Type()));
+  EXPECT_FALSE(ProtobufMayRefuse(Event::Type()));
+}
+
 TEST(Protobuf, UnknownFieldsAreSkipped) {
   // Pod {99: varint 7, metadata = 1 {name = 1 "p"}, 100: bytes "zz"}.
   const std::string raw("\x98\x06\x07\x0a\x03\x0a\x01p\xa2\x06\x02zz", 13);

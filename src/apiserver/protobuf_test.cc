@@ -211,9 +211,12 @@ TEST_F(ProtobufServerTest, APodWithAProbeFallsBackToJson) {
 
 class ProtobufWatchTest : public ApiServerTest {
  protected:
-  std::unique_ptr<allot::testing::HttpStream> Watch(const std::string& query) {
-    auto s =
-        client_->Stream(std::string(kPods) + "?watch=true" + query, {{"Accept", kProtobufFirst}});
+  // As Allot's client asks: protobuf, watching on in JSON after a 406 (fallback=json).
+  std::unique_ptr<allot::testing::HttpStream> Watch(
+      const std::string& query,
+      std::string accept = "application/vnd.kubernetes.protobuf;fallback=json, application/json",
+      std::string_view path = kPods) {
+    auto s = client_->Stream(std::string(path) + "?watch=true" + query, {{"Accept", accept}});
     EXPECT_TRUE(s.ok()) << s.status().ToString();
     return s.ok() ? std::move(s).value() : nullptr;
   }
@@ -234,17 +237,35 @@ class ProtobufWatchTest : public ApiServerTest {
   }
 };
 
+std::string ContentType(allot::testing::HttpStream& s) {
+  for (const auto& [k, v] : s.headers()) {
+    if (k == "Content-Type") return v;
+  }
+  return "";
+}
+
+// client-go asks for protobuf without saying it watches on in JSON after a 406: it gets JSON
+// watches of kinds whose objects protobuf may refuse (pods: probes), protobuf for the others.
+TEST_F(ProtobufWatchTest, ClientGoGetsProtobufWatchesOnlyWhereNothingIsRefused) {
+  auto pods = Watch("", "application/vnd.kubernetes.protobuf, */*");
+  ASSERT_NE(pods, nullptr);
+  EXPECT_EQ(ContentType(*pods), "application/json");
+  auto claims = Watch("", "application/vnd.kubernetes.protobuf, */*",
+                      "/apis/resource.k8s.io/v1/namespaces/default/resourceclaims");
+  ASSERT_NE(claims, nullptr);
+  EXPECT_EQ(ContentType(*claims), "application/vnd.kubernetes.protobuf;stream=watch");
+  auto only = Watch("", "application/vnd.kubernetes.protobuf");
+  ASSERT_NE(only, nullptr);
+  EXPECT_EQ(ContentType(*only), "application/vnd.kubernetes.protobuf;stream=watch");
+}
+
 TEST_F(ProtobufWatchTest, EventsAndBookmarksAreFrames) {
   CreatePod("a");
   auto w = Watch(
       "&allowWatchBookmarks=true&sendInitialEvents=true"
       "&resourceVersionMatch=NotOlderThan");
   ASSERT_NE(w, nullptr);
-  std::string content_type;
-  for (const auto& [k, v] : w->headers()) {
-    if (k == "Content-Type") content_type = v;
-  }
-  EXPECT_EQ(content_type, "application/vnd.kubernetes.protobuf;stream=watch");
+  EXPECT_EQ(ContentType(*w), "application/vnd.kubernetes.protobuf;stream=watch");
   auto [type, object] = Next(*w);
   EXPECT_EQ(type, "ADDED");
   auto pod = DecodePod(object);

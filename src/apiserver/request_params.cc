@@ -91,6 +91,7 @@ Result<Output> NegotiateOutput(const Request& req) {
     std::string v = m.Param("v");
     if (m.type == api::kProtobufContentType && as.empty()) {
       out.protobuf = true;  // JSON, if listed later, is the fallback
+      out.protobuf_watch_fallback = m.Param("fallback") == "json";
       continue;
     }
     if (!AcceptsJson(m)) continue;

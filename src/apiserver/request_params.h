@@ -37,6 +37,10 @@ struct Output {
   // a 406 when it accepts no JSON.
   bool protobuf = false;
   bool json_acceptable = true;
+  // The protobuf type carried `fallback=json`: the client (Allot's) watches on in JSON when a
+  // protobuf watch ends with a 406. Without it, watches of kinds whose objects protobuf may
+  // refuse stay JSON when JSON is acceptable, so client-go's reflectors never see that ERROR.
+  bool protobuf_watch_fallback = false;
   IncludeObject include_object = IncludeObject::kMetadata;  // tables only
   std::string table_version = "v1";                         // v1 or v1beta1
 };

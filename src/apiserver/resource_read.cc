@@ -44,10 +44,17 @@ void ServeWatch(const CallPtr& call, ListParams params, Output output) {
       opts.resource_version = 0;
     }
   }
-  if (output.protobuf && !api::HasProtobuf(*call->resource().type)) {
+  const api::TypeInfo& type = *call->resource().type;
+  if (output.protobuf && !api::HasProtobuf(type)) {
     if (!output.json_acceptable) {
       return call->Fail(NotAcceptableError(api::kProtobufContentType));
     }
+    output.protobuf = false;
+  }
+  // A protobuf watch ends with a 406 at the first object it cannot carry; only clients that
+  // said they watch on in JSON then get one for kinds where that can happen.
+  if (output.protobuf && output.json_acceptable && !output.protobuf_watch_fallback &&
+      api::ProtobufMayRefuse(type)) {
     output.protobuf = false;
   }
   auto watcher = ctx.store.Watch(&call->resource(), std::move(opts));

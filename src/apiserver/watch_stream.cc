@@ -184,13 +184,12 @@ std::string WatchStream::Bookmark(uint64_t rv, bool initial_events_end) const {
     obj->metadata.resourceVersion = std::to_string(rv);
     if (initial_events_end) obj->metadata.annotations["k8s.io/initial-events-end"] = "true";
     std::string message;
-    if (api::EncodeProtobufMessage(*obj, message)) {
-      std::string envelope;
-      api::AppendProtobufEnvelope(t, message, envelope);
-      std::string out;
-      api::AppendProtobufWatchFrame("BOOKMARK", envelope, out);
-      return out;
-    }
+    if (!api::EncodeProtobufMessage(*obj, message)) return {};  // (an empty object always is)
+    std::string envelope;
+    api::AppendProtobufEnvelope(t, message, envelope);
+    std::string out;
+    api::AppendProtobufWatchFrame("BOOKMARK", envelope, out);
+    return out;
   }
   std::string annotations =
       initial_events_end ? ",\"annotations\":{\"k8s.io/initial-events-end\":\"true\"}" : "";

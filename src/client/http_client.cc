@@ -45,10 +45,12 @@ Result<ObjectPtr> DecodeObject(std::string_view body, const ResourceInfo& r) {
   return ObjectPtr(std::move(d.object));
 }
 
-// The object of a 2xx answer, in the encoding the server chose.
-Result<ObjectPtr> DecodeAnswer(const HttpResponse& res, const ResourceInfo& r) {
+// The object of a 2xx answer, in the encoding the server chose. A protobuf answer is read
+// leniently: subtrees this client keeps as opaque JSON but the server sent with content (a
+// server that models more, kube-apiserver for one) are left empty and *dropped is set.
+Result<ObjectPtr> DecodeAnswer(const HttpResponse& res, const ResourceInfo& r, bool* dropped) {
   if (!IsProtobuf(res)) return DecodeObject(res.body, r);
-  ALLOT_ASSIGN_OR_RETURN(auto obj, api::DecodeProtobufObject(*r.type, res.body));
+  ALLOT_ASSIGN_OR_RETURN(auto obj, api::DecodeProtobufObject(*r.type, res.body, dropped));
   return ObjectPtr(std::move(obj));
 }
 
@@ -146,14 +148,17 @@ Result<api::DeleteResult> DeleteResultFrom(const ResourceInfo& r, std::string_vi
     out.removed = true;
     return out;
   }
-  ALLOT_ASSIGN_OR_RETURN(out.object, DecodeAnswer(res, r));
+  bool dropped = false;  // deletes ask for JSON
+  ALLOT_ASSIGN_OR_RETURN(out.object, DecodeAnswer(res, r, &dropped));
   // With finalizers (or a grace period) pending, the object comes back marked for deletion.
   out.removed = res.status != 202 && !out.object->metadata.deletionTimestamp;
   return out;
 }
 
-Result<api::ListResult> ProtobufListResult(const ResourceInfo& r, const HttpResponse& res) {
-  ALLOT_ASSIGN_OR_RETURN(api::ProtobufList list, api::DecodeProtobufList(*r.type, res.body));
+Result<api::ListResult> ProtobufListResult(const ResourceInfo& r, const HttpResponse& res,
+                                           bool* dropped) {
+  ALLOT_ASSIGN_OR_RETURN(api::ProtobufList list,
+                         api::DecodeProtobufList(*r.type, res.body, dropped));
   api::ListResult out;
   out.resource_version = ParseRv(list.meta.resourceVersion);
   out.continue_token = std::move(list.meta.continue_);
@@ -163,9 +168,10 @@ Result<api::ListResult> ProtobufListResult(const ResourceInfo& r, const HttpResp
   return out;
 }
 
-Result<api::ListResult> ListResultFrom(const ResourceInfo& r, const HttpResponse& res) {
+Result<api::ListResult> ListResultFrom(const ResourceInfo& r, const HttpResponse& res,
+                                       bool* dropped) {
   if (res.status != 200) return ErrorFromResponse(res.status, res.body);
-  if (IsProtobuf(res)) return ProtobufListResult(r, res);
+  if (IsProtobuf(res)) return ProtobufListResult(r, res, dropped);
   rapidjson::Document doc;
   doc.Parse(res.body.data(), res.body.size());
   if (doc.HasParseError() || !doc.IsObject()) {
@@ -310,7 +316,11 @@ Result<ObjectPtr> HttpClient::Get(const ResourceInfo& r, std::string_view ns,
   if (UseProtobuf(r)) req.accept = kProtobufFirst;
   ALLOT_ASSIGN_OR_RETURN(HttpResponse res, pool_.Do(std::move(req)));
   if (res.status != 200) return ErrorFromResponse(res.status, res.body);
-  return DecodeAnswer(res, r);
+  bool dropped = false;
+  auto obj = DecodeAnswer(res, r, &dropped);
+  if (!dropped) return obj;
+  RefuseProtobuf(r);
+  return Get(r, ns, name);  // again, in JSON
 }
 
 Result<api::ListResult> HttpClient::List(const ResourceInfo& r, const api::ListOptions& opts) {
@@ -326,7 +336,11 @@ Result<api::ListResult> HttpClient::List(const ResourceInfo& r, const api::ListO
   HttpRequest req{"GET", CollectionPath(r, opts.namespace_) + q.str()};
   if (UseProtobuf(r)) req.accept = kProtobufFirst;
   ALLOT_ASSIGN_OR_RETURN(HttpResponse res, pool_.Do(std::move(req)));
-  return ListResultFrom(r, res);
+  bool dropped = false;
+  auto list = ListResultFrom(r, res, &dropped);
+  if (!dropped) return list;
+  RefuseProtobuf(r);
+  return List(r, opts);  // again, in JSON
 }
 
 Result<std::unique_ptr<api::Watcher>> HttpClient::Watch(const ResourceInfo& r,
@@ -349,10 +363,7 @@ Result<std::unique_ptr<api::Watcher>> HttpClient::Watch(const ResourceInfo& r,
     wo.idle_timeout = options_.watch_timeout + std::chrono::minutes(1);
   }
   wo.protobuf = UseProtobuf(r);
-  wo.on_protobuf_refused = [json_only = json_only_, &r] {
-    std::lock_guard<std::mutex> lock(json_only->mu);
-    json_only->resources.push_back(&r);
-  };
+  wo.on_protobuf_refused = [json_only = json_only_, &r] { json_only->Add(r); };
   return OpenHttpWatch(pool_.endpoint(), CollectionPath(r, opts.namespace_) + q.str(), r, wo);
 }
 
@@ -361,6 +372,15 @@ bool HttpClient::UseProtobuf(const ResourceInfo& r) const {
   std::lock_guard<std::mutex> lock(json_only_->mu);
   const auto& refused = json_only_->resources;
   return std::find(refused.begin(), refused.end(), &r) == refused.end();
+}
+
+void HttpClient::RefuseProtobuf(const ResourceInfo& r) { json_only_->Add(r); }
+
+void HttpClient::JsonOnly::Add(const ResourceInfo& r) {
+  std::lock_guard<std::mutex> lock(mu);
+  if (std::find(resources.begin(), resources.end(), &r) == resources.end()) {
+    resources.push_back(&r);
+  }
 }
 
 HttpRequest HttpClient::WriteRequest(std::string method, std::string target, const ResourceInfo& r,
@@ -384,11 +404,17 @@ void HttpClient::Send(HttpRequest req, std::function<void(Result<HttpResponse>)>
 }
 
 void HttpClient::SendObject(HttpRequest req, const ResourceInfo& r, Callback<ObjectPtr> done) {
-  Send(std::move(req), [&r, done = std::move(done)](Result<HttpResponse> res) {
-    if (!res.ok()) return done(res.status());
-    if (!IsSuccess(res->status)) return done(ErrorFromResponse(res->status, res->body));
-    done(DecodeAnswer(*res, r));
-  });
+  Send(std::move(req),
+       [&r, json_only = json_only_, done = std::move(done)](Result<HttpResponse> res) {
+         if (!res.ok()) return done(res.status());
+         if (!IsSuccess(res->status)) return done(ErrorFromResponse(res->status, res->body));
+         // The write is done: an answer missing a subtree this client cannot read in protobuf is
+         // still its result (name, resourceVersion); later requests for the kind are JSON.
+         bool dropped = false;
+         auto obj = DecodeAnswer(*res, r, &dropped);
+         if (dropped) json_only->Add(r);
+         done(std::move(obj));
+       });
 }
 
 void HttpClient::CreateAsync(const ResourceInfo& r, std::unique_ptr<Object> obj,

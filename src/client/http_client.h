@@ -119,6 +119,9 @@ class HttpClient final : public Client {
   // Whether requests for `r` speak protobuf: options_.protobuf, the kind has a message, and no
   // watch of it has been refused for an object protobuf cannot carry.
   bool UseProtobuf(const ResourceInfo& r) const;
+  // From now on, requests for `r` are JSON (the server sent what this client cannot read in
+  // protobuf, or refused to go on in it).
+  void RefuseProtobuf(const ResourceInfo& r);
   // A POST or PUT of `obj`: protobuf when UseProtobuf and the object allows, else JSON.
   HttpRequest WriteRequest(std::string method, std::string target, const ResourceInfo& r,
                            const Object& obj) const;
@@ -127,6 +130,7 @@ class HttpClient final : public Client {
   HttpPool pool_;
   // Resources whose watches met an object protobuf cannot carry: JSON from then on.
   struct JsonOnly {
+    void Add(const ResourceInfo& r);
     std::mutex mu;
     std::vector<const ResourceInfo*> resources;  // guarded by mu
   };

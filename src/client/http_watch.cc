@@ -99,6 +99,9 @@ ParsedLine ParseLine(std::string_view line, const api::ResourceInfo& r) {
   return out;
 }
 
+// No object Allot serves comes near this (request bodies are capped at 3 MiB).
+constexpr uint32_t kMaxFrameBytes = 64u << 20;
+
 // What one protobuf frame says (api/protobuf.h: a meta.v1 WatchEvent holding an envelope).
 ParsedLine ParseFrame(std::string_view frame, const api::ResourceInfo& r) {
   ParsedLine out;
@@ -118,7 +121,16 @@ ParsedLine ParseFrame(std::string_view frame, const api::ResourceInfo& r) {
     out.event = ErrorEvent(std::move(error));
     return out;
   }
-  auto decoded = api::DecodeProtobufObject(*r.type, ev->object);
+  bool dropped = false;
+  auto decoded = api::DecodeProtobufObject(*r.type, ev->object, &dropped);
+  if (decoded.ok() && dropped) {
+    // The server (kube-apiserver, or a newer Allot) sent a subtree this client keeps as opaque
+    // JSON: end the watch as a refusal, so that it is resumed in JSON from here.
+    out.event = ErrorEvent(
+        Status(StatusCode::kNotAcceptable,
+               "watch: the " + r.type->kind + " holds fields this client reads only from JSON"));
+    return out;
+  }
   if (!decoded.ok()) {
     out.event = ErrorEvent(InternalError("watch: cannot decode " + std::string(ev->type) +
                                          " object: " + decoded.status().message()));
@@ -169,7 +181,10 @@ class HttpWatcher final : public api::Watcher {
   Status Open(const std::string& target) {
     ALLOT_RETURN_IF_ERROR(ConnectStream(ioc_, stream_, ep_));
     HttpRequest request{"GET", target};
-    if (opts_.protobuf) request.accept = "application/vnd.kubernetes.protobuf, application/json";
+    // fallback=json: this client watches on in JSON after a 406 (apiserver/request_params.h).
+    if (opts_.protobuf) {
+      request.accept = "application/vnd.kubernetes.protobuf;fallback=json, application/json";
+    }
     auto req = BuildRequest(ep_, request);
     stream_.Lowest().expires_after(ep_.request_timeout);
     beast::error_code ec = RunOnce(ioc_, [&](auto done) { http::async_write(stream_, req, done); });
@@ -292,6 +307,14 @@ class HttpWatcher final : public api::Watcher {
         uint32_t length = 0;
         for (int i = 0; i < 4; ++i)
           length = length << 8 | static_cast<uint8_t>(pending_[start + i]);
+        if (length > kMaxFrameBytes) {  // not a stream we can follow: end the watch
+          ParsedLine bad;
+          bad.event = ErrorEvent(
+              InternalError("watch: a protobuf frame of " + std::to_string(length) + " bytes"));
+          parsed.push_back(std::move(bad));
+          start = pending_.size();
+          break;
+        }
         if (pending_.size() - start - 4 < length) break;
         parsed.push_back(
             ParseFrame(std::string_view(pending_).substr(start + 4, length), resource_));

@@ -4,6 +4,8 @@
 #include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>
 
+#include <cstdint>
+
 #include "api/codec/codec.h"
 
 namespace allot::api::protobuf {
@@ -34,7 +36,7 @@ bool ReadTimestamp(const Record& r, int64_t& seconds, int64_t& nanos, DecodeStat
 
 void WriteTimestamp(Writer& w, int number, int64_t seconds, int64_t nanos) {
   size_t mark = w.BeginNested(number);
-  if (seconds != 0) w.IntField(1, seconds);
+  w.IntField(1, seconds);  // even 0: an empty message is Go's zero time, not the epoch
   if (nanos != 0) w.IntField(2, nanos);
   w.EndNested(mark, false);
 }
@@ -60,6 +62,19 @@ bool WrongType(const Record& r, DecodeState& s) {
 }
 
 bool Malformed(DecodeState& s) { return s.ctx.ValueError("malformed protobuf"); }
+
+bool IsZeroMessage(std::string_view bytes, int depth) {
+  if (depth > 32) return false;
+  Reader reader(bytes);
+  Record r;
+  while (reader.Next(r)) {
+    const bool zero = r.type == kLengthDelimited
+                          ? r.bytes.empty() || IsZeroMessage(r.bytes, depth + 1)
+                          : r.value == 0;
+    if (!zero) return false;
+  }
+  return reader.ok();
+}
 
 void WriteTime(Writer& w, int number, const Time& v) {
   // metav1.Time travels in whole seconds, as its JSON form does.
@@ -105,13 +120,15 @@ void WriteQuantity(Writer& w, int number, const Quantity& v) {
 bool ReadQuantity(const Record& r, Quantity& out, DecodeState& s) {
   std::string_view text;
   if (!ReadOnlyBytes(r, text, s)) return false;
+  if (text.empty()) text = "0";  // Go's zero Quantity
   auto q = Quantity::Parse(text);
   if (!q.ok()) return s.ctx.ValueError(q.status().message());
   out = *q;
   return true;
 }
 
-void WriteIntOrString(Writer& w, int number, const IntOrString& v) {
+bool WriteIntOrString(Writer& w, int number, const IntOrString& v) {
+  if (!v.is_string && (v.int_value < INT32_MIN || v.int_value > INT32_MAX)) return false;
   size_t mark = w.BeginNested(number);
   if (v.is_string) {
     w.VarintField(1, 1);
@@ -120,6 +137,7 @@ void WriteIntOrString(Writer& w, int number, const IntOrString& v) {
     w.IntField(2, v.int_value);
   }
   w.EndNested(mark, false);
+  return true;
 }
 
 bool ReadIntOrString(const Record& r, IntOrString& out, DecodeState& s) {

@@ -36,6 +36,10 @@ namespace allot::api::protobuf {
 struct DecodeState {
   DecodeContext ctx;
   bool unsupported = false;
+  // Lenient: an opaque subtree with content is dropped (left empty) and `dropped` set, instead
+  // of failing; for clients reading a server that models more than they do.
+  bool lenient = false;
+  bool dropped = false;
 };
 
 template <class T>
@@ -49,7 +53,8 @@ struct Field;  // Write(w, number, as, v) -> bool, IsEmpty(v), Read(record, v, a
 void WriteTime(Writer& w, int number, const Time& v);
 void WriteMicroTime(Writer& w, int number, const MicroTime& v);
 void WriteQuantity(Writer& w, int number, const Quantity& v);
-void WriteIntOrString(Writer& w, int number, const IntOrString& v);
+// False for an integer outside int32 (intVal's type), which protobuf cannot carry.
+bool WriteIntOrString(Writer& w, int number, const IntOrString& v);
 bool ReadTime(const Record& r, Time& out, DecodeState& s);
 bool ReadMicroTime(const Record& r, MicroTime& out, DecodeState& s);
 bool ReadDuration(const Record& r, Duration& out, DecodeState& s);
@@ -59,6 +64,9 @@ bool ReadIntOrString(const Record& r, IntOrString& out, DecodeState& s);
 bool ReadRawExtension(const Record& r, RawJson& out, DecodeState& s);
 bool WrongType(const Record& r, DecodeState& s);
 bool Malformed(DecodeState& s);
+// Whether `bytes` parse as a message whose every field holds its zero value (0, "", or such a
+// message), as Go writes a struct with nothing set.
+bool IsZeroMessage(std::string_view bytes, int depth = 0);
 
 // --- scalars -------------------------------------------------------------------------------
 
@@ -165,8 +173,7 @@ template <>
 struct Field<IntOrString> {
   static bool IsEmpty(const IntOrString& v) { return !v.is_string && v.int_value == 0; }
   static bool Write(Writer& w, int n, ProtoAs, const IntOrString& v) {
-    WriteIntOrString(w, n, v);
-    return true;
+    return WriteIntOrString(w, n, v);
   }
   static bool Read(const Record& r, IntOrString& out, ProtoAs, DecodeState& s) {
     return ReadIntOrString(r, out, s);
@@ -188,8 +195,14 @@ struct Field<RawJson> {
   }
   static bool Read(const Record& r, RawJson& out, ProtoAs as, DecodeState& s) {
     if (as != ProtoAs::kRawExtension) {
-      if (r.type == kLengthDelimited && r.bytes.empty()) {
+      // Go writes its non-pointer fields even when zero: `emptyDir: {}` arrives as {medium: ""}.
+      if (r.type == kLengthDelimited && IsZeroMessage(r.bytes)) {
         out.json = "{}";
+        return true;
+      }
+      if (s.lenient) {
+        out.json.clear();
+        s.dropped = true;
         return true;
       }
       s.unsupported = true;
@@ -210,6 +223,14 @@ struct Field<std::optional<T>> {
     return Field<T>::Write(w, n, as, *v);
   }
   static bool Read(const Record& r, std::optional<T>& out, ProtoAs as, DecodeState& s) {
+    if constexpr (std::is_same_v<T, Time> || std::is_same_v<T, MicroTime>) {
+      // Go writes a zero metav1.Time (JSON null) as an empty message; a set one always carries
+      // its seconds, even at the epoch.
+      if (r.type == kLengthDelimited && r.bytes.empty()) {
+        out.reset();
+        return true;
+      }
+    }
     if (!out) out.emplace();
     return Field<T>::Read(r, *out, as, s);
   }
@@ -454,14 +475,9 @@ struct Field<T> {
   }
 };
 
-// --- completeness ------------------------------------------------------------------------------
+// --- opaque fields --------------------------------------------------------------------------------
 
-// Every field of T and of the structs it holds, at any depth, that its table does not number:
-// "PodSpec.foo". Empty when T travels whole. A struct with no table at all makes this fail to
-// compile, which is the point.
-template <class T>
-void CollectMissing(std::vector<std::string>& out, std::vector<const void*>& seen);
-
+// The struct or scalar a field holds, through optional, vector and map.
 template <class F>
 struct Inner {
   using type = F;
@@ -472,6 +488,48 @@ template <class F>
 struct Inner<std::vector<F>> : Inner<F> {};
 template <class F>
 struct Inner<std::map<std::string, F>> : Inner<F> {};
+
+
+template <class T>
+bool HasOpaque(std::vector<const void*>& seen);
+
+struct OpaqueVisitor {
+  const Layout& layout;
+  std::vector<const void*>& seen;
+  size_t position = 0;
+  bool found = false;
+  template <class F>
+  void operator()(const char*, F&, FieldTags = {}) {
+    const ProtoField* spec = layout.by_position[position++];
+    using Element = typename Inner<F>::type;
+    if constexpr (std::is_same_v<Element, RawJson>) {
+      found = found || !spec || spec->as != ProtoAs::kRawExtension;
+    } else if constexpr (Message<Element>) {
+      found = found || HasOpaque<Element>(seen);
+    }
+  }
+};
+
+// Whether T, or a struct it holds at any depth, has a RawJson field that is not a
+// RawExtension: a subtree protobuf carries only when empty.
+template <class T>
+bool HasOpaque(std::vector<const void*>& seen) {
+  const void* key = &LayoutOf<T>();
+  if (std::find(seen.begin(), seen.end(), key) != seen.end()) return false;
+  seen.push_back(key);
+  OpaqueVisitor ov{LayoutOf<T>(), seen};
+  T probe{};
+  probe.Visit(ov);
+  return ov.found;
+}
+
+// --- completeness ------------------------------------------------------------------------------
+
+// Every field of T and of the structs it holds, at any depth, that its table does not number:
+// "PodSpec.foo". Empty when T travels whole. A struct with no table at all makes this fail to
+// compile, which is the point.
+template <class T>
+void CollectMissing(std::vector<std::string>& out, std::vector<const void*>& seen);
 
 struct MissingVisitor {
   std::vector<std::string>& out;
