@@ -67,8 +67,10 @@ struct HttpClientOptions {
   // fieldManager for apply patches (the server requires one).
   std::string field_manager = "allot";
   // Speak Kubernetes' protobuf (api/protobuf.h) for the kinds that have it: bodies of creates
-  // and updates, and Accept on reads and watches (protobuf first, JSON as the fallback the server
-  // uses for objects protobuf cannot carry). Patches, deletes and other kinds stay JSON.
+  // and updates, and Accept on reads, writes and watches (protobuf first, JSON as the fallback
+  // the server uses for objects protobuf cannot carry). Patch and delete bodies, and other
+  // kinds, stay JSON. A kind whose protobuf this client cannot read whole (a server that models
+  // more) or whose watch was refused is JSON from then on.
   bool protobuf = true;
 };
 
