@@ -179,16 +179,20 @@ void AppendProtobufEnvelope(const TypeInfo& type, std::string_view message, std:
 
 void AppendProtobufList(const TypeInfo& type, const ListMeta& meta,
                         const std::vector<std::string_view>& items, std::string& out) {
-  std::string list;
-  size_t total = 64;
+  size_t total = 96;
   for (std::string_view item : items) total += item.size() + 6;
-  list.reserve(total);
-  Writer w(list);
-  size_t mark = w.BeginNested(1);
+  out.reserve(out.size() + total);
+  // The list is written in place as the envelope's raw (one pass, no copy of the items' bytes
+  // into a list first).
+  out.append(kMagic);
+  Writer w(out);
+  WriteTypeMeta(w, type.api_version, type.kind + "List");
+  const size_t raw = w.BeginNested(2);
+  const size_t list_meta = w.BeginNested(1);
   protobuf::WriteFields(w, meta);
-  w.EndNested(mark, false);
+  w.EndNested(list_meta, false);
   for (std::string_view item : items) w.BytesField(2, item);
-  AppendEnvelope(type.api_version, type.kind + "List", list, out);
+  w.EndNested(raw, false);
 }
 
 void AppendProtobufWatchFrame(std::string_view type, std::string_view object, std::string& out) {

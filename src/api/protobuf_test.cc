@@ -37,6 +37,20 @@ std::string Envelope(const Object& obj) {
   return out;
 }
 
+// Protobuf bytes written field by field: inputs the codec's own writer would not produce.
+struct Msg {
+  std::string bytes;
+  Msg& Str(int number, std::string_view v) {
+    protobuf::Writer(bytes).BytesField(number, v);
+    return *this;
+  }
+  Msg& Int(int number, int64_t v) {
+    protobuf::Writer(bytes).IntField(number, v);
+    return *this;
+  }
+  Msg& Sub(int number, const Msg& m) { return Str(number, m.bytes); }
+};
+
 // JSON -> object -> protobuf -> object must give back the same object, field for field.
 void ExpectRoundTrip(const TypeInfo& type, std::string_view json) {
   auto obj = FromJsonText(type, json);
@@ -210,30 +224,28 @@ TEST(Protobuf, AnObjectWithAnOpaqueSubtreeIsNotEncoded) {
 }
 
 TEST(Protobuf, AnOpaqueFieldInABodyIsA415) {
-  // Pod {spec = 2 {containers = 2 {name = 1 "c", livenessProbe = 10 {1: 1}}}}.
-  const std::string raw(
-      "\x12\x09\x12\x07\x0a\x01"
-      "c"
-      "\x52\x02\x08\x01",
-      11);
-  auto r = DecodeProtobufMessage(Pod::Type(), raw);
+  // Pod {spec = 2 {containers = 2 {name = 1, livenessProbe = 10 {1: {1: "true"}}}}}.
+  const Msg probed =
+      Msg().Sub(2, Msg().Sub(2, Msg().Str(1, "c").Sub(10, Msg().Sub(1, Msg().Str(1, "true")))));
+  auto r = DecodeProtobufMessage(Pod::Type(), probed.bytes);
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.status().code(), StatusCode::kUnsupportedMediaType);
   EXPECT_NE(r.status().message().find("spec.containers[0].livenessProbe"), std::string::npos)
       << r.status().message();
-  // A volume source inside Go's embedded VolumeSource: Volume {name = 1, volumeSource = 2
-  // {emptyDir = 2 {medium = 1 "M"}}}.
-  const std::string volume("\x12\x0c\x0a\x0a\x0a\x01v\x12\x05\x12\x03\x0a\x01M", 14);
-  auto v = DecodeProtobufMessage(Pod::Type(), volume);
+  // A volume source inside Go's embedded VolumeSource: Pod {spec = 2 {volumes = 1 {name = 1,
+  // volumeSource = 2 {emptyDir = 2 {medium = 1}}}}}.
+  const Msg volume =
+      Msg().Sub(2, Msg().Sub(1, Msg().Str(1, "v").Sub(2, Msg().Sub(2, Msg().Str(1, "Memory")))));
+  auto v = DecodeProtobufMessage(Pod::Type(), volume.bytes);
   ASSERT_FALSE(v.ok());
   EXPECT_EQ(v.status().code(), StatusCode::kUnsupportedMediaType);
 }
 
 // Go writes a zero metav1.Time (JSON null) as an empty message, and a set one with its seconds.
 TEST(Protobuf, AnEmptyTimeIsUnsetAndTheEpochIsATime) {
-  // Pod {status = 3 {conditions = 2 {type = 1 "R", lastProbeTime = 3 {}}}}.
-  const std::string zero("\x1a\x07\x12\x05\x0a\x01R\x1a\x00", 9);
-  auto r = DecodeProtobufMessage(Pod::Type(), zero);
+  // Pod {status = 3 {conditions = 2 {type = 1, lastProbeTime = 3 {}}}}.
+  const Msg zero = Msg().Sub(3, Msg().Sub(2, Msg().Str(1, "R").Sub(3, Msg())));
+  auto r = DecodeProtobufMessage(Pod::Type(), zero.bytes);
   ASSERT_TRUE(r.ok()) << r.status().ToString();
   const auto& cond = static_cast<const Pod&>(**r).status.conditions.at(0);
   EXPECT_FALSE(cond.lastProbeTime.has_value());
@@ -248,14 +260,12 @@ TEST(Protobuf, AnEmptyTimeIsUnsetAndTheEpochIsATime) {
 
 // Go writes its non-pointer fields even when zero: `emptyDir: {}` arrives as {medium: ""}.
 TEST(Protobuf, AGoZeroStructInAnOpaqueFieldIsAnEmptyObject) {
-  // Pod {spec = 2 {volumes = 1 {name = 1 "v", volumeSource = 2 {emptyDir = 2 {medium = 1 ""}}},
-  //   containers = 2 {name = 1 "c"}}}.
-  const std::string raw(
-      "\x12\x12\x0a\x0b\x0a\x01v\x12\x06\x12\x04\x12\x02\x0a\x00"
-      "\x12\x03\x0a\x01"
-      "c",
-      20);
-  auto r = DecodeProtobufMessage(Pod::Type(), raw);
+  // Pod {spec = 2 {volumes = 1 {name = 1, volumeSource = 2 {emptyDir = 2 {medium = 1 "",
+  //   sizeLimit = 2 {string = 1 ""}}}}, containers = 2 {name = 1}}}.
+  const Msg empty_dir = Msg().Str(1, "").Sub(2, Msg().Str(1, ""));
+  const Msg raw = Msg().Sub(
+      2, Msg().Sub(1, Msg().Str(1, "v").Sub(2, Msg().Sub(2, empty_dir))).Sub(2, Msg().Str(1, "c")));
+  auto r = DecodeProtobufMessage(Pod::Type(), raw.bytes);
   ASSERT_TRUE(r.ok()) << r.status().ToString();
   EXPECT_EQ(static_cast<const Pod&>(**r).spec.volumes.at(0).emptyDir.json, "{}");
 }
@@ -263,20 +273,19 @@ TEST(Protobuf, AGoZeroStructInAnOpaqueFieldIsAnEmptyObject) {
 // A client reading a server that models more (kube-apiserver) keeps what it can and learns that
 // it dropped something, instead of failing.
 TEST(Protobuf, ALenientReadDropsOpaqueContentAndSaysSo) {
-  // Pod {metadata = 1 {name = 1 "p"}, spec = 2 {containers = 2 {name = 1 "c",
-  //   livenessProbe = 10 {1: 1}}}}.
-  const std::string raw(
-      "\x0a\x03\x0a\x01p\x12\x09\x12\x07\x0a\x01"
-      "c"
-      "\x52\x02\x08\x01",
-      16);
+  // Pod {metadata = 1 {name = 1}, spec = 2 {containers = 2 {name = 1, livenessProbe = 10
+  //   {1: {1: "true"}}}}}.
+  const Msg raw =
+      Msg()
+          .Sub(1, Msg().Str(1, "p"))
+          .Sub(2, Msg().Sub(2, Msg().Str(1, "c").Sub(10, Msg().Sub(1, Msg().Str(1, "true")))));
   bool dropped = false;
-  auto r = DecodeProtobufMessage(Pod::Type(), raw, &dropped);
+  auto r = DecodeProtobufMessage(Pod::Type(), raw.bytes, &dropped);
   ASSERT_TRUE(r.ok()) << r.status().ToString();
   EXPECT_TRUE(dropped);
   EXPECT_EQ((*r)->metadata.name, "p");
   EXPECT_TRUE(static_cast<const Pod&>(**r).spec.containers.at(0).livenessProbe.empty());
-  EXPECT_FALSE(DecodeProtobufMessage(Pod::Type(), raw).ok());  // a server refuses it (415)
+  EXPECT_FALSE(DecodeProtobufMessage(Pod::Type(), raw.bytes).ok());  // a server refuses it
 }
 
 TEST(Protobuf, WhatProtobufCannotHoldIsNotEncoded) {
@@ -292,9 +301,9 @@ TEST(Protobuf, WhatProtobufCannotHoldIsNotEncoded) {
 }
 
 TEST(Protobuf, UnknownFieldsAreSkipped) {
-  // Pod {99: varint 7, metadata = 1 {name = 1 "p"}, 100: bytes "zz"}.
-  const std::string raw("\x98\x06\x07\x0a\x03\x0a\x01p\xa2\x06\x02zz", 13);
-  auto r = DecodeProtobufMessage(Pod::Type(), raw);
+  // Pod {99: varint, metadata = 1 {name = 1}, 100: bytes}.
+  const Msg raw = Msg().Int(99, 7).Sub(1, Msg().Str(1, "p")).Str(100, "zz");
+  auto r = DecodeProtobufMessage(Pod::Type(), raw.bytes);
   ASSERT_TRUE(r.ok()) << r.status().ToString();
   EXPECT_EQ((*r)->metadata.name, "p");
 }
@@ -310,15 +319,12 @@ TEST(Protobuf, MalformedInputIsA400) {
   EXPECT_FALSE(ParseProtobufEnvelope("{\"kind\":\"Pod\"}").ok());
   auto wrong_kind = DecodeProtobufObject(Node::Type(), Envelope(*FromJsonText(Pod::Type(), kPod)));
   EXPECT_FALSE(wrong_kind.ok());
-  // Quantities are parsed as they are from JSON.
-  const std::string bad_quantity(
-      "\x12\x13\x12\x11\x0a\x01"
-      "c"
-      "\x42\x0c\x12\x0a\x0a\x03"
-      "cpu"
-      "\x12\x03\x0a\x01x",
-      21);
-  auto q = DecodeProtobufMessage(Pod::Type(), bad_quantity);
+  // Quantities are parsed as they are from JSON: Pod {spec = 2 {containers = 2 {name = 1,
+  // resources = 8 {requests = 2 {key = 1, value = 2 {string = 1 "x"}}}}}}.
+  const Msg requests = Msg().Str(1, "cpu").Sub(2, Msg().Str(1, "x"));
+  const Msg bad_quantity =
+      Msg().Sub(2, Msg().Sub(2, Msg().Str(1, "c").Sub(8, Msg().Sub(2, requests))));
+  auto q = DecodeProtobufMessage(Pod::Type(), bad_quantity.bytes);
   ASSERT_FALSE(q.ok());
   EXPECT_EQ(q.status().code(), StatusCode::kBadRequest);
 }

@@ -2,6 +2,7 @@
 #include "apiserver/protobuf.h"
 
 #include "api/codec/codec.h"
+#include "api/codec/protobuf_wire.h"
 #include "api/core/types.h"
 #include "api/machinery/scheme.h"
 #include "api/protobuf.h"
@@ -10,21 +11,16 @@
 namespace allot::apiserver {
 namespace {
 
-// A tiny protobuf encoder for building test bodies.
-std::string Varint(uint64_t v) {
+// Test bodies, field by field, through the wire writer (api/codec/protobuf_wire.h).
+std::string Bytes(int field, std::string_view data) {
   std::string out;
-  while (v >= 0x80) {
-    out += static_cast<char>((v & 0x7f) | 0x80);
-    v >>= 7;
-  }
-  out += static_cast<char>(v);
+  api::protobuf::Writer(out).BytesField(field, data);
   return out;
 }
-std::string Bytes(int field, std::string_view data) {
-  return Varint(static_cast<uint64_t>(field) << 3 | 2) + Varint(data.size()) + std::string(data);
-}
 std::string Int(int field, uint64_t v) {
-  return Varint(static_cast<uint64_t>(field) << 3) + Varint(v);
+  std::string out;
+  api::protobuf::Writer(out).VarintField(field, v);
+  return out;
 }
 
 std::string Envelope(std::string_view api_version, std::string_view kind, std::string_view raw) {
