@@ -141,9 +141,13 @@ Result<api::DeleteResult> DeleteResultFrom(const ResourceInfo& r, std::string_vi
   rapidjson::Document doc;
   doc.Parse(res.body.data(), res.body.size());
   api::DeleteResult out;
-  auto kind = doc.IsObject() ? doc.FindMember("kind") : doc.MemberEnd();
-  if (doc.IsObject() && kind != doc.MemberEnd() && kind->value.IsString() &&
-      std::string_view(kind->value.GetString()) == "Status" && r.type->kind != "Status") {
+  bool is_status = false;
+  if (doc.IsObject()) {  // MemberEnd() is only defined on objects
+    auto kind = doc.FindMember("kind");
+    is_status = kind != doc.MemberEnd() && kind->value.IsString() &&
+                std::string_view(kind->value.GetString()) == "Status";
+  }
+  if (is_status && r.type->kind != "Status") {
     out.object = StubFromDetails(r, ns, res.body);
     out.removed = true;
     return out;

@@ -186,9 +186,11 @@ Status StatusFromJson(const rapidjson::Value& value, int http_status) {
   int code = IntMember(value, "code");
   if (code == 0) code = http_status;
   Status st(StatusCodeFor(StringMember(value, "reason"), code), StringMember(value, "message"));
-  auto details = value.IsObject() ? value.FindMember("details") : value.MemberEnd();
-  if (value.IsObject() && details != value.MemberEnd() && details->value.IsObject()) {
-    st.WithDetails(DetailsFromJson(details->value));
+  if (value.IsObject()) {  // MemberEnd() is only defined on objects
+    auto details = value.FindMember("details");
+    if (details != value.MemberEnd() && details->value.IsObject()) {
+      st.WithDetails(DetailsFromJson(details->value));
+    }
   }
   return st;
 }

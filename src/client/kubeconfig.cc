@@ -51,12 +51,15 @@ bool Bool(const rapidjson::Value& obj, const char* key) {
 
 void Collect(const File& f, const char* list, const char* inner,
              std::map<std::string, Entry>& out) {
-  auto it = f.doc.IsObject() ? f.doc.FindMember(list) : f.doc.MemberEnd();
-  if (!f.doc.IsObject() || it == f.doc.MemberEnd() || !it->value.IsArray()) return;
+  // MemberEnd() is only defined on objects: on a scalar it does arithmetic on the number's bits.
+  if (!f.doc.IsObject()) return;
+  auto it = f.doc.FindMember(list);
+  if (it == f.doc.MemberEnd() || !it->value.IsArray()) return;
   for (const auto& item : it->value.GetArray()) {
+    if (!item.IsObject()) continue;  // `- 9`
     std::string name = Str(item, "name");
-    auto v = item.IsObject() ? item.FindMember(inner) : item.MemberEnd();
-    if (name.empty() || !item.IsObject() || v == item.MemberEnd()) continue;
+    auto v = item.FindMember(inner);
+    if (name.empty() || v == item.MemberEnd()) continue;
     out.emplace(name, Entry{&v->value, &f});  // the first file to name it wins
   }
 }

@@ -120,6 +120,18 @@ clusters: [{name: c, cluster: {server: "https://c"}}]
             "kubeconfig \"" + nouser + "\": user \"nobody\" of context \"why\" not found");
 }
 
+// Found by the credentials fuzzer: a list entry that is a scalar, not a mapping, is skipped
+// (it names nothing), and the context that needs it is reported missing.
+TEST_F(KubeconfigTest, ScalarEntriesAreSkipped) {
+  std::string k = Write("k", R"(current-context: dev
+contexts: [9, {name: dev, context: {cluster: c, user: u}}]
+clusters: [9, "c"]
+users: [{name: u, user: {token: t}}]
+)");
+  EXPECT_EQ(LoadKubeconfig({k}, "").status().message(),
+            "kubeconfig \"" + k + "\": cluster \"c\" of context \"dev\" not found");
+}
+
 TEST_F(KubeconfigTest, InClusterConfiguration) {
   Write("token", "sa-token\n");
   Write("ca.crt", "CLUSTER CA");
