@@ -16,6 +16,7 @@
 #include "common/await.h"
 #include "common/log.h"
 #include "common/process_stats.h"
+#include "store/history.h"
 #include "store/watch_impl.h"
 
 namespace allot::store {
@@ -97,15 +98,6 @@ bool HasFinalizer(const Object& obj, std::string_view f) {
 
 // ---------------------------------------------------------------------------------------------
 
-struct HistoryEvent {
-  const ResourceInfo* resource;
-  EventType type;
-  std::string key;
-  ObjectPtr object;  // new state, or last state for DELETED
-  ObjectPtr prev;    // null for ADDED
-  uint64_t rv;
-};
-
 // One queued write.
 struct Op {
   enum class Kind { kCreate, kUpdate, kDelete } kind;
@@ -182,6 +174,7 @@ class Store::Impl {
       : backend_(std::move(backend)),
         clock_(clock),
         options_(std::move(options)),
+        history_(options_.history_size),
         rng_(std::random_device{}()) {}
 
   Status Open();
@@ -246,7 +239,6 @@ class Store::Impl {
   // Publishes a committed batch to the index, history and watchers.
   void Publish(std::vector<Change>& changes);
   void ApplyToIndex(const Change& c);
-  void RecordHistory(const Change& c, EventType type, ObjectPtr before);
 
   std::unique_ptr<Backend> backend_;
   SharedBackend* shared_ = nullptr;
@@ -259,8 +251,7 @@ class Store::Impl {
   std::unordered_map<const ResourceInfo*, Table> tables_;
   std::unordered_map<std::string, std::pair<const ResourceInfo*, std::string>> by_uid_;
   std::unordered_multimap<std::string, std::string> dependents_;  // owner uid -> dependent uid
-  std::deque<HistoryEvent> history_;
-  uint64_t evicted_rv_ = 0;  // highest resourceVersion no longer in history_
+  History history_;
   std::vector<std::shared_ptr<WatcherImpl>> watchers_;
   std::atomic<uint64_t> rv_{0};
 
@@ -347,7 +338,7 @@ Status Store::Impl::Open() {
   Status st = shared_ ? shared_->LoadSnapshot(load, max_rv) : backend_->Load(load, max_rv);
   ALLOT_RETURN_IF_ERROR(st);
   rv_ = max_rv;
-  evicted_rv_ = max_rv;  // history before a restart is gone
+  history_.Clear(max_rv);  // history before a restart is gone
   if (shared_) follower_ = std::thread([this, max_rv] { FollowLoop(max_rv); });
   committer_ = std::thread([this] {
     NameThisThread("store-commit");
@@ -676,10 +667,9 @@ Result<uint64_t> Store::Impl::Reload() {
     tables_.clear();
     by_uid_.clear();
     dependents_.clear();
-    history_.clear();
     for (const Change& c : loaded) ApplyToIndex(c);
     // Nothing before the snapshot can be replayed: watches from before it get 410.
-    evicted_rv_ = revision;
+    history_.Clear(revision);
     rv_ = revision;
     ended.swap(watchers_);
   }
@@ -1122,17 +1112,6 @@ void Store::Impl::ApplyToIndex(const Change& c) {
   }
 }
 
-void Store::Impl::RecordHistory(const Change& c, EventType type, ObjectPtr before) {
-  // `object` is what watchers see (the last state for DELETED); `prev` is what the index held
-  // before, so exact lists can undo the event.
-  history_.push_back(
-      HistoryEvent{c.resource, type, c.key, c.object ? c.object : c.prev, std::move(before), c.rv});
-  while (history_.size() > options_.history_size) {
-    evicted_rv_ = history_.front().rv;
-    history_.pop_front();
-  }
-}
-
 void Store::Impl::Publish(std::vector<Change>& changes) {
   std::vector<std::shared_ptr<WatcherImpl>> to_notify;
   {
@@ -1149,7 +1128,9 @@ void Store::Impl::Publish(std::vector<Change>& changes) {
       EventType type =
           !c.object ? EventType::kDeleted : (before ? EventType::kModified : EventType::kAdded);
       ApplyToIndex(c);
-      RecordHistory(c, type, before);
+      // `object` is what watchers see (the last state for DELETED); `before` is what the index
+      // held, so exact lists can undo the event.
+      history_.Record(*c.resource, type, c.key, c.object ? c.object : c.prev, before, c.rv);
       const ObjectPtr& obj = c.object ? c.object : c.prev;
       for (auto& w : watchers_) {
         if (w->Offer(*c.resource, type, obj, before, c.rv)) to_notify.push_back(w);
@@ -1204,7 +1185,7 @@ Result<ListResult> Store::Impl::List(const ResourceInfo& r, const ListOptions& o
   const Table* table = t == tables_.end() ? &kEmpty : &t->second;
   Table snapshot;
   if (at_rv != 0 && at_rv < current) {
-    if (at_rv < evicted_rv_) {
+    if (at_rv < history_.evicted_rv()) {
       if (shared_) {
         // Older than this replica's history: etcd may still have it.
         lock.unlock();
@@ -1212,18 +1193,11 @@ Result<ListResult> Store::Impl::List(const ResourceInfo& r, const ListOptions& o
       }
       if (!opts.continue_token.empty()) return ExpiredContinue();
       return Status(StatusCode::kExpired, "too old resource version: " + std::to_string(at_rv) +
-                                              " (" + std::to_string(evicted_rv_ + 1) + ")");
+                                              " (" + std::to_string(history_.evicted_rv() + 1) + ")");
     }
     // Rebuild the state as of at_rv by undoing newer events of this resource.
     snapshot = *table;
-    for (auto it = history_.rbegin(); it != history_.rend() && it->rv > at_rv; ++it) {
-      if (it->resource != &r) continue;
-      if (it->prev) {
-        snapshot[it->key] = it->prev;
-      } else {
-        snapshot.erase(it->key);
-      }
-    }
+    ALLOT_RETURN_IF_ERROR(history_.UndoAfter(at_rv, r, snapshot));
     table = &snapshot;
   }
   const uint64_t list_rv = at_rv != 0 ? at_rv : current;
@@ -1304,20 +1278,24 @@ Result<std::unique_ptr<Watcher>> Store::Impl::Watch(const ResourceInfo* r, Watch
           }
         }
       }
-    } else if (opts.resource_version < evicted_rv_) {
+    } else if (opts.resource_version < history_.evicted_rv()) {
       WatchEvent ev;
       ev.type = EventType::kError;
       ev.error = Status(StatusCode::kExpired,
                         "too old resource version: " + std::to_string(opts.resource_version) +
-                            " (" + std::to_string(evicted_rv_ + 1) + ")");
+                            " (" + std::to_string(history_.evicted_rv() + 1) + ")");
       w->Push(std::move(ev));
       w->Finish();
       return std::unique_ptr<Watcher>(new WatchHandle(w));
     } else {
-      for (const HistoryEvent& ev : history_) {
-        if (ev.rv <= opts.resource_version) continue;
-        w->Offer(*ev.resource, ev.type, ev.object, ev.prev, ev.rv);
-      }
+      // The state before a change matters only to selectors (an object may enter or leave
+      // the selection); the namespace of an object never changes.
+      bool need_prev = !opts.label_selector.Empty() || !opts.field_selector.Empty();
+      Status st = history_.ReplayAfter(
+          opts.resource_version, r, need_prev,
+          [&](const ResourceInfo& res, EventType type, const ObjectPtr& obj, const ObjectPtr& prev,
+              uint64_t rv) { w->Offer(res, type, obj, prev, rv); });
+      if (!st.ok()) return st;
     }
     w->SetProgress(current);
     watchers_.push_back(w);

@@ -1,0 +1,151 @@
+#include "store/history.h"
+
+#include <algorithm>
+#include <utility>
+
+#include "api/codec/codec.h"
+#include "api/protobuf.h"
+
+namespace allot::store {
+
+using api::EventType;
+using api::ObjectPtr;
+using api::ResourceInfo;
+
+// One state of an object as events name it: the object itself while it is current, its
+// encoding once retired. The first byte of the encoding says which: 'p' a protobuf message of
+// the resource's kind, 'j' JSON.
+class History::Version {
+ public:
+  explicit Version(ObjectPtr live) : live_(std::move(live)) {}
+
+  bool live() const { return live_ != nullptr; }
+  const api::Object* address() const { return live_.get(); }
+  size_t encoded_size() const { return encoded_.capacity(); }
+
+  // Encodes the object and lets go of it; returns the bytes the encoding holds.
+  size_t Retire() {
+    encoded_.push_back('p');
+    if (!api::EncodeProtobufMessage(*live_, encoded_)) {
+      // No message for the kind, or a field protobuf cannot carry (a pod's probe).
+      encoded_.assign(1, 'j');
+      encoded_ += api::EncodeJson(*live_);
+    }
+    encoded_.shrink_to_fit();
+    live_.reset();
+    return encoded_size();
+  }
+
+  Result<ObjectPtr> Get(const ResourceInfo& r) const {
+    if (live_) return live_;
+    std::string_view body = std::string_view(encoded_).substr(1);
+    if (encoded_[0] == 'p') {
+      auto obj = api::DecodeProtobufMessage(*r.type, body);
+      if (!obj.ok()) return Undecodable(r, obj.status());
+      return ObjectPtr(std::move(obj).value());
+    }
+    api::DecodeOptions opts;
+    opts.expected = r.type;
+    auto decoded = api::DecodeJson(body, opts);
+    if (!decoded.ok()) return Undecodable(r, decoded.status());
+    return ObjectPtr(std::move(decoded->object));
+  }
+
+ private:
+  static Status Undecodable(const ResourceInfo& r, const Status& why) {
+    return InternalError("the store's history holds " + r.QualifiedResource() +
+                         " it cannot read back: " + why.message());
+  }
+
+  ObjectPtr live_;
+  std::string encoded_;
+};
+
+History::History(size_t capacity) : capacity_(capacity) {}
+History::~History() = default;
+
+std::shared_ptr<History::Version> History::VersionOf(const ObjectPtr& obj, bool live) {
+  if (auto it = live_.find(obj.get()); it != live_.end()) return it->second;
+  auto v = std::make_shared<Version>(obj);
+  if (live) live_.emplace(obj.get(), v);
+  return v;
+}
+
+void History::Retire(const std::shared_ptr<Version>& v) {
+  if (!v->live()) return;
+  live_.erase(v->address());
+  encoded_bytes_ += v->Retire();
+}
+
+void History::Record(const ResourceInfo& resource, EventType type, const std::string& key,
+                     const ObjectPtr& object, const ObjectPtr& before, uint64_t rv) {
+  std::shared_ptr<Version> prev;
+  std::shared_ptr<Version> now;
+  if (before) prev = VersionOf(before, /*live=*/true);
+  if (before && object.get() == before.get()) {
+    now = prev;  // a write that left the object as it was, or the last state of a deleted one
+  } else {
+    now = VersionOf(object, /*live=*/true);
+  }
+  if (prev && prev != now) Retire(prev);
+  if (type == EventType::kDeleted) Retire(now);
+  events_.push_back(Event{&resource, type, key, std::move(now), std::move(prev), rv});
+  while (events_.size() > capacity_) Evict();
+}
+
+void History::Evict() {
+  Event ev = std::move(events_.front());
+  events_.pop_front();
+  evicted_rv_ = ev.rv;
+  // Drops one event's hold on a version: a live one leaves live_ when no other event names it;
+  // an encoded one is freed with its last event.
+  auto release = [this](std::shared_ptr<Version> v) {
+    if (!v) return;
+    if (v->live()) {
+      if (v.use_count() == 2) live_.erase(v->address());  // this hold and live_'s
+    } else if (v.use_count() == 1) {
+      encoded_bytes_ -= v->encoded_size();
+    }
+  };
+  release(std::move(ev.prev));
+  release(std::move(ev.object));
+}
+
+void History::Clear(uint64_t evicted_rv) {
+  events_.clear();
+  live_.clear();
+  encoded_bytes_ = 0;
+  evicted_rv_ = evicted_rv;
+}
+
+Status History::ReplayAfter(uint64_t rv, const ResourceInfo* resource, bool need_prev,
+                            const EventFn& fn) const {
+  auto it = std::upper_bound(events_.begin(), events_.end(), rv,
+                             [](uint64_t v, const Event& ev) { return v < ev.rv; });
+  for (; it != events_.end(); ++it) {
+    if (resource && it->resource != resource) continue;
+    ALLOT_ASSIGN_OR_RETURN(ObjectPtr object, it->object->Get(*it->resource));
+    ObjectPtr prev;
+    if (need_prev && it->prev && it->type == EventType::kModified) {
+      ALLOT_ASSIGN_OR_RETURN(prev, it->prev->Get(*it->resource));
+    }
+    fn(*it->resource, it->type, object, prev, it->rv);
+  }
+  return Status::Ok();
+}
+
+Status History::UndoAfter(uint64_t rv, const ResourceInfo& resource,
+                          std::map<std::string, ObjectPtr>& table) const {
+  for (auto it = events_.rbegin(); it != events_.rend() && it->rv > rv; ++it) {
+    if (it->resource != &resource) continue;
+    if (it->prev) {
+      ALLOT_ASSIGN_OR_RETURN(ObjectPtr prev, it->prev->Get(resource));
+      table[it->key] = std::move(prev);
+    } else {
+      table.erase(it->key);
+    }
+  }
+  return Status::Ok();
+}
+
+}  // namespace allot::store

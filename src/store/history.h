@@ -1,0 +1,94 @@
+// History: the store's bounded record of committed change events, for watches that resume at
+// a resourceVersion and for lists at an exact older one (docs/store.md, "History").
+//
+// Each event names the object's state after the change and the state before it. A state that
+// is still current is the very object the store's index holds, so the history costs nothing
+// extra for it. Once a newer version replaces it (or the object is deleted), the history keeps
+// it encoded instead: Kubernetes' protobuf message where the kind has one and the object fits
+// it, else JSON. An encoded pod is a tenth of the decoded one, and the history is most of what
+// a busy store holds beyond its live objects. Reading an old state back decodes it, which only
+// resumed watches and exact lists do.
+//
+// Thread safety: none of its own. The store calls Record and Clear under its exclusive lock,
+// and the readers under at least its shared lock.
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <unordered_map>
+
+#include "api/machinery/object.h"
+#include "api/machinery/resources.h"
+#include "api/machinery/watch.h"
+#include "common/status.h"
+
+namespace allot::store {
+
+class History {
+ public:
+  // Keeps at most `capacity` events; older ones are evicted (watches from before them get 410).
+  explicit History(size_t capacity);
+  ~History();
+  History(const History&) = delete;
+  History& operator=(const History&) = delete;
+
+  // Records a committed change of `key` of `resource` at `rv` (increasing). `object`: the state
+  // after it (for DELETED, the last state); `before`: what the index held until now (null for
+  // ADDED). `before` leaves the live set here, so the history encodes it.
+  void Record(const api::ResourceInfo& resource, api::EventType type, const std::string& key,
+              const api::ObjectPtr& object, const api::ObjectPtr& before, uint64_t rv);
+
+  // Forgets every event; watches and lists at or below `evicted_rv` get 410 from now on.
+  void Clear(uint64_t evicted_rv);
+
+  // The highest resourceVersion no longer covered (0: nothing was evicted).
+  uint64_t evicted_rv() const { return evicted_rv_; }
+  size_t size() const { return events_.size(); }
+  // Bytes held in encoded states (for tests and the store's figures).
+  size_t encoded_bytes() const { return encoded_bytes_; }
+
+  // Calls `fn(resource, type, object, prev, rv)` for each event after `rv` of `resource` (null:
+  // every resource), oldest first. `prev` is decoded only with `need_prev`, else null. A state
+  // that cannot be decoded (a bug: it was encoded here) stops the walk with its error.
+  using EventFn =
+      std::function<void(const api::ResourceInfo&, api::EventType, const api::ObjectPtr& object,
+                         const api::ObjectPtr& prev, uint64_t rv)>;
+  Status ReplayAfter(uint64_t rv, const api::ResourceInfo* resource, bool need_prev,
+                     const EventFn& fn) const;
+
+  // Undoes, newest first, the events of `resource` after `rv` on `table` (key -> object): the
+  // table then holds the state as of `rv`.
+  Status UndoAfter(uint64_t rv, const api::ResourceInfo& resource,
+                   std::map<std::string, api::ObjectPtr>& table) const;
+
+  class Version;  // one state of an object: live, or encoded (history.cc)
+
+ private:
+  struct Event {
+    const api::ResourceInfo* resource;
+    api::EventType type;
+    std::string key;
+    std::shared_ptr<Version> object;
+    std::shared_ptr<Version> prev;  // null for ADDED
+    uint64_t rv;
+  };
+  // The history's version of `obj` if it holds one that is still live, else a new one.
+  std::shared_ptr<Version> VersionOf(const api::ObjectPtr& obj, bool live);
+  void Retire(const std::shared_ptr<Version>& v);
+  void Evict();
+
+  size_t capacity_;
+  std::deque<Event> events_;
+  uint64_t evicted_rv_ = 0;
+  size_t encoded_bytes_ = 0;
+  // Live versions the events share, by the object's address: the next change of that object
+  // finds its version here and retires it. An entry lives while the object is current and
+  // some event names it.
+  std::unordered_map<const api::Object*, std::shared_ptr<Version>> live_;
+};
+
+}  // namespace allot::store
