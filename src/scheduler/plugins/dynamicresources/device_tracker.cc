@@ -1,6 +1,5 @@
 #include "scheduler/plugins/dynamicresources/device_tracker.h"
 
-#include <optional>
 #include <utility>
 
 #include "api/koordinator/reservation.h"
@@ -14,9 +13,9 @@ void DeviceTracker::SlicesChanged() {
   slices_dirty_ = true;
 }
 
-const api::AllocationResult* DeviceTracker::EffectiveLocked(const std::string& uid) const {
-  if (auto it = assumed_.find(uid); it != assumed_.end()) return &it->second.allocation;
-  if (auto it = seen_.find(uid); it != seen_.end()) return &it->second;
+DeviceTracker::AllocationPtr DeviceTracker::EffectiveLocked(const std::string& uid) const {
+  if (auto it = assumed_.find(uid); it != assumed_.end()) return it->second.allocation;
+  if (auto it = seen_.find(uid); it != seen_.end()) return it->second;
   return nullptr;
 }
 
@@ -29,19 +28,18 @@ void DeviceTracker::ReplaceLocked(const api::AllocationResult* before,
   published_.reset();
 }
 
-void DeviceTracker::ClaimChanged(const api::ResourceClaim* old_claim,
-                                 const api::ResourceClaim* new_claim) {
-  const api::ResourceClaim* c = new_claim ? new_claim : old_claim;
+void DeviceTracker::ClaimChanged(const std::shared_ptr<const api::ResourceClaim>& old_claim,
+                                 const std::shared_ptr<const api::ResourceClaim>& new_claim) {
+  const api::ResourceClaim* c = new_claim ? new_claim.get() : old_claim.get();
   if (!c) return;
   const std::string& uid = c->metadata.uid;
   std::lock_guard<std::mutex> lock(mu_);
-  // Work on copies: the effective allocation may live in the map entry being replaced.
-  const api::AllocationResult* eff = EffectiveLocked(uid);
-  std::optional<api::AllocationResult> before;
-  if (eff) before = *eff;
+  // Holds the allocation alive while the map entry it lives in is replaced.
+  AllocationPtr before = EffectiveLocked(uid);
 
   if (new_claim && new_claim->status.allocation) {
-    seen_[uid] = *new_claim->status.allocation;
+    // Shares the claim: the allocation lives as long as the entry names it.
+    seen_[uid] = AllocationPtr(new_claim, &*new_claim->status.allocation);
     // Our write came back (or someone else's won): the informer is authoritative from now on.
     if (auto it = assumed_.find(uid); it != assumed_.end() && it->second.written) {
       assumed_.erase(it);
@@ -51,9 +49,9 @@ void DeviceTracker::ClaimChanged(const api::ResourceClaim* old_claim,
     // A deleted claim takes any assumption with it.
     if (!new_claim) assumed_.erase(uid);
   }
-  const api::AllocationResult* after = EffectiveLocked(uid);
-  ReplaceLocked(before ? &*before : nullptr, after);
-  UpdateHeldLocked(uid, new_claim);
+  AllocationPtr after = EffectiveLocked(uid);
+  ReplaceLocked(before.get(), after.get());
+  UpdateHeldLocked(uid, new_claim.get());
 }
 
 void DeviceTracker::UpdateHeldLocked(const std::string& uid, const api::ResourceClaim* claim) {
@@ -114,11 +112,10 @@ DeviceTracker::View DeviceTracker::Current() {
 
 void DeviceTracker::Assume(const std::string& claim_uid, const api::AllocationResult& allocation) {
   std::lock_guard<std::mutex> lock(mu_);
-  const api::AllocationResult* eff = EffectiveLocked(claim_uid);
-  std::optional<api::AllocationResult> before;
-  if (eff) before = *eff;
-  assumed_[claim_uid] = Assumed{allocation, false};
-  ReplaceLocked(before ? &*before : nullptr, &assumed_[claim_uid].allocation);
+  AllocationPtr before = EffectiveLocked(claim_uid);
+  auto chosen = std::make_shared<const api::AllocationResult>(allocation);
+  assumed_[claim_uid] = Assumed{chosen, false};
+  ReplaceLocked(before.get(), chosen.get());
 }
 
 void DeviceTracker::Written(const std::string& claim_uid) {
@@ -128,9 +125,9 @@ void DeviceTracker::Written(const std::string& claim_uid) {
   auto seen = seen_.find(claim_uid);
   if (seen != seen_.end()) {
     // The informer was faster than the write's return.
-    api::AllocationResult before = it->second.allocation;
+    AllocationPtr before = std::move(it->second.allocation);
     assumed_.erase(it);
-    ReplaceLocked(&before, &seen->second);
+    ReplaceLocked(before.get(), seen->second.get());
   } else {
     it->second.written = true;
   }
@@ -140,9 +137,9 @@ void DeviceTracker::Forget(const std::string& claim_uid) {
   std::lock_guard<std::mutex> lock(mu_);
   auto it = assumed_.find(claim_uid);
   if (it == assumed_.end() || it->second.written) return;
-  api::AllocationResult before = std::move(it->second.allocation);
+  AllocationPtr before = std::move(it->second.allocation);
   assumed_.erase(it);
-  ReplaceLocked(&before, EffectiveLocked(claim_uid));
+  ReplaceLocked(before.get(), EffectiveLocked(claim_uid).get());
 }
 
 bool DeviceTracker::IsAssumed(const std::string& claim_uid) const {

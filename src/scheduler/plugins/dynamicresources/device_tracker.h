@@ -39,8 +39,10 @@ class DeviceTracker {
   // --- informer events ---
   // Some ResourceSlice changed: the inventory is rebuilt on the next View().
   void SlicesChanged();
-  // A claim was added (old null), updated, or deleted (new null).
-  void ClaimChanged(const api::ResourceClaim* old_claim, const api::ResourceClaim* new_claim);
+  // A claim was added (old null), updated, or deleted (new null). The tracker keeps the
+  // informer's claim (sharing it) rather than a copy of its allocation.
+  void ClaimChanged(const std::shared_ptr<const api::ResourceClaim>& old_claim,
+                    const std::shared_ptr<const api::ResourceClaim>& new_claim);
 
   // --- scheduling cycle ---
   // A device a reservation's claim holds (exclusively: no adminAccess, no share).
@@ -77,12 +79,13 @@ class DeviceTracker {
   uint64_t inventory_builds() const;
 
  private:
+  using AllocationPtr = std::shared_ptr<const api::AllocationResult>;
   struct Assumed {
-    api::AllocationResult allocation;
+    AllocationPtr allocation;  // never null
     bool written = false;
   };
-  // The effective allocation of a claim (nullptr: none); callers hold mu_.
-  const api::AllocationResult* EffectiveLocked(const std::string& uid) const;
+  // The effective allocation of a claim (null: none); callers hold mu_.
+  AllocationPtr EffectiveLocked(const std::string& uid) const;
   void ReplaceLocked(const api::AllocationResult* before, const api::AllocationResult* after);
   // Records which reservations the claim (null: deleted) is held for, and their devices.
   void UpdateHeldLocked(const std::string& uid, const api::ResourceClaim* claim);
@@ -93,7 +96,8 @@ class DeviceTracker {
   std::shared_ptr<const dra::Inventory> inventory_;       // guarded by mu_
   dra::AllocatedState state_;                             // guarded by mu_
   std::shared_ptr<const dra::AllocatedState> published_;  // guarded by mu_; null when stale
-  std::map<std::string, api::AllocationResult> seen_;     // claim uid -> informer's allocation
+  // Claim uid -> the allocation in the claim the informer delivered last (sharing the claim).
+  std::map<std::string, AllocationPtr> seen_;
   std::map<std::string, Assumed> assumed_;                // claim uid -> chosen allocation
   // Claims held by reservations: claim uid -> (reservation uids, devices); guarded by mu_.
   std::map<std::string, std::pair<std::vector<std::string>, std::vector<HeldDevice>>>

@@ -27,12 +27,14 @@ api::AllocationResult On(const char* device) {
   return a;
 }
 
-api::ResourceClaim Claim(const char* uid, std::optional<api::AllocationResult> alloc) {
-  api::ResourceClaim c;
-  c.metadata.name = std::string("claim-") + uid;
-  c.metadata.namespace_ = "default";
-  c.metadata.uid = uid;
-  c.status.allocation = std::move(alloc);
+// As the informer delivers claims: shared and immutable.
+std::shared_ptr<const api::ResourceClaim> Claim(const char* uid,
+                                                std::optional<api::AllocationResult> alloc) {
+  auto c = std::make_shared<api::ResourceClaim>();
+  c->metadata.name = std::string("claim-") + uid;
+  c->metadata.namespace_ = "default";
+  c->metadata.uid = uid;
+  c->status.allocation = std::move(alloc);
   return c;
 }
 
@@ -47,8 +49,8 @@ class DeviceTrackerTest : public ::testing::Test {
 };
 
 TEST_F(DeviceTrackerTest, AssumedDevicesStayTakenUntilTheInformerShowsTheWrite) {
-  api::ResourceClaim unallocated = Claim("u1", std::nullopt);
-  tracker_.ClaimChanged(nullptr, &unallocated);
+  auto unallocated = Claim("u1", std::nullopt);
+  tracker_.ClaimChanged(nullptr, unallocated);
   EXPECT_FALSE(InUse("gpu-0"));
 
   tracker_.Assume("u1", On("gpu-0"));  // Reserve
@@ -58,12 +60,12 @@ TEST_F(DeviceTrackerTest, AssumedDevicesStayTakenUntilTheInformerShowsTheWrite) 
   EXPECT_TRUE(tracker_.IsAssumed("u1"));
   EXPECT_TRUE(InUse("gpu-0"));
 
-  api::ResourceClaim allocated = Claim("u1", On("gpu-0"));
-  tracker_.ClaimChanged(&unallocated, &allocated);  // the informer catches up
+  auto allocated = Claim("u1", On("gpu-0"));
+  tracker_.ClaimChanged(unallocated, allocated);  // the informer catches up
   EXPECT_FALSE(tracker_.IsAssumed("u1"));
   EXPECT_TRUE(InUse("gpu-0"));
 
-  tracker_.ClaimChanged(&allocated, &unallocated);  // deallocated by the controller
+  tracker_.ClaimChanged(allocated, unallocated);  // deallocated by the controller
   EXPECT_FALSE(InUse("gpu-0"));
   EXPECT_EQ(tracker_.assumed_count(), 0u);
 }
@@ -82,13 +84,13 @@ TEST_F(DeviceTrackerTest, ForgetBeforeTheWriteFreesTheDevice) {
 
 TEST_F(DeviceTrackerTest, InformerFasterThanTheWriteReturnDropsTheAssumption) {
   tracker_.Assume("u1", On("gpu-0"));
-  api::ResourceClaim allocated = Claim("u1", On("gpu-0"));
-  tracker_.ClaimChanged(nullptr, &allocated);
+  auto allocated = Claim("u1", On("gpu-0"));
+  tracker_.ClaimChanged(nullptr, allocated);
   EXPECT_TRUE(tracker_.IsAssumed("u1"));  // not yet known to be ours
   tracker_.Written("u1");
   EXPECT_FALSE(tracker_.IsAssumed("u1"));
   EXPECT_TRUE(InUse("gpu-0"));
-  tracker_.ClaimChanged(&allocated, nullptr);  // claim deleted
+  tracker_.ClaimChanged(allocated, nullptr);  // claim deleted
   EXPECT_FALSE(InUse("gpu-0"));
 }
 

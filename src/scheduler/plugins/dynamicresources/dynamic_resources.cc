@@ -205,20 +205,20 @@ DynamicResources::DynamicResources(Handle& handle, dra::Features features,
     BindingWaiter* w = waiter_.get();
     claims_->AddHandler({.on_add =
                              [this, t, w](const api::ObjectPtr& o) {
-                               if (auto c = AsClaim(o)) t->ClaimChanged(nullptr, c.get());
+                               if (auto c = AsClaim(o)) t->ClaimChanged(nullptr, c);
                                w->OnClaim(o->metadata.namespace_, o->metadata.name);
                                ClaimChangedForNominated(*o);
                              },
                          .on_update =
                              [this, t, w](const api::ObjectPtr& o, const api::ObjectPtr& n) {
                                auto oc = AsClaim(o), nc = AsClaim(n);
-                               if (nc) t->ClaimChanged(oc.get(), nc.get());
+                               if (nc) t->ClaimChanged(oc, nc);
                                w->OnClaim(n->metadata.namespace_, n->metadata.name);
                                ClaimChangedForNominated(*n);
                              },
                          .on_delete =
                              [this, t, w](const api::ObjectPtr& o) {
-                               if (auto c = AsClaim(o)) t->ClaimChanged(c.get(), nullptr);
+                               if (auto c = AsClaim(o)) t->ClaimChanged(c, nullptr);
                                w->OnClaim(o->metadata.namespace_, o->metadata.name);
                                ClaimChangedForNominated(*o);
                              }});
