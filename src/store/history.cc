@@ -1,6 +1,5 @@
 #include "store/history.h"
 
-#include <algorithm>
 #include <utility>
 
 #include "api/codec/codec.h"
@@ -120,14 +119,16 @@ void History::Clear(uint64_t evicted_rv) {
 
 Status History::ReplayAfter(uint64_t rv, const ResourceInfo* resource, bool need_prev,
                             const EventFn& fn) const {
-  auto it = std::upper_bound(events_.begin(), events_.end(), rv,
-                             [](uint64_t v, const Event& ev) { return v < ev.rv; });
-  for (; it != events_.end(); ++it) {
-    if (resource && it->resource != resource) continue;
+  // Every event is looked at: with a shared backend, what this replica committed and what it
+  // followed from the others may be recorded out of resourceVersion order.
+  for (auto it = events_.begin(); it != events_.end(); ++it) {
+    if (it->rv <= rv || (resource && it->resource != resource)) continue;
     ALLOT_ASSIGN_OR_RETURN(ObjectPtr object, it->object->Get(*it->resource));
     ObjectPtr prev;
-    if (need_prev && it->prev && it->type == EventType::kModified) {
+    if (it->prev && need_prev) {
       ALLOT_ASSIGN_OR_RETURN(prev, it->prev->Get(*it->resource));
+    } else if (it->prev) {
+      prev = object;  // stands in: without selectors it matches exactly when `object` does
     }
     fn(*it->resource, it->type, object, prev, it->rv);
   }

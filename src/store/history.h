@@ -36,7 +36,7 @@ class History {
   History(const History&) = delete;
   History& operator=(const History&) = delete;
 
-  // Records a committed change of `key` of `resource` at `rv` (increasing). `object`: the state
+  // Records a committed change of `key` of `resource` at `rv`. `object`: the state
   // after it (for DELETED, the last state); `before`: what the index held until now (null for
   // ADDED). `before` leaves the live set here, so the history encodes it.
   void Record(const api::ResourceInfo& resource, api::EventType type, const std::string& key,
@@ -52,8 +52,11 @@ class History {
   size_t encoded_bytes() const { return encoded_bytes_; }
 
   // Calls `fn(resource, type, object, prev, rv)` for each event after `rv` of `resource` (null:
-  // every resource), oldest first. `prev` is decoded only with `need_prev`, else null. A state
-  // that cannot be decoded (a bug: it was encoded here) stops the walk with its error.
+  // every resource), in the order recorded. `prev` is null for ADDED. It is decoded only with
+  // `need_prev` (a watch with selectors, for which an object may enter or leave the selection);
+  // without, `object` stands in for it, since then an earlier state of the object matches
+  // exactly when `object` does. A state that cannot be decoded (a bug: it was encoded here)
+  // stops the walk with its error.
   using EventFn =
       std::function<void(const api::ResourceInfo&, api::EventType, const api::ObjectPtr& object,
                          const api::ObjectPtr& prev, uint64_t rv)>;

@@ -63,6 +63,41 @@ TEST_P(StoreTest, WatchResumesFromResourceVersion) {
   EXPECT_EQ(Describe(events[1]), "ADDED c");
 }
 
+// Replayed from the history, where replaced versions are kept encoded: a change of an object
+// stays MODIFIED (not ADDED) and carries the state it had then; with a selector, an object
+// that left the selection is DELETED in its last matching state.
+TEST_P(StoreTest, WatchResumeReplaysModificationsAsTheyWere) {
+  ObjectPtr a = CreatePod("default", "a");
+  auto relabel = [&](const std::string& v) {
+    ASSERT_TRUE(store_->Update(pods(), "default", "a", [&](const Object& c) -> Result<std::unique_ptr<Object>> {
+      auto n = c.Clone();
+      n->metadata.labels["v"] = v;
+      return n;
+    }).ok());
+  };
+  relabel("1");
+  relabel("2");
+  uint64_t from = std::stoull(a->metadata.resourceVersion);
+  auto w = store_->Watch(&pods(), WatchOptions{.resource_version = from});
+  ASSERT_TRUE(w.ok());
+  auto events = Collect(**w, 2);
+  ASSERT_EQ(events.size(), 2u);
+  EXPECT_EQ(Describe(events[0]), "MODIFIED a");
+  EXPECT_EQ(events[0].object->metadata.labels.at("v"), "1");
+  EXPECT_EQ(Describe(events[1]), "MODIFIED a");
+  EXPECT_EQ(events[1].object->metadata.labels.at("v"), "2");
+
+  auto sel = api::LabelSelectorExpr::Parse("v=1");
+  ASSERT_TRUE(sel.ok());
+  auto ws = store_->Watch(&pods(), WatchOptions{.label_selector = *sel, .resource_version = from});
+  ASSERT_TRUE(ws.ok());
+  events = Collect(**ws, 2);
+  ASSERT_EQ(events.size(), 2u);
+  EXPECT_EQ(Describe(events[0]), "ADDED a");
+  EXPECT_EQ(Describe(events[1]), "DELETED a");
+  EXPECT_EQ(events[1].object->metadata.labels.at("v"), "1");
+}
+
 TEST_P(StoreTest, WatchTooOldResourceVersionGetsExpiredError) {
   StoreOptions small;
   small.history_size = 3;

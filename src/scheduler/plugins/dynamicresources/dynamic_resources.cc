@@ -703,6 +703,9 @@ Status DynamicResources::Reserve(CycleState& state, const PodInfo& /*pod*/,
     s->chosen[i] = std::move(out->allocations[k]);
     tracker_->Assume(s->claims[i]->metadata.uid, *s->chosen[i]);
   }
+  // The in-use snapshot served Filter and this choice; binding does not read it. Pods waiting
+  // to bind would otherwise keep one snapshot each (a counter per device of the cluster).
+  s->view.in_use.reset();
   return Status::Success();
 }
 
