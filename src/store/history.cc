@@ -20,6 +20,7 @@ class History::Version {
 
   bool live() const { return live_ != nullptr; }
   const api::Object* address() const { return live_.get(); }
+  const ObjectPtr& live_object() const { return live_; }
   size_t encoded_size() const { return encoded_.capacity(); }
 
   // Encodes the object and lets go of it; returns the bytes the encoding holds.
@@ -117,22 +118,51 @@ void History::Clear(uint64_t evicted_rv) {
   evicted_rv_ = evicted_rv;
 }
 
-Status History::ReplayAfter(uint64_t rv, const ResourceInfo* resource, bool need_prev,
-                            const EventFn& fn) const {
+std::vector<History::Taken> History::EventsAfter(uint64_t rv,
+                                                 const ResourceInfo* resource) const {
+  std::vector<Taken> out;
   // Every event is looked at: with a shared backend, what this replica committed and what it
   // followed from the others may be recorded out of resourceVersion order.
-  for (auto it = events_.begin(); it != events_.end(); ++it) {
-    if (it->rv <= rv || (resource && it->resource != resource)) continue;
-    ALLOT_ASSIGN_OR_RETURN(ObjectPtr object, it->object->Get(*it->resource));
-    ObjectPtr prev;
-    if (it->prev && need_prev) {
-      ALLOT_ASSIGN_OR_RETURN(prev, it->prev->Get(*it->resource));
-    } else if (it->prev) {
-      prev = object;  // stands in: without selectors it matches exactly when `object` does
+  for (const Event& ev : events_) {
+    if (ev.rv <= rv || (resource && ev.resource != resource)) continue;
+    Taken t{ev.resource, ev.type, ev.rv, nullptr, nullptr, nullptr, nullptr};
+    if (ev.object->live()) {
+      t.object = ev.object->live_object();
+    } else {
+      t.encoded_object = ev.object;
     }
-    fn(*it->resource, it->type, object, prev, it->rv);
+    if (ev.prev && ev.prev->live()) {
+      t.prev = ev.prev->live_object();
+    } else {
+      t.encoded_prev = ev.prev;
+    }
+    out.push_back(std::move(t));
+  }
+  return out;
+}
+
+Status History::Read(const std::vector<Taken>& events, bool need_prev, const EventFn& fn) {
+  for (const Taken& t : events) {
+    ObjectPtr object = t.object;
+    if (!object) {
+      ALLOT_ASSIGN_OR_RETURN(object, t.encoded_object->Get(*t.resource));
+    }
+    ObjectPtr prev = t.prev;
+    if (!prev && t.encoded_prev) {
+      if (need_prev) {
+        ALLOT_ASSIGN_OR_RETURN(prev, t.encoded_prev->Get(*t.resource));
+      } else {
+        prev = object;  // stands in: without selectors it matches exactly when `object` does
+      }
+    }
+    fn(*t.resource, t.type, object, prev, t.rv);
   }
   return Status::Ok();
+}
+
+Status History::ReplayAfter(uint64_t rv, const ResourceInfo* resource, bool need_prev,
+                            const EventFn& fn) const {
+  return Read(EventsAfter(rv, resource), need_prev, fn);
 }
 
 Status History::UndoAfter(uint64_t rv, const ResourceInfo& resource,

@@ -30,6 +30,7 @@ namespace allot::store {
 
 class History {
  public:
+  class Version;  // one state of an object: live, or encoded (history.cc)
   // Keeps at most `capacity` events; older ones are evicted (watches from before them get 410).
   explicit History(size_t capacity);
   ~History();
@@ -56,19 +57,32 @@ class History {
   // `need_prev` (a watch with selectors, for which an object may enter or leave the selection);
   // without, `object` stands in for it, since then an earlier state of the object matches
   // exactly when `object` does. A state that cannot be decoded (a bug: it was encoded here)
-  // stops the walk with its error.
+  // stops the walk with its error. EventsAfter + Read in one step.
   using EventFn =
       std::function<void(const api::ResourceInfo&, api::EventType, const api::ObjectPtr& object,
                          const api::ObjectPtr& prev, uint64_t rv)>;
   Status ReplayAfter(uint64_t rv, const api::ResourceInfo* resource, bool need_prev,
                      const EventFn& fn) const;
 
+  // The same in two steps, so that the decoding runs outside the store's lock: EventsAfter
+  // takes the events under it (current states as they are, encoded ones by reference: an
+  // encoded state never changes again), Read decodes and calls `fn` without it.
+  struct Taken {
+    const api::ResourceInfo* resource;
+    api::EventType type;
+    uint64_t rv;
+    api::ObjectPtr object, prev;                    // states still current when taken
+    std::shared_ptr<const Version> encoded_object;  // else these, encoded
+    std::shared_ptr<const Version> encoded_prev;
+  };
+  std::vector<Taken> EventsAfter(uint64_t rv, const api::ResourceInfo* resource) const;
+  static Status Read(const std::vector<Taken>& events, bool need_prev, const EventFn& fn);
+
   // Undoes, newest first, the events of `resource` after `rv` on `table` (key -> object): the
   // table then holds the state as of `rv`.
   Status UndoAfter(uint64_t rv, const api::ResourceInfo& resource,
                    std::map<std::string, api::ObjectPtr>& table) const;
 
-  class Version;  // one state of an object: live, or encoded (history.cc)
 
  private:
   struct Event {

@@ -1264,6 +1264,7 @@ Result<ListResult> Store::Impl::ListFromBackend(const ResourceInfo& r, const Lis
 Result<std::unique_ptr<Watcher>> Store::Impl::Watch(const ResourceInfo* r, WatchOptions opts) {
   ObjectFilter filter{r, opts.namespace_, opts.label_selector, opts.field_selector};
   auto w = std::make_shared<WatcherImpl>(filter, opts.max_queue, &clock_);
+  std::vector<History::Taken> replay;  // decoded once the lock is released
   {
     std::unique_lock lock(mu_);
     const uint64_t current = rv_.load();
@@ -1288,17 +1289,31 @@ Result<std::unique_ptr<Watcher>> Store::Impl::Watch(const ResourceInfo* r, Watch
       w->Finish();
       return std::unique_ptr<Watcher>(new WatchHandle(w));
     } else {
-      // The state before a change matters only to selectors (an object may enter or leave
-      // the selection); the namespace of an object never changes.
-      bool need_prev = !opts.label_selector.Empty() || !opts.field_selector.Empty();
-      Status st = history_.ReplayAfter(
-          opts.resource_version, r, need_prev,
-          [&](const ResourceInfo& res, EventType type, const ObjectPtr& obj, const ObjectPtr& prev,
-              uint64_t rv) { w->Offer(res, type, obj, prev, rv); });
-      if (!st.ok()) return st;
+      replay = history_.EventsAfter(opts.resource_version, r);
+      // Changes committed while the replay is decoded queue up behind it.
+      if (!replay.empty()) w->BeginReplay();
     }
     w->SetProgress(current);
     watchers_.push_back(w);
+  }
+  if (!replay.empty()) {
+    // The state before a change matters only to selectors (an object may enter or leave the
+    // selection); the namespace of an object never changes.
+    bool need_prev = !opts.label_selector.Empty() || !opts.field_selector.Empty();
+    Status st = History::Read(replay, need_prev,
+                              [&](const ResourceInfo& res, EventType type, const ObjectPtr& obj,
+                                  const ObjectPtr& prev, uint64_t rv) {
+                                w->OfferReplayed(res, type, obj, prev, rv);
+                              });
+    if (!st.ok()) {
+      WatchEvent ev;
+      ev.type = EventType::kError;
+      ev.error = st;
+      w->Push(std::move(ev));
+      w->Finish();
+    }
+    w->EndReplay();
+    w->Notify();
   }
   return std::unique_ptr<Watcher>(new WatchHandle(w));
 }

@@ -23,7 +23,7 @@ bool ObjectFilter::Matches(const ResourceInfo& r, const Object& obj) const {
 
 WatcherImpl::~WatcherImpl() {
   std::lock_guard<std::mutex> lock(mu_);
-  UncountLocked(static_cast<int64_t>(queue_.size() + taken_));
+  UncountLocked(static_cast<int64_t>(queue_.size() + held_.size() + taken_));
 }
 
 void WatcherImpl::CountLocked(int64_t n) {
@@ -41,6 +41,30 @@ void WatcherImpl::AcknowledgeLocked() {
 
 bool WatcherImpl::Offer(const ResourceInfo& r, EventType type, const ObjectPtr& obj,
                         const ObjectPtr& prev, uint64_t rv) {
+  return Enqueue(r, type, obj, prev, rv, /*replayed=*/false);
+}
+
+bool WatcherImpl::OfferReplayed(const ResourceInfo& r, EventType type, const ObjectPtr& obj,
+                                const ObjectPtr& prev, uint64_t rv) {
+  return Enqueue(r, type, obj, prev, rv, /*replayed=*/true);
+}
+
+void WatcherImpl::BeginReplay() {
+  std::lock_guard<std::mutex> lock(mu_);
+  replaying_ = true;
+}
+
+void WatcherImpl::EndReplay() {
+  std::lock_guard<std::mutex> lock(mu_);
+  replaying_ = false;
+  if (ended_) return;
+  for (WatchEvent& ev : held_) queue_.push_back(std::move(ev));
+  held_.clear();
+  if (held_progress_ > progress_) progress_ = held_progress_;
+}
+
+bool WatcherImpl::Enqueue(const ResourceInfo& r, EventType type, const ObjectPtr& obj,
+                          const ObjectPtr& prev, uint64_t rv, bool replayed) {
   if (filter_.resource && filter_.resource != &r) return false;
   WatchEvent ev;
   ev.resource = &r;
@@ -79,16 +103,22 @@ bool WatcherImpl::Offer(const ResourceInfo& r, EventType type, const ObjectPtr& 
   }
   std::lock_guard<std::mutex> lock(mu_);
   if (ended_) return false;
-  if (queue_.size() >= max_queue_) {
+  if (queue_.size() + held_.size() >= max_queue_) {
     // Too far behind: end the watch rather than grow without bound. The client re-watches
     // from the last resourceVersion it saw, which the history still holds.
     ended_ = true;
-    UncountLocked(static_cast<int64_t>(queue_.size()));
+    UncountLocked(static_cast<int64_t>(queue_.size() + held_.size()));
     queue_.clear();
+    held_.clear();
     return true;
   }
-  queue_.push_back(std::move(ev));
   CountLocked(1);
+  if (replaying_ && !replayed) {
+    held_.push_back(std::move(ev));
+    if (rv > held_progress_) held_progress_ = rv;
+    return false;  // nothing to take yet: EndReplay's caller notifies
+  }
+  queue_.push_back(std::move(ev));
   progress_ = rv;
   return true;
 }
@@ -103,7 +133,9 @@ void WatcherImpl::Push(WatchEvent ev) {
 
 void WatcherImpl::SetProgress(uint64_t rv) {
   std::lock_guard<std::mutex> lock(mu_);
-  if (rv > progress_) progress_ = rv;
+  // While replaying, the replayed events are not all queued: a bookmark must not pass them.
+  uint64_t& progress = replaying_ ? held_progress_ : progress_;
+  if (rv > progress) progress = rv;
 }
 
 void WatcherImpl::Finish() {

@@ -42,6 +42,14 @@ class WatcherImpl final : public Watcher {
   // queued (the caller then notifies after releasing its locks).
   bool Offer(const ResourceInfo& r, EventType type, const ObjectPtr& obj, const ObjectPtr& prev,
              uint64_t rv);
+  // A watch resumed from the history is replayed outside the store's lock (decoding is not
+  // free). From BeginReplay (called under the store's lock, before the watcher is registered)
+  // until EndReplay, what Offer and SetProgress bring is held back and follows the replayed
+  // events, which come through OfferReplayed; the consumer sees the history's order.
+  void BeginReplay();
+  bool OfferReplayed(const ResourceInfo& r, EventType type, const ObjectPtr& obj,
+                     const ObjectPtr& prev, uint64_t rv);
+  void EndReplay();
   // Queues an event unconditionally (initial state, errors).
   void Push(WatchEvent ev);
   void SetProgress(uint64_t rv);
@@ -57,11 +65,16 @@ class WatcherImpl final : public Watcher {
   mutable std::mutex mu_;
   std::condition_variable cv_;
   std::deque<WatchEvent> queue_;
+  bool replaying_ = false;
+  std::deque<WatchEvent> held_;  // while replaying_: the changes committed meanwhile
+  uint64_t held_progress_ = 0;
   std::function<void()> notify_;
   uint64_t progress_ = 0;
   bool ended_ = false;
   size_t taken_ = 0;  // events the consumer took last and has not acknowledged by taking again
 
+  bool Enqueue(const ResourceInfo& r, EventType type, const ObjectPtr& obj, const ObjectPtr& prev,
+               uint64_t rv, bool replayed);
   // The consumer takes again: what it took before is done. Called with mu_ held.
   void AcknowledgeLocked();
   void CountLocked(int64_t n);
