@@ -1,5 +1,6 @@
 #include "store/history.h"
 
+#include <unordered_set>
 #include <utility>
 
 #include "api/codec/codec.h"
@@ -23,8 +24,8 @@ class History::Version {
   const ObjectPtr& live_object() const { return live_; }
   size_t encoded_size() const { return encoded_.capacity(); }
 
-  // Encodes the object and lets go of it; returns the bytes the encoding holds.
-  size_t Retire() {
+  // Encodes the object and lets go of it.
+  void Retire() {
     encoded_.push_back('p');
     if (!api::EncodeProtobufMessage(*live_, encoded_)) {
       // No message for the kind, or a field protobuf cannot carry (a pod's probe).
@@ -33,7 +34,6 @@ class History::Version {
     }
     encoded_.shrink_to_fit();
     live_.reset();
-    return encoded_size();
   }
 
   Result<ObjectPtr> Get(const ResourceInfo& r) const {
@@ -74,7 +74,7 @@ std::shared_ptr<History::Version> History::VersionOf(const ObjectPtr& obj, bool 
 void History::Retire(const std::shared_ptr<Version>& v) {
   if (!v->live()) return;
   live_.erase(v->address());
-  encoded_bytes_ += v->Retire();
+  v->Retire();
 }
 
 void History::Record(const ResourceInfo& resource, EventType type, const std::string& key,
@@ -97,15 +97,11 @@ void History::Evict() {
   Event ev = std::move(events_.front());
   events_.pop_front();
   evicted_rv_ = ev.rv;
-  // Drops one event's hold on a version: a live one leaves live_ when no other event names it;
-  // an encoded one is freed with its last event.
+  // Drops one event's hold on a version: a live one leaves live_ when no other event names it
+  // (only events and live_ hold live versions, and both change under the store's exclusive
+  // lock); an encoded one is freed with its last holder.
   auto release = [this](std::shared_ptr<Version> v) {
-    if (!v) return;
-    if (v->live()) {
-      if (v.use_count() == 2) live_.erase(v->address());  // this hold and live_'s
-    } else if (v.use_count() == 1) {
-      encoded_bytes_ -= v->encoded_size();
-    }
+    if (v && v->live() && v.use_count() == 2) live_.erase(v->address());  // this and live_'s
   };
   release(std::move(ev.prev));
   release(std::move(ev.object));
@@ -114,8 +110,18 @@ void History::Evict() {
 void History::Clear(uint64_t evicted_rv) {
   events_.clear();
   live_.clear();
-  encoded_bytes_ = 0;
   evicted_rv_ = evicted_rv;
+}
+
+size_t History::encoded_bytes() const {
+  std::unordered_set<const Version*> counted;
+  size_t bytes = 0;
+  for (const Event& ev : events_) {
+    for (const Version* v : {ev.object.get(), ev.prev.get()}) {
+      if (v && !v->live() && counted.insert(v).second) bytes += v->encoded_size();
+    }
+  }
+  return bytes;
 }
 
 std::vector<History::Taken> History::EventsAfter(uint64_t rv,

@@ -49,8 +49,8 @@ class History {
   // The highest resourceVersion no longer covered (0: nothing was evicted).
   uint64_t evicted_rv() const { return evicted_rv_; }
   size_t size() const { return events_.size(); }
-  // Bytes held in encoded states (for tests and the store's figures).
-  size_t encoded_bytes() const { return encoded_bytes_; }
+  // Bytes the events' encoded states hold (for tests and benchmarks: it walks every event).
+  size_t encoded_bytes() const;
 
   // Calls `fn(resource, type, object, prev, rv)` for each event after `rv` of `resource` (null:
   // every resource), in the order recorded. `prev` is null for ADDED. It is decoded only with
@@ -101,7 +101,6 @@ class History {
   size_t capacity_;
   std::deque<Event> events_;
   uint64_t evicted_rv_ = 0;
-  size_t encoded_bytes_ = 0;
   // Live versions the events share, by the object's address: the next change of that object
   // finds its version here and retires it. An entry lives while the object is current and
   // some event names it.
