@@ -171,18 +171,39 @@ Status History::ReplayAfter(uint64_t rv, const ResourceInfo* resource, bool need
   return Read(EventsAfter(rv, resource), need_prev, fn);
 }
 
-Status History::UndoAfter(uint64_t rv, const ResourceInfo& resource,
-                          std::map<std::string, ObjectPtr>& table) const {
+std::vector<History::TakenUndo> History::UndosAfter(uint64_t rv,
+                                                   const ResourceInfo& resource) const {
+  std::vector<TakenUndo> out;
   for (auto it = events_.rbegin(); it != events_.rend() && it->rv > rv; ++it) {
     if (it->resource != &resource) continue;
-    if (it->prev) {
-      ALLOT_ASSIGN_OR_RETURN(ObjectPtr prev, it->prev->Get(resource));
-      table[it->key] = std::move(prev);
+    TakenUndo u{it->key, nullptr, nullptr};
+    if (it->prev && it->prev->live()) {
+      u.prev = it->prev->live_object();
     } else {
-      table.erase(it->key);
+      u.encoded_prev = it->prev;
+    }
+    out.push_back(std::move(u));
+  }
+  return out;
+}
+
+Status History::Undo(const std::vector<TakenUndo>& undos, const ResourceInfo& resource,
+                     Table& table) {
+  for (const TakenUndo& u : undos) {
+    if (u.prev) {
+      table[u.key] = u.prev;
+    } else if (u.encoded_prev) {
+      ALLOT_ASSIGN_OR_RETURN(ObjectPtr prev, u.encoded_prev->Get(resource));
+      table[u.key] = std::move(prev);
+    } else {
+      table.erase(u.key);
     }
   }
   return Status::Ok();
+}
+
+Status History::UndoAfter(uint64_t rv, const ResourceInfo& resource, Table& table) const {
+  return Undo(UndosAfter(rv, resource), resource, table);
 }
 
 }  // namespace allot::store

@@ -79,9 +79,20 @@ class History {
   static Status Read(const std::vector<Taken>& events, bool need_prev, const EventFn& fn);
 
   // Undoes, newest first, the events of `resource` after `rv` on `table` (key -> object): the
-  // table then holds the state as of `rv`.
-  Status UndoAfter(uint64_t rv, const api::ResourceInfo& resource,
-                   std::map<std::string, api::ObjectPtr>& table) const;
+  // table then holds the state as of `rv`. UndosAfter + Undo in one step.
+  using Table = std::map<std::string, api::ObjectPtr>;
+  Status UndoAfter(uint64_t rv, const api::ResourceInfo& resource, Table& table) const;
+
+  // The same in two steps, as for replays: UndosAfter under the store's lock, Undo (which
+  // decodes) without it.
+  struct TakenUndo {
+    std::string key;
+    api::ObjectPtr prev;                          // null with encoded_prev null: not there
+    std::shared_ptr<const Version> encoded_prev;  // the state before, encoded
+  };
+  std::vector<TakenUndo> UndosAfter(uint64_t rv, const api::ResourceInfo& resource) const;
+  static Status Undo(const std::vector<TakenUndo>& undos, const api::ResourceInfo& resource,
+                     Table& table);
 
 
  private:

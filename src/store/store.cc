@@ -1195,9 +1195,12 @@ Result<ListResult> Store::Impl::List(const ResourceInfo& r, const ListOptions& o
       return Status(StatusCode::kExpired, "too old resource version: " + std::to_string(at_rv) +
                                               " (" + std::to_string(history_.evicted_rv() + 1) + ")");
     }
-    // Rebuild the state as of at_rv by undoing newer events of this resource.
+    // Rebuild the state as of at_rv by undoing newer events of this resource. The snapshot is
+    // this list's own: the undos, which decode old states, need no lock.
     snapshot = *table;
-    ALLOT_RETURN_IF_ERROR(history_.UndoAfter(at_rv, r, snapshot));
+    std::vector<History::TakenUndo> undos = history_.UndosAfter(at_rv, r);
+    lock.unlock();
+    ALLOT_RETURN_IF_ERROR(History::Undo(undos, r, snapshot));
     table = &snapshot;
   }
   const uint64_t list_rv = at_rv != 0 ? at_rv : current;

@@ -260,6 +260,12 @@ TEST_P(StoreTest, PaginatedListIsOneSnapshot) {
   // Changes after the first page must not show up in later pages.
   ASSERT_TRUE(store_->Delete(pods(), "default", "p7").ok());
   CreatePod("default", "p99");
+  // A later page shows p5 as it was (the history holds that version encoded).
+  ASSERT_TRUE(store_->Update(pods(), "default", "p5", [](const Object& c) -> Result<std::unique_ptr<Object>> {
+    auto n = c.Clone();
+    n->metadata.labels["changed"] = "after-the-first-page";
+    return n;
+  }).ok());
   std::vector<std::string> names;
   for (auto& o : first->items) names.push_back(o->metadata.name);
   std::string token = first->continue_token;
@@ -270,7 +276,10 @@ TEST_P(StoreTest, PaginatedListIsOneSnapshot) {
     auto r = store_->List(pods(), next);
     ASSERT_TRUE(r.ok()) << r.status().ToString();
     EXPECT_EQ(r->resource_version, first->resource_version);
-    for (auto& o : r->items) names.push_back(o->metadata.name);
+    for (auto& o : r->items) {
+      names.push_back(o->metadata.name);
+      EXPECT_EQ(o->metadata.labels.count("changed"), 0u) << o->metadata.name;
+    }
     token = r->continue_token;
   }
   EXPECT_EQ(names,
