@@ -249,8 +249,11 @@ class Store::Impl {
   // Index, history and watchers. Written only by the committer, under an exclusive lock.
   mutable std::shared_mutex mu_;
   std::unordered_map<const ResourceInfo*, Table> tables_;
-  std::unordered_map<std::string, std::pair<const ResourceInfo*, std::string>> by_uid_;
-  std::unordered_multimap<std::string, std::string> dependents_;  // owner uid -> dependent uid
+  // uid -> (resource, key in its table). The views point into the current version of the
+  // object the entry names (its metadata.uid, the ownerReference's uid) and the key into its
+  // table's node: re-pointed whenever ApplyToIndex replaces the object, so nothing is copied.
+  std::unordered_map<std::string_view, std::pair<const ResourceInfo*, const std::string*>> by_uid_;
+  std::unordered_multimap<std::string_view, std::string_view> dependents_;  // owner -> dependent
   History history_;
   std::vector<std::shared_ptr<WatcherImpl>> watchers_;
   std::atomic<uint64_t> rv_{0};
@@ -1100,12 +1103,14 @@ void Store::Impl::ApplyToIndex(const Change& c) {
     }
   };
   auto it = table.find(c.key);
-  if (it != table.end()) unindex(it->second);
+  if (it != table.end()) unindex(it->second);  // before the old version may be freed
   if (c.object) {
-    table[c.key] = c.object;
-    by_uid_[c.object->metadata.uid] = {c.resource, c.key};
+    auto [node, added] = table.insert_or_assign(c.key, c.object);
+    const std::string_view uid = c.object->metadata.uid;
+    by_uid_.erase(uid);  // a stale entry's key may point into another object
+    by_uid_.emplace(uid, std::make_pair(c.resource, &node->first));
     for (const auto& ref : c.object->metadata.ownerReferences) {
-      dependents_.emplace(ref.uid, c.object->metadata.uid);
+      dependents_.emplace(std::string_view(ref.uid), uid);
     }
   } else if (it != table.end()) {
     table.erase(it);
@@ -1325,13 +1330,13 @@ std::vector<std::pair<const ResourceInfo*, ObjectPtr>> Store::Impl::Dependents(
     std::string_view uid) const {
   std::vector<std::pair<const ResourceInfo*, ObjectPtr>> out;
   std::shared_lock lock(mu_);
-  auto range = dependents_.equal_range(std::string(uid));
+  auto range = dependents_.equal_range(uid);
   for (auto it = range.first; it != range.second; ++it) {
     auto u = by_uid_.find(it->second);
     if (u == by_uid_.end()) continue;
     auto t = tables_.find(u->second.first);
     if (t == tables_.end()) continue;
-    auto o = t->second.find(u->second.second);
+    auto o = t->second.find(*u->second.second);
     if (o != t->second.end()) out.emplace_back(u->second.first, o->second);
   }
   return out;
@@ -1339,11 +1344,11 @@ std::vector<std::pair<const ResourceInfo*, ObjectPtr>> Store::Impl::Dependents(
 
 std::pair<const ResourceInfo*, ObjectPtr> Store::Impl::FindByUid(std::string_view uid) const {
   std::shared_lock lock(mu_);
-  auto u = by_uid_.find(std::string(uid));
+  auto u = by_uid_.find(uid);
   if (u == by_uid_.end()) return {nullptr, nullptr};
   auto t = tables_.find(u->second.first);
   if (t == tables_.end()) return {nullptr, nullptr};
-  auto o = t->second.find(u->second.second);
+  auto o = t->second.find(*u->second.second);
   if (o == t->second.end()) return {nullptr, nullptr};
   return {u->second.first, o->second};
 }
