@@ -185,7 +185,7 @@ class Informer::Impl {
     if (i == indexes_.end()) return out;
     auto v = i->second.by_value.find(value);
     if (v == i->second.by_value.end()) return out;
-    for (const std::string& key : v->second) {
+    for (std::string_view key : v->second) {
       auto it = cache_.find(key);
       if (it != cache_.end()) out.push_back(it->second);
     }
@@ -203,7 +203,9 @@ class Informer::Impl {
  private:
   struct Index {
     IndexFn fn;
-    std::unordered_map<std::string, std::set<std::string>> by_value;
+    // Index value -> the keys of the objects that have it, as views of the keys cache_ holds
+    // (a node's key stays put until the node is erased, and entries go before their node).
+    std::unordered_map<std::string, std::set<std::string_view>> by_value;
   };
   enum class WatchEnd { kResume, kRetry, kRelist };
 
@@ -380,9 +382,9 @@ class Informer::Impl {
           for (auto& [name, index] : indexes_) IndexRemove(index, key, *old);
           it->second = ev.object;
         } else {
-          cache_.emplace(key, ev.object);
+          it = cache_.emplace(key, ev.object).first;
         }
-        for (auto& [name, index] : indexes_) IndexAdd(index, key, *ev.object);
+        for (auto& [name, index] : indexes_) IndexAdd(index, it->first, *ev.object);
         delta =
             old ? Delta{Delta::kUpdate, old, ev.object} : Delta{Delta::kAdd, nullptr, ev.object};
       }
@@ -466,11 +468,12 @@ class Informer::Impl {
     delay = std::min(delay * 2, kMaxBackoff);
   }
 
+  // `key` must be the key cache_ holds for `obj` (the index keeps a view of it).
   static void IndexAdd(Index& index, const std::string& key, const Object& obj) {
     for (std::string& v : index.fn(obj)) index.by_value[std::move(v)].insert(key);
   }
 
-  static void IndexRemove(Index& index, const std::string& key, const Object& obj) {
+  static void IndexRemove(Index& index, std::string_view key, const Object& obj) {
     for (const std::string& v : index.fn(obj)) {
       auto it = index.by_value.find(v);
       if (it == index.by_value.end()) continue;
