@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "api/codec/protobuf_wire.h"
+#include "api/machinery/boxed.h"
 #include "api/machinery/field.h"
 #include "api/machinery/meta.h"
 #include "api/machinery/object.h"
@@ -231,6 +232,19 @@ struct Field<std::optional<T>> {
         return true;
       }
     }
+    if (!out) out.emplace();
+    return Field<T>::Read(r, *out, as, s);
+  }
+};
+
+// A Boxed<T> (a struct) travels as std::optional<T>.
+template <class T>
+struct Field<Boxed<T>> {
+  static bool IsEmpty(const Boxed<T>& v) { return !v.has_value(); }
+  static bool Write(Writer& w, int n, ProtoAs as, const Boxed<T>& v) {
+    return Field<T>::Write(w, n, as, *v);
+  }
+  static bool Read(const Record& r, Boxed<T>& out, ProtoAs as, DecodeState& s) {
     if (!out) out.emplace();
     return Field<T>::Read(r, *out, as, s);
   }
@@ -484,6 +498,8 @@ struct Inner {
 };
 template <class F>
 struct Inner<std::optional<F>> : Inner<F> {};
+template <class F>
+struct Inner<Boxed<F>> : Inner<F> {};
 template <class F>
 struct Inner<std::vector<F>> : Inner<F> {};
 template <class F>

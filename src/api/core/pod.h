@@ -3,7 +3,8 @@
 // Every field a scheduler, kubelet or kubectl user touches is typed, in Kubernetes' order and
 // with its JSON name; subtrees Allot does not interpret (probes, security contexts, volume
 // sources, env valueFrom, ...) are kept verbatim as RawJson. Go pointers are std::optional, so
-// "unset" and "zero" stay distinct. Strategic-merge tags mirror Kubernetes' patchMergeKey /
+// "unset" and "zero" stay distinct; rarely set structs are Boxed (out of line, the same on the
+// wire). Strategic-merge tags mirror Kubernetes' patchMergeKey /
 // patchStrategy / listType markers. Include through api/core/types.h.
 #pragma once
 
@@ -12,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "api/machinery/boxed.h"
 #include "api/machinery/field.h"
 #include "api/machinery/meta.h"
 #include "api/machinery/object.h"
@@ -425,7 +427,7 @@ struct PodSpec {
   std::vector<LocalObjectReference> imagePullSecrets;
   std::string hostname;
   std::string subdomain;
-  std::optional<Affinity> affinity;
+  Boxed<Affinity> affinity;
   std::string schedulerName;  // default-scheduler (default)
   std::vector<Toleration> tolerations;
   std::vector<HostAlias> hostAliases;
@@ -439,11 +441,11 @@ struct PodSpec {
   ResourceList overhead;
   std::vector<TopologySpreadConstraint> topologySpreadConstraints;
   std::optional<bool> setHostnameAsFQDN;
-  std::optional<PodOS> os;
+  Boxed<PodOS> os;
   std::optional<bool> hostUsers;
   std::vector<PodSchedulingGate> schedulingGates;
   std::vector<PodResourceClaim> resourceClaims;
-  std::optional<ResourceRequirements> resources;  // pod-level resources
+  Boxed<ResourceRequirements> resources;  // pod-level resources
   std::optional<std::string> hostnameOverride;
 
   template <class V> void Visit(V& v) {
@@ -586,7 +588,7 @@ struct ContainerStatus {
   std::string containerID;
   std::optional<bool> started;
   ResourceList allocatedResources;
-  std::optional<ResourceRequirements> resources;
+  Boxed<ResourceRequirements> resources;
   std::vector<RawJson> volumeMounts;  // VolumeMountStatus
   RawJson user;
   std::vector<RawJson> allocatedResourcesStatus;
@@ -664,7 +666,7 @@ struct PodStatus {
   std::vector<ContainerStatus> ephemeralContainerStatuses;
   std::string resize;  // deprecated
   std::vector<PodResourceClaimStatus> resourceClaimStatuses;
-  std::optional<PodExtendedResourceClaimStatus> extendedResourceClaimStatus;
+  Boxed<PodExtendedResourceClaimStatus> extendedResourceClaimStatus;
 
   template <class V> void Visit(V& v) {
     v("observedGeneration", observedGeneration);

@@ -21,6 +21,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "api/machinery/boxed.h"
 #include "api/machinery/field.h"
 #include "api/machinery/meta.h"
 #include "api/machinery/object.h"
@@ -249,6 +250,28 @@ struct Codec<std::optional<T>> {
   }
   static bool IsEmpty(const std::optional<T>& v) { return !v.has_value(); }
   static bool Decode(const JsonValue& j, std::optional<T>& out, DecodeContext& ctx) {
+    if (j.IsNull()) {
+      out.reset();
+      return true;
+    }
+    out.emplace();
+    return Codec<T>::Decode(j, *out, ctx);
+  }
+  static SchemaNode Schema() { return Codec<T>::Schema(); }
+};
+
+// A Boxed<T> reads and writes as std::optional<T>.
+template <class T>
+struct Codec<Boxed<T>> {
+  static void Encode(JsonWriter& w, const Boxed<T>& v) {
+    if (v) {
+      Codec<T>::Encode(w, *v);
+    } else {
+      w.Null();
+    }
+  }
+  static bool IsEmpty(const Boxed<T>& v) { return !v.has_value(); }
+  static bool Decode(const JsonValue& j, Boxed<T>& out, DecodeContext& ctx) {
     if (j.IsNull()) {
       out.reset();
       return true;
