@@ -64,11 +64,22 @@ class History::Version {
 History::History(size_t capacity) : capacity_(capacity) {}
 History::~History() = default;
 
-std::shared_ptr<History::Version> History::VersionOf(const ObjectPtr& obj, bool live) {
+std::shared_ptr<History::Version> History::VersionOf(const ObjectPtr& obj) {
   if (auto it = live_.find(obj.get()); it != live_.end()) return it->second;
   auto v = std::make_shared<Version>(obj);
-  if (live) live_.emplace(obj.get(), v);
+  live_.emplace(obj.get(), v);
   return v;
+}
+
+History::State History::Take(const std::shared_ptr<Version>& v) {
+  if (!v) return {};
+  if (v->live()) return {v->live_object(), nullptr};
+  return {nullptr, v};
+}
+
+Result<ObjectPtr> History::State::Read(const ResourceInfo& resource) const {
+  if (live) return live;
+  return encoded->Get(resource);
 }
 
 void History::Retire(const std::shared_ptr<Version>& v) {
@@ -81,11 +92,11 @@ void History::Record(const ResourceInfo& resource, EventType type, const std::st
                      const ObjectPtr& object, const ObjectPtr& before, uint64_t rv) {
   std::shared_ptr<Version> prev;
   std::shared_ptr<Version> now;
-  if (before) prev = VersionOf(before, /*live=*/true);
+  if (before) prev = VersionOf(before);
   if (before && object.get() == before.get()) {
     now = prev;  // a write that left the object as it was, or the last state of a deleted one
   } else {
-    now = VersionOf(object, /*live=*/true);
+    now = VersionOf(object);
   }
   if (prev && prev != now) Retire(prev);
   if (type == EventType::kDeleted) Retire(now);
@@ -131,35 +142,21 @@ std::vector<History::Taken> History::EventsAfter(uint64_t rv,
   // followed from the others may be recorded out of resourceVersion order.
   for (const Event& ev : events_) {
     if (ev.rv <= rv || (resource && ev.resource != resource)) continue;
-    Taken t{ev.resource, ev.type, ev.rv, nullptr, nullptr, nullptr, nullptr};
-    if (ev.object->live()) {
-      t.object = ev.object->live_object();
-    } else {
-      t.encoded_object = ev.object;
-    }
-    if (ev.prev && ev.prev->live()) {
-      t.prev = ev.prev->live_object();
-    } else {
-      t.encoded_prev = ev.prev;
-    }
-    out.push_back(std::move(t));
+    out.push_back(Taken{ev.resource, ev.type, ev.rv, Take(ev.object), Take(ev.prev)});
   }
   return out;
 }
 
 Status History::Read(const std::vector<Taken>& events, bool need_prev, const EventFn& fn) {
   for (const Taken& t : events) {
-    ObjectPtr object = t.object;
-    if (!object) {
-      ALLOT_ASSIGN_OR_RETURN(object, t.encoded_object->Get(*t.resource));
-    }
-    ObjectPtr prev = t.prev;
-    if (!prev && t.encoded_prev) {
-      if (need_prev) {
-        ALLOT_ASSIGN_OR_RETURN(prev, t.encoded_prev->Get(*t.resource));
-      } else {
-        prev = object;  // stands in: without selectors it matches exactly when `object` does
-      }
+    ALLOT_ASSIGN_OR_RETURN(ObjectPtr object, t.object.Read(*t.resource));
+    ObjectPtr prev;
+    if (t.prev.live) {
+      prev = t.prev.live;
+    } else if (t.prev && need_prev) {
+      ALLOT_ASSIGN_OR_RETURN(prev, t.prev.Read(*t.resource));
+    } else if (t.prev) {
+      prev = object;  // stands in: without selectors it matches exactly when `object` does
     }
     fn(*t.resource, t.type, object, prev, t.rv);
   }
@@ -176,13 +173,7 @@ std::vector<History::TakenUndo> History::UndosAfter(uint64_t rv,
   std::vector<TakenUndo> out;
   for (auto it = events_.rbegin(); it != events_.rend() && it->rv > rv; ++it) {
     if (it->resource != &resource) continue;
-    TakenUndo u{it->key, nullptr, nullptr};
-    if (it->prev && it->prev->live()) {
-      u.prev = it->prev->live_object();
-    } else {
-      u.encoded_prev = it->prev;
-    }
-    out.push_back(std::move(u));
+    out.push_back(TakenUndo{it->key, Take(it->prev)});
   }
   return out;
 }
@@ -191,9 +182,7 @@ Status History::Undo(const std::vector<TakenUndo>& undos, const ResourceInfo& re
                      Table& table) {
   for (const TakenUndo& u : undos) {
     if (u.prev) {
-      table[u.key] = u.prev;
-    } else if (u.encoded_prev) {
-      ALLOT_ASSIGN_OR_RETURN(ObjectPtr prev, u.encoded_prev->Get(resource));
+      ALLOT_ASSIGN_OR_RETURN(ObjectPtr prev, u.prev.Read(resource));
       table[u.key] = std::move(prev);
     } else {
       table.erase(u.key);

@@ -5,9 +5,9 @@
 // is still current is the very object the store's index holds, so the history costs nothing
 // extra for it. Once a newer version replaces it (or the object is deleted), the history keeps
 // it encoded instead: Kubernetes' protobuf message where the kind has one and the object fits
-// it, else JSON. An encoded pod is a tenth of the decoded one, and the history is most of what
-// a busy store holds beyond its live objects. Reading an old state back decodes it, which only
-// resumed watches and exact lists do.
+// it, else JSON (the pod of bench/store_bench.cc encodes to 405 bytes; sizeof(api::Pod) alone
+// is 2,200). Reading an old state back decodes it, which only resumed watches and exact lists
+// do.
 //
 // Thread safety: none of its own. The store calls Record and Clear under its exclusive lock,
 // and the readers under at least its shared lock.
@@ -64,16 +64,23 @@ class History {
   Status ReplayAfter(uint64_t rv, const api::ResourceInfo* resource, bool need_prev,
                      const EventFn& fn) const;
 
+  // A state taken under the store's lock, to be read without it: the object itself if it was
+  // still current, else its encoding by reference (an encoded state never changes again).
+  struct State {
+    api::ObjectPtr live;
+    std::shared_ptr<const Version> encoded;
+    explicit operator bool() const { return live || encoded; }
+    // The object; decodes an encoded state. Call only when set.
+    Result<api::ObjectPtr> Read(const api::ResourceInfo& resource) const;
+  };
+
   // The same in two steps, so that the decoding runs outside the store's lock: EventsAfter
-  // takes the events under it (current states as they are, encoded ones by reference: an
-  // encoded state never changes again), Read decodes and calls `fn` without it.
+  // takes the events under it, Read decodes and calls `fn` without it.
   struct Taken {
     const api::ResourceInfo* resource;
     api::EventType type;
     uint64_t rv;
-    api::ObjectPtr object, prev;                    // states still current when taken
-    std::shared_ptr<const Version> encoded_object;  // else these, encoded
-    std::shared_ptr<const Version> encoded_prev;
+    State object, prev;  // prev unset for ADDED
   };
   std::vector<Taken> EventsAfter(uint64_t rv, const api::ResourceInfo* resource) const;
   static Status Read(const std::vector<Taken>& events, bool need_prev, const EventFn& fn);
@@ -87,13 +94,11 @@ class History {
   // decodes) without it.
   struct TakenUndo {
     std::string key;
-    api::ObjectPtr prev;                          // null with encoded_prev null: not there
-    std::shared_ptr<const Version> encoded_prev;  // the state before, encoded
+    State prev;  // unset: the object was not there
   };
   std::vector<TakenUndo> UndosAfter(uint64_t rv, const api::ResourceInfo& resource) const;
   static Status Undo(const std::vector<TakenUndo>& undos, const api::ResourceInfo& resource,
                      Table& table);
-
 
  private:
   struct Event {
@@ -104,8 +109,10 @@ class History {
     std::shared_ptr<Version> prev;  // null for ADDED
     uint64_t rv;
   };
-  // The history's version of `obj` if it holds one that is still live, else a new one.
-  std::shared_ptr<Version> VersionOf(const api::ObjectPtr& obj, bool live);
+  // What a reader outside the lock may keep of `v` (unset for null).
+  static State Take(const std::shared_ptr<Version>& v);
+  // The history's live version of `obj`, made (and remembered in live_) if it has none.
+  std::shared_ptr<Version> VersionOf(const api::ObjectPtr& obj);
   void Retire(const std::shared_ptr<Version>& v);
   void Evict();
 

@@ -1105,7 +1105,7 @@ void Store::Impl::ApplyToIndex(const Change& c) {
   auto it = table.find(c.key);
   if (it != table.end()) unindex(it->second);  // before the old version may be freed
   if (c.object) {
-    auto [node, added] = table.insert_or_assign(c.key, c.object);
+    auto node = table.insert_or_assign(c.key, c.object).first;
     const std::string_view uid = c.object->metadata.uid;
     by_uid_.erase(uid);  // a stale entry's key may point into another object
     by_uid_.emplace(uid, std::make_pair(c.resource, &node->first));
