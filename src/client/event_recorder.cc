@@ -1,6 +1,7 @@
 #include "client/event_recorder.h"
 
 #include <cstdio>
+#include <functional>
 
 #include "api/core/types.h"
 #include "client/client.h"
@@ -11,6 +12,11 @@ namespace {
 
 // Bounds the memory of the dedupe map; when it is cleared, the worst case is one repeat written.
 constexpr size_t kMaxRemembered = 100000;
+
+uint64_t Hash(std::string_view s) { return std::hash<std::string_view>{}(s); }
+uint64_t HashCombine(uint64_t a, uint64_t b) {
+  return a ^ (b + 0x9e3779b97f4a7c15ULL + (a << 6) + (a >> 2));
+}
 
 }  // namespace
 
@@ -24,15 +30,17 @@ void ClientEventRecorder::Record(const api::Object& involved, std::string_view t
                                  std::string_view reason, std::string_view action,
                                  std::string message) {
   const Time now = clock_.Now();
-  const std::string key = std::string(type) + "/" + std::string(reason) + "/" + message;
+  const uint64_t key = HashCombine(HashCombine(Hash(type), Hash(reason)), Hash(message));
+  const uint64_t uid = Hash(involved.metadata.uid);
   const int64_t window_us =
       std::chrono::duration_cast<std::chrono::microseconds>(options_.dedupe_window).count();
   uint64_t n;
   {
     std::lock_guard<std::mutex> lock(mu_);
-    Last& last = last_[involved.metadata.uid];
-    if (last.key == key && now.unix_micros - last.at.unix_micros < window_us) return;
-    last = Last{key, now};
+    auto [it, added] = last_.try_emplace(uid);
+    Last& last = it->second;
+    if (!added && last.key == key && now.unix_micros - last.at_us < window_us) return;
+    last = Last{key, now.unix_micros};
     n = ++counter_;
     ++written_;
     if (last_.size() > kMaxRemembered) last_.clear();

@@ -13,11 +13,11 @@
 
 #include <chrono>
 #include <cstdint>
-#include <map>
 #include <memory>
 #include <mutex>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 
 #include "api/machinery/object.h"
 #include "api/machinery/resources.h"
@@ -60,16 +60,19 @@ class ClientEventRecorder final : public EventRecorder {
   uint64_t written() const;
 
  private:
+  // The last event written for an object: a hash of its type, reason and message, and when.
   struct Last {
-    std::string key;  // type/reason/message
-    Time at;
+    uint64_t key = 0;
+    int64_t at_us = 0;
   };
   Client& client_;
   Clock& clock_;
   const Options options_;
   const api::ResourceInfo* events_;
   mutable std::mutex mu_;
-  std::map<std::string, Last> last_;  // by involved uid; guarded by mu_
+  // By a hash of the involved object's uid; guarded by mu_. Two objects or two events whose
+  // 64-bit hashes collide would only let one identical-looking event go unwritten.
+  std::unordered_map<uint64_t, Last> last_;
   uint64_t counter_ = 0;              // guarded by mu_
   uint64_t written_ = 0;              // guarded by mu_
 };

@@ -63,6 +63,7 @@ ResourceClaimController::ResourceClaimController(client::Client& client,
       templates_res_(api::ResourceFor<api::ResourceClaimTemplate>()),
       reservations_res_(api::ResourceFor<api::Reservation>()),
       queue_(clock_, options_.queue),
+      in_flight_(options_.max_syncs_in_flight),
       deleted_pods_(kDeletedPodCacheSize),
       deleted_claims_(kDeletedPodCacheSize),
       gate_(std::make_shared<HandlerGate<ResourceClaimController>>()) {}
@@ -86,9 +87,10 @@ Status ResourceClaimController::Start() {
     std::vector<client::Informer*> synced = {pods_, claims_, templates_};
     if (reservations_) synced.push_back(reservations_);
     workers_.emplace_back([this, synced] {
-      RunSyncWorker(
-          queue_, synced, "resourceclaim", [this](const std::string& key) { return Sync(key); },
-          options_.on_sync);
+      RunAsyncSyncWorker(
+          queue_, synced, "resourceclaim",
+          [this](const std::string& key, SyncDone done) { SyncAsync(key, std::move(done)); },
+          in_flight_, options_.on_sync);
     });
   }
   return Status::Ok();
@@ -100,6 +102,7 @@ void ResourceClaimController::Stop() {
   queue_.ShutDown();
   for (std::thread& t : workers_) t.join();
   workers_.clear();
+  in_flight_.WaitIdle();  // their callbacks use this controller
   metrics_.Withdraw();
 }
 
@@ -240,6 +243,17 @@ void ResourceClaimController::OnTemplate(const api::ResourceClaimTemplate& tmpl)
 }
 
 // --- workers ----------------------------------------------------------------------------------
+
+void ResourceClaimController::SyncAsync(const std::string& key, SyncDone done) {
+  if (key.starts_with(kPodKeyPrefix)) {
+    size_t slash = key.find('/', kPodKeyPrefix.size());
+    if (slash != std::string::npos) {
+      return SyncPodAsync(key.substr(kPodKeyPrefix.size(), slash - kPodKeyPrefix.size()),
+                          key.substr(slash + 1), std::move(done));
+    }
+  }
+  done(Sync(key));
+}
 
 Status ResourceClaimController::Sync(const std::string& key) {
   size_t colon = key.find(':');

@@ -58,6 +58,10 @@
 // Work queue: keys "pod:<ns>/<name>" and "claim:<ns>/<name>" (client/work_queue.h), de-duplicated,
 // `workers` threads, failed syncs (409 Conflict included) retried with exponential backoff
 // 5 ms .. 1000 s. Every write that depends on a read is a compare-and-swap on resourceVersion.
+// The sync of a pod not yet bound (item 1 on the scheduling path) holds no worker: its claim
+// creates and its status patch chain through the client's callbacks, and the key stays in
+// progress until the patch is answered (RunAsyncSyncWorker); at most `max_syncs_in_flight`
+// such syncs are in flight.
 //
 // Workers wait until the pod, claim and template informers have synced before the first sync.
 //
@@ -92,6 +96,7 @@
 #include "common/time.h"
 #include "controllers/handler_gate.h"
 #include "controllers/resourceclaim/metrics.h"
+#include "controllers/sync_worker.h"
 #include "controllers/uid_cache.h"
 
 namespace allot::controllers {
@@ -114,7 +119,10 @@ struct ResourceClaimControllerOptions {
   client::WorkQueueOptions queue;
   // Also serve Koordinator Reservations' claims (item 6). Needs the reservations resource.
   bool reservations = false;
-  // Called on a worker thread after each sync with its key and result (tests, tracing).
+  // Pod syncs whose writes may be in flight at once (each holds its pod's key).
+  size_t max_syncs_in_flight = 256;
+  // Called after each sync with its key and result (tests, tracing): on a worker thread, or
+  // on the client's thread that answered the last write of an asynchronous pod sync.
   std::function<void(const std::string& key, const Status& result)> on_sync;
 };
 
@@ -153,14 +161,36 @@ class ResourceClaimController {
   bool PodNeedsWork(const api::Pod& pod) const;
 
   // --- workers ---
+  // Pod keys through SyncPodAsync, the others synchronously.
+  void SyncAsync(const std::string& key, SyncDone done);
   Status Sync(const std::string& key);
 
   // Pods (controllers/resourceclaim/pods.cc).
+  // A claim to create from a template for one pod.spec.resourceClaims entry.
+  struct ClaimToCreate {
+    std::unique_ptr<api::ResourceClaim> claim;  // null: nothing to create
+    bool admin_access = false;                  // for the creation metric
+  };
+  struct PodSyncInFlight;
   Status SyncPod(const std::string& ns, const std::string& name);
-  Status HandlePodClaim(const api::Pod& pod, const api::PodResourceClaim& pod_claim,
-                        std::map<std::string, std::string>& new_statuses);
+  // The same, with the claim creates and the status patch of an unbound pod (the scheduling
+  // path) sent asynchronously: no worker waits on them. Other pods sync as in SyncPod.
+  void SyncPodAsync(const std::string& ns, const std::string& name, SyncDone done);
+  void PatchStatusesAsync(std::shared_ptr<PodSyncInFlight> sync);
+  // What one entry needs: a claim to create, or nothing (recorded, the user's to create, or
+  // an earlier claim adopted into `new_statuses`).
+  Result<ClaimToCreate> PlanPodClaim(const api::Pod& pod, const api::PodResourceClaim& pod_claim,
+                                     std::map<std::string, std::string>& new_statuses);
+  // Records the pod's FailedResourceClaimCreation Event; returns the sync's error.
+  Status PodClaimFailed(const api::Pod& pod, const api::PodResourceClaim& pod_claim,
+                        const Status& st);
+  Status StatusesPatchFailed(const api::Pod& pod, const Status& st);
   // A claim for `pod_claim` from its template in `ns`, controlled by `owner` (a Pod or a
-  // Reservation).
+  // Reservation): prepared, created.
+  Result<ClaimToCreate> ClaimFromTemplateFor(const api::OwnerReference& owner,
+                                             const std::string& ns,
+                                             const api::PodResourceClaim& pod_claim);
+  Result<api::ObjectPtr> CreatePlanned(ClaimToCreate plan);
   Result<api::ObjectPtr> CreateFromTemplate(const api::OwnerReference& owner, const std::string& ns,
                                             const api::PodResourceClaim& pod_claim);
   Status ReserveForPod(const api::Pod& pod, const api::ResourceClaim& claim);
@@ -215,6 +245,7 @@ class ResourceClaimController {
   client::Informer* reservations_ = nullptr;  // set by Start with Options::reservations
 
   client::WorkQueue queue_;
+  SyncsInFlight in_flight_;  // Stop waits for the syncs whose writes are still in flight
   UidCache deleted_pods_;
   // Claims this controller deleted: stale cached copies (our own status and finalizer writes
   // arrive as updates before the deletion does) must not trigger another DELETE.

@@ -37,6 +37,31 @@ TEST_F(ClaimCreationTest, CreatesClaimFromTemplateAndRecordsItInPodStatus) {
   EXPECT_EQ(client_->Count("patch-status", "pods"), 1);
 }
 
+// The sync of an unbound pod sends its writes and lets the worker go: one worker keeps the
+// creates of several pods in flight at once, and each pod's status patch follows its create.
+TEST_F(ClaimCreationTest, UnboundPodSyncsDoNotHoldTheWorkerThroughTheirWrites) {
+  CreateTemplate("tmpl");
+  client_->HoldClaimCreates();
+  CreatePod("p1", "gpu", "tmpl");
+  CreatePod("p2", "gpu", "tmpl");
+  CreatePod("p3", "gpu", "tmpl");
+  ResourceClaimControllerOptions opts;
+  opts.workers = 1;
+  StartController(registry_, opts);
+
+  ASSERT_TRUE(WaitFor([&] { return client_->HeldClaimCreates() == 3; }))
+      << client_->HeldClaimCreates() << " creates in flight: a worker waited on its write";
+  EXPECT_EQ(Syncs("pod:default/p1"), 0) << "a sync ends when its writes are answered";
+  client_->ReleaseClaimCreates();
+  for (const char* pod : {"p1", "p2", "p3"}) {
+    ASSERT_TRUE(WaitFor([&] { return !RecordedClaim(pod, "gpu").empty(); })) << pod;
+  }
+  ASSERT_TRUE(WaitFor([&] { return Syncs("pod:default/p3") >= 1; }));
+  EXPECT_EQ(AllClaims().size(), 3u);
+  EXPECT_EQ(client_->Count("patch-status", "pods"), 3);
+  EXPECT_EQ(LastError("pod:default/p1"), "");
+}
+
 TEST_F(ClaimCreationTest, LongNamesAreTruncatedProportionally) {
   CreateTemplate("tmpl");
   std::string pod_name(50, 'p');

@@ -1,6 +1,9 @@
 // The pod sync of the resourceclaim controller: claims from templates, the pod status record of
 // their names, reservations for pods bound with allocated, unreserved claims, and contexts for
 // pods bound with control-plane claims still to be allocated.
+#include <mutex>
+#include <optional>
+
 #include "api/core/pod_state.h"
 #include "api/resource/pod_scheduling_context.h"
 #include "client/retry.h"
@@ -31,29 +34,117 @@ Status ResourceClaimController::SyncPod(const std::string& ns, const std::string
 
   std::map<std::string, std::string> new_statuses;  // pod claim -> claim name
   for (const api::PodResourceClaim& pc : pod.spec.resourceClaims) {
-    Status st = HandlePodClaim(pod, pc, new_statuses);
-    if (!st.ok()) {
-      events_.Record(pod, client::kEventTypeWarning, kReasonFailedResourceClaimCreation, "",
-                     "PodResourceClaim " + pc.name + ": " + st.message());
-      return Wrap(st, "pod " + PodName(pod) + ", PodResourceClaim " + pc.name);
+    Result<ClaimToCreate> plan = PlanPodClaim(pod, pc, new_statuses);
+    Status st = plan.status();
+    if (st.ok() && plan->claim) {
+      Result<api::ObjectPtr> created = CreatePlanned(std::move(*plan));
+      if (created.ok()) new_statuses[pc.name] = (*created)->metadata.name;
+      st = created.status();
     }
+    if (!st.ok()) return PodClaimFailed(pod, pc, st);
   }
   if (!new_statuses.empty()) {
     // One merge patch for every new entry; entries merge by name, so concurrent writers of
     // other status fields (the kubelet) are not overwritten and no resourceVersion is needed.
     auto patched = client_.Patch(pods_res_, ns, name, client::PatchKind::kStrategicMerge,
                                  ResourceClaimStatusesPatch(new_statuses), /*status=*/true);
-    if (!patched.ok()) {
-      return Wrap(patched.status(), "update pod " + PodName(pod) + " ResourceClaimStatuses");
-    }
+    if (!patched.ok()) return StatusesPatchFailed(pod, patched.status());
   }
   if (pod.spec.nodeName.empty()) return Status::Ok();  // the scheduler reserves
   return ReserveClaimsOfBoundPod(pod);
 }
 
-Status ResourceClaimController::HandlePodClaim(const api::Pod& pod,
+// The state of one pod sync whose writes are in flight (SyncPodAsync).
+struct ResourceClaimController::PodSyncInFlight {
+  api::ObjectPtr pod;
+  SyncDone done;
+  std::mutex mu;
+  size_t pending = 0;                                 // guarded by mu: creates not answered
+  std::map<std::string, std::string> new_statuses;    // guarded by mu: pod claim -> claim name
+  // Guarded by mu: the first entry whose create failed (it points into `pod`), and why.
+  std::optional<std::pair<const api::PodResourceClaim*, Status>> error;
+};
+
+void ResourceClaimController::SyncPodAsync(const std::string& ns, const std::string& name,
+                                           SyncDone done) {
+  api::ObjectPtr obj = pods_->Get(ns, name);
+  if (!obj) return done(Status::Ok());
+  const api::Pod& pod = *api::As<api::Pod>(*obj);
+  if (pod.metadata.deletionTimestamp || api::IsPodTerminal(pod)) return done(Status::Ok());
+  // A bound pod's claims may need a reservation or a scheduling context, which read before
+  // they write: that sync stays synchronous (it is not the scheduling path).
+  if (!pod.spec.nodeName.empty()) return done(SyncPod(ns, name));
+
+  auto sync = std::make_shared<PodSyncInFlight>();
+  sync->pod = obj;
+  sync->done = std::move(done);
+  std::vector<std::pair<const api::PodResourceClaim*, ClaimToCreate>> creates;
+  for (const api::PodResourceClaim& pc : pod.spec.resourceClaims) {
+    Result<ClaimToCreate> plan = PlanPodClaim(pod, pc, sync->new_statuses);
+    if (!plan.ok()) return sync->done(PodClaimFailed(pod, pc, plan.status()));
+    if (plan->claim) creates.emplace_back(&pc, std::move(*plan));
+  }
+  if (creates.empty()) return PatchStatusesAsync(std::move(sync));
+  sync->pending = creates.size();
+  for (auto& entry : creates) {
+    const api::PodResourceClaim* pod_claim = entry.first;
+    const bool admin_access = entry.second.admin_access;
+    std::string generate_name = entry.second.claim->metadata.generateName;
+    client_.CreateAsync(
+        claims_res_, std::move(entry.second.claim),
+        [this, sync, pod_claim, admin_access,
+         generate_name = std::move(generate_name)](Result<api::ObjectPtr> created) {
+          metrics_.RecordCreate(admin_access, created.ok());
+          if (created.ok()) RememberCreated(*created);
+          {
+            std::lock_guard<std::mutex> lock(sync->mu);
+            if (created.ok()) {
+              sync->new_statuses[pod_claim->name] = (*created)->metadata.name;
+            } else if (!sync->error) {
+              sync->error.emplace(pod_claim, Wrap(created.status(),
+                                                  "create ResourceClaim " + generate_name));
+            }
+            if (--sync->pending > 0) return;
+          }
+          // The last answer: nobody else touches `sync` now.
+          if (sync->error) {
+            // Claims created meanwhile are adopted by the retry (FindOwnedClaim).
+            return sync->done(PodClaimFailed(*api::As<api::Pod>(*sync->pod),
+                                             *sync->error->first, sync->error->second));
+          }
+          PatchStatusesAsync(sync);
+        });
+  }
+}
+
+void ResourceClaimController::PatchStatusesAsync(std::shared_ptr<PodSyncInFlight> sync) {
+  if (sync->new_statuses.empty()) return sync->done(Status::Ok());
+  const api::Pod& pod = *api::As<api::Pod>(*sync->pod);
+  std::string patch = ResourceClaimStatusesPatch(sync->new_statuses);
+  client_.PatchAsync(pods_res_, pod.metadata.namespace_, pod.metadata.name,
+                     client::PatchKind::kStrategicMerge, std::move(patch), /*status=*/true,
+                     [this, sync](Result<api::ObjectPtr> patched) {
+                       sync->done(patched.ok() ? Status::Ok()
+                                               : StatusesPatchFailed(*api::As<api::Pod>(*sync->pod),
+                                                                     patched.status()));
+                     });
+}
+
+Status ResourceClaimController::PodClaimFailed(const api::Pod& pod,
                                                const api::PodResourceClaim& pod_claim,
-                                               std::map<std::string, std::string>& new_statuses) {
+                                               const Status& st) {
+  events_.Record(pod, client::kEventTypeWarning, kReasonFailedResourceClaimCreation, "",
+                 "PodResourceClaim " + pod_claim.name + ": " + st.message());
+  return Wrap(st, "pod " + PodName(pod) + ", PodResourceClaim " + pod_claim.name);
+}
+
+Status ResourceClaimController::StatusesPatchFailed(const api::Pod& pod, const Status& st) {
+  return Wrap(st, "update pod " + PodName(pod) + " ResourceClaimStatuses");
+}
+
+Result<ResourceClaimController::ClaimToCreate> ResourceClaimController::PlanPodClaim(
+    const api::Pod& pod, const api::PodResourceClaim& pod_claim,
+    std::map<std::string, std::string>& new_statuses) {
   PodClaimName n = ClaimNameFor(pod, pod_claim);
   switch (n.kind) {
     case PodClaimName::Kind::kUnknownSource:
@@ -61,37 +152,37 @@ Status ResourceClaimController::HandlePodClaim(const api::Pod& pod,
           "checking for claim before creating it: pod claim sets neither resourceClaimName nor "
           "resourceClaimTemplateName");
     case PodClaimName::Kind::kNotNeeded:
-      return Status::Ok();
+      return ClaimToCreate();
     case PodClaimName::Kind::kName: {
       // Recorded (or named directly). It should exist; a generated one deleted by accident,
       // or one no longer owned by the pod, is generated again below.
       api::ObjectPtr obj = FindClaim(pod.metadata.namespace_, n.name);
       if (obj &&
           (!n.check_owner || CheckClaimIsForPod(pod, *api::As<api::ResourceClaim>(*obj)).ok())) {
-        return Status::Ok();
+        return ClaimToCreate();
       }
       break;
     }
     case PodClaimName::Kind::kNotCreated:
       break;
   }
-  if (!pod_claim.resourceClaimTemplateName) return Status::Ok();  // the user's to create
+  if (!pod_claim.resourceClaimTemplateName) return ClaimToCreate();  // the user's to create
 
   // Before creating, adopt a claim generated earlier whose name did not reach the pod status.
-  api::ObjectPtr claim = FindOwnedClaim(pod.metadata.namespace_, pod.metadata.uid, pod_claim.name);
-  if (!claim) {
-    api::OwnerReference owner;
-    owner.apiVersion = "v1";
-    owner.kind = "Pod";
-    owner.name = pod.metadata.name;
-    owner.uid = pod.metadata.uid;
-    ALLOT_ASSIGN_OR_RETURN(claim, CreateFromTemplate(owner, pod.metadata.namespace_, pod_claim));
+  if (api::ObjectPtr claim =
+          FindOwnedClaim(pod.metadata.namespace_, pod.metadata.uid, pod_claim.name)) {
+    new_statuses[pod_claim.name] = claim->metadata.name;
+    return ClaimToCreate();
   }
-  new_statuses[pod_claim.name] = claim->metadata.name;
-  return Status::Ok();
+  api::OwnerReference owner;
+  owner.apiVersion = "v1";
+  owner.kind = "Pod";
+  owner.name = pod.metadata.name;
+  owner.uid = pod.metadata.uid;
+  return ClaimFromTemplateFor(owner, pod.metadata.namespace_, pod_claim);
 }
 
-Result<api::ObjectPtr> ResourceClaimController::CreateFromTemplate(
+Result<ResourceClaimController::ClaimToCreate> ResourceClaimController::ClaimFromTemplateFor(
     const api::OwnerReference& owner, const std::string& ns,
     const api::PodResourceClaim& pod_claim) {
   const std::string& tmpl_name = *pod_claim.resourceClaimTemplateName;
@@ -103,17 +194,29 @@ Result<api::ObjectPtr> ResourceClaimController::CreateFromTemplate(
                                              tmpl_name + "\" not found");
   }
   const auto& tmpl = *api::As<api::ResourceClaimTemplate>(*obj);
-  const bool admin_access = NeedsAdminAccess(tmpl.spec.spec);
-  if (admin_access && !options_.admin_access_enabled) {
+  ClaimToCreate plan;
+  plan.admin_access = NeedsAdminAccess(tmpl.spec.spec);
+  if (plan.admin_access && !options_.admin_access_enabled) {
     return Status(StatusCode::kForbidden, "admin access is requested, but the feature is disabled");
   }
-  std::unique_ptr<api::ResourceClaim> claim = ClaimFromTemplate(owner, ns, pod_claim, tmpl);
-  const std::string generate_name = claim->metadata.generateName;
-  Result<api::ObjectPtr> created = client_.Create(claims_res_, std::move(claim));
-  metrics_.RecordCreate(admin_access, created.ok());
+  plan.claim = ClaimFromTemplate(owner, ns, pod_claim, tmpl);
+  return plan;
+}
+
+Result<api::ObjectPtr> ResourceClaimController::CreatePlanned(ClaimToCreate plan) {
+  const std::string generate_name = plan.claim->metadata.generateName;
+  Result<api::ObjectPtr> created = client_.Create(claims_res_, std::move(plan.claim));
+  metrics_.RecordCreate(plan.admin_access, created.ok());
   if (!created.ok()) return Wrap(created.status(), "create ResourceClaim " + generate_name);
   RememberCreated(*created);
   return *created;
+}
+
+Result<api::ObjectPtr> ResourceClaimController::CreateFromTemplate(
+    const api::OwnerReference& owner, const std::string& ns,
+    const api::PodResourceClaim& pod_claim) {
+  ALLOT_ASSIGN_OR_RETURN(ClaimToCreate plan, ClaimFromTemplateFor(owner, ns, pod_claim));
+  return CreatePlanned(std::move(plan));
 }
 
 Status ResourceClaimController::ReserveClaimsOfBoundPod(const api::Pod& pod) {

@@ -47,6 +47,25 @@ class FaultClient final : public client::ForwardingClient {
     std::lock_guard<std::mutex> lock(mu_);
     race_ = std::move(race);
   }
+  // Claim creates are held back (not forwarded, not answered) until ReleaseClaimCreates.
+  void HoldClaimCreates() {
+    std::lock_guard<std::mutex> lock(mu_);
+    hold_creates_ = true;
+  }
+  size_t HeldClaimCreates() const {
+    std::lock_guard<std::mutex> lock(mu_);
+    return held_creates_.size();
+  }
+  // Forwards the held creates, and those that follow.
+  void ReleaseClaimCreates() {
+    std::vector<std::function<void()>> held;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      hold_creates_ = false;
+      held.swap(held_creates_);
+    }
+    for (auto& forward : held) forward();
+  }
   int Count(const std::string& method, const std::string& resource) const {
     std::lock_guard<std::mutex> lock(mu_);
     auto it = counts_.find(method + " " + resource);
@@ -68,6 +87,16 @@ class FaultClient final : public client::ForwardingClient {
     if (r.resource == "resourceclaims" && TakeCreateFailure()) {
       done(InternalError("injected by the test"));
       return;
+    }
+    if (r.resource == "resourceclaims") {
+      std::lock_guard<std::mutex> lock(mu_);
+      if (hold_creates_) {
+        held_creates_.push_back(
+            [this, &r, o = std::shared_ptr<api::Object>(std::move(obj)), done]() mutable {
+              inner().CreateAsync(r, o->Clone(), std::move(done));
+            });
+        return;
+      }
     }
     inner().CreateAsync(r, std::move(obj), std::move(done));
   }
@@ -124,6 +153,8 @@ class FaultClient final : public client::ForwardingClient {
   mutable std::mutex mu_;
   std::map<std::string, int> counts_;
   int fail_creates_ = 0;
+  bool hold_creates_ = false;
+  std::vector<std::function<void()>> held_creates_;
   int conflicts_ = 0;
   std::function<void()> race_;
 };
