@@ -51,12 +51,13 @@ Result<std::unique_ptr<Controllers>> StartControllers(client::Client& client,
   opts.metrics = metrics;
   opts.admin_access_enabled = features.admin_access;
   opts.reservations = true;  // the reservation controller below needs the API too
-  // Syncs mostly wait for durable writes (a claim create, then a pod status patch), so more
-  // workers than cores keep the store's group commit fed (kube-controller-manager's
-  // --concurrent-resource-claim-syncs default is 10). Measured (docs/performance.md): 8
-  // workers gave 17 writes per sqlite commit in the DRA benchmark, 32 give about 90, with
-  // fewer wake-ups per pod (informers wake once per commit).
-  opts.workers = one_worker_each ? 1 : 32;
+  // A pod's sync sends its writes (the claim create, then the pod status patch) and frees its
+  // worker, so two workers keep up; what feeds the store's group commit is how many syncs are
+  // in flight (Options::max_syncs_in_flight, 32: docs/performance.md has the measurements).
+  if (one_worker_each) {
+    opts.workers = 1;
+    opts.max_syncs_in_flight = 1;
+  }
   opts.clock = clock;
   c->resource_claims_ =
       std::make_unique<controllers::ResourceClaimController>(client, *c->informers_, opts);
