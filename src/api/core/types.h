@@ -14,6 +14,7 @@
 
 #include "api/core/node.h"
 #include "api/core/pod.h"
+#include "api/machinery/boxed.h"
 #include "api/machinery/meta.h"
 #include "api/machinery/object.h"
 
@@ -102,9 +103,9 @@ struct Event : TypedObject<Event> {
   int32_t count = 0;
   std::string type;  // Normal | Warning
   std::optional<MicroTime> eventTime;  // written as null when unset, as Go does
-  std::optional<EventSeries> series;
+  Boxed<EventSeries> series;  // rarely set: kept out of line (api/machinery/boxed.h)
   std::string action;
-  std::optional<ObjectReference> related;
+  Boxed<ObjectReference> related;  // rarely set
   std::string reportingComponent;  // events.k8s.io reportingController; always written
   std::string reportingInstance;   // always written
   template <class V> void Visit(V& v) {
