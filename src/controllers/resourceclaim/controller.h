@@ -121,7 +121,7 @@ struct ResourceClaimControllerOptions {
   bool reservations = false;
   // Pod syncs whose writes may be in flight at once (each holds its pod's key). More keep the
   // store's group commit fuller but let the controller run further ahead of the scheduler in
-  // large bursts: in the DRA benchmark 32 beat both 16 and 48 (docs/performance.md).
+  // large bursts: in the DRA benchmark 32 matched 48 and beat 16 and 256 (docs/performance.md).
   size_t max_syncs_in_flight = 32;
   // Called after each sync with its key and result (tests, tracing): on a worker thread, or
   // on the client's thread that answered the last write of an asynchronous pod sync.
