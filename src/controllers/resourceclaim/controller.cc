@@ -245,29 +245,18 @@ void ResourceClaimController::OnTemplate(const api::ResourceClaimTemplate& tmpl)
 // --- workers ----------------------------------------------------------------------------------
 
 void ResourceClaimController::SyncAsync(const std::string& key, SyncDone done) {
-  if (key.starts_with(kPodKeyPrefix)) {
-    size_t slash = key.find('/', kPodKeyPrefix.size());
-    if (slash != std::string::npos) {
-      return SyncPodAsync(key.substr(kPodKeyPrefix.size(), slash - kPodKeyPrefix.size()),
-                          key.substr(slash + 1), std::move(done));
-    }
-  }
-  done(Sync(key));
-}
-
-Status ResourceClaimController::Sync(const std::string& key) {
   size_t colon = key.find(':');
   size_t slash = key.find('/', colon == std::string::npos ? 0 : colon);
   if (colon == std::string::npos || slash == std::string::npos) {
-    return InternalError("unexpected key: " + key);
+    return done(InternalError("unexpected key: " + key));
   }
   std::string_view prefix = std::string_view(key).substr(0, colon + 1);
   std::string ns = key.substr(colon + 1, slash - colon - 1);
   std::string name = key.substr(slash + 1);
-  if (prefix == kPodKeyPrefix) return SyncPod(ns, name);
-  if (prefix == kClaimKeyPrefix) return SyncClaim(ns, name);
-  if (prefix == kReservationKeyPrefix) return SyncReservation(name);
-  return InternalError("unexpected key prefix: " + key);
+  if (prefix == kPodKeyPrefix) return SyncPodAsync(ns, name, std::move(done));
+  if (prefix == kClaimKeyPrefix) return done(SyncClaim(ns, name));
+  if (prefix == kReservationKeyPrefix) return done(SyncReservation(name));
+  done(InternalError("unexpected key prefix: " + key));
 }
 
 // --- created-claims cache ---------------------------------------------------------------------

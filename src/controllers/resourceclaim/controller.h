@@ -163,9 +163,8 @@ class ResourceClaimController {
   bool PodNeedsWork(const api::Pod& pod) const;
 
   // --- workers ---
-  // Pod keys through SyncPodAsync, the others synchronously.
+  // Dispatches a key: pods through SyncPodAsync, claims and reservations synchronously.
   void SyncAsync(const std::string& key, SyncDone done);
-  Status Sync(const std::string& key);
 
   // Pods (controllers/resourceclaim/pods.cc).
   // A claim to create from a template for one pod.spec.resourceClaims entry.
@@ -192,6 +191,9 @@ class ResourceClaimController {
   Result<ClaimToCreate> ClaimFromTemplateFor(const api::OwnerReference& owner,
                                              const std::string& ns,
                                              const api::PodResourceClaim& pod_claim);
+  // Creates the planned claim; `done` gets the created claim (remembered, counted in the
+  // metrics) or the error naming it.
+  void CreatePlannedAsync(ClaimToCreate plan, client::Callback<api::ObjectPtr> done);
   Result<api::ObjectPtr> CreatePlanned(ClaimToCreate plan);
   Result<api::ObjectPtr> CreateFromTemplate(const api::OwnerReference& owner, const std::string& ns,
                                             const api::PodResourceClaim& pod_claim);

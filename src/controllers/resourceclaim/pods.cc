@@ -7,6 +7,7 @@
 #include "api/core/pod_state.h"
 #include "api/resource/pod_scheduling_context.h"
 #include "client/retry.h"
+#include "common/await.h"
 #include "controllers/resourceclaim/controller.h"
 #include "controllers/resourceclaim/rules.h"
 
@@ -86,34 +87,25 @@ void ResourceClaimController::SyncPodAsync(const std::string& ns, const std::str
   }
   if (creates.empty()) return PatchStatusesAsync(std::move(sync));
   sync->pending = creates.size();
-  for (auto& entry : creates) {
-    const api::PodResourceClaim* pod_claim = entry.first;
-    const bool admin_access = entry.second.admin_access;
-    std::string generate_name = entry.second.claim->metadata.generateName;
-    client_.CreateAsync(
-        claims_res_, std::move(entry.second.claim),
-        [this, sync, pod_claim, admin_access,
-         generate_name = std::move(generate_name)](Result<api::ObjectPtr> created) {
-          metrics_.RecordCreate(admin_access, created.ok());
-          if (created.ok()) RememberCreated(*created);
-          {
-            std::lock_guard<std::mutex> lock(sync->mu);
-            if (created.ok()) {
-              sync->new_statuses[pod_claim->name] = (*created)->metadata.name;
-            } else if (!sync->error) {
-              sync->error.emplace(pod_claim, Wrap(created.status(),
-                                                  "create ResourceClaim " + generate_name));
-            }
-            if (--sync->pending > 0) return;
-          }
-          // The last answer: nobody else touches `sync` now.
-          if (sync->error) {
-            // Claims created meanwhile are adopted by the retry (FindOwnedClaim).
-            return sync->done(PodClaimFailed(*api::As<api::Pod>(*sync->pod),
-                                             *sync->error->first, sync->error->second));
-          }
-          PatchStatusesAsync(sync);
-        });
+  for (auto& [pod_claim, plan] : creates) {
+    CreatePlannedAsync(std::move(plan), [this, sync, pc = pod_claim](Result<api::ObjectPtr> created) {
+      {
+        std::lock_guard<std::mutex> lock(sync->mu);
+        if (created.ok()) {
+          sync->new_statuses[pc->name] = (*created)->metadata.name;
+        } else if (!sync->error) {
+          sync->error.emplace(pc, created.status());
+        }
+        if (--sync->pending > 0) return;
+      }
+      // The last answer: nobody else touches `sync` now.
+      if (sync->error) {
+        // Claims created meanwhile are adopted by the retry (FindOwnedClaim).
+        return sync->done(PodClaimFailed(*api::As<api::Pod>(*sync->pod), *sync->error->first,
+                                         sync->error->second));
+      }
+      PatchStatusesAsync(sync);
+    });
   }
 }
 
@@ -203,13 +195,26 @@ Result<ResourceClaimController::ClaimToCreate> ResourceClaimController::ClaimFro
   return plan;
 }
 
+void ResourceClaimController::CreatePlannedAsync(ClaimToCreate plan,
+                                                 client::Callback<api::ObjectPtr> done) {
+  std::string generate_name = plan.claim->metadata.generateName;
+  client_.CreateAsync(claims_res_, std::move(plan.claim),
+                      [this, admin_access = plan.admin_access,
+                       generate_name = std::move(generate_name),
+                       done = std::move(done)](Result<api::ObjectPtr> created) {
+                        metrics_.RecordCreate(admin_access, created.ok());
+                        if (!created.ok()) {
+                          return done(Wrap(created.status(),
+                                           "create ResourceClaim " + generate_name));
+                        }
+                        RememberCreated(*created);
+                        done(std::move(created));
+                      });
+}
+
 Result<api::ObjectPtr> ResourceClaimController::CreatePlanned(ClaimToCreate plan) {
-  const std::string generate_name = plan.claim->metadata.generateName;
-  Result<api::ObjectPtr> created = client_.Create(claims_res_, std::move(plan.claim));
-  metrics_.RecordCreate(plan.admin_access, created.ok());
-  if (!created.ok()) return Wrap(created.status(), "create ResourceClaim " + generate_name);
-  RememberCreated(*created);
-  return *created;
+  return Await<api::ObjectPtr>(
+      [&](client::Callback<api::ObjectPtr> done) { CreatePlannedAsync(std::move(plan), done); });
 }
 
 Result<api::ObjectPtr> ResourceClaimController::CreateFromTemplate(
