@@ -115,6 +115,10 @@ int Serve(int argc, char** argv) {
   flags.String("etcd-compaction-interval", &etcd_compaction_interval,
                "--store etcd: how often etcd's history is compacted, as kube-apiserver does "
                "(one replica per interval, keeping one interval of history); 0: never");
+  std::string event_ttl = "1h0m0s";
+  flags.String("event-ttl", &event_ttl,
+               "how long an Event is kept after its last write, as kube-apiserver's --event-ttl "
+               "(e.g. 1h, 30m); 0: until something deletes it");
   flags.Int("threads", &threads, "HTTP worker threads");
   flags.Int("sim-nodes", &sim_nodes, "simulated nodes (kubelets) to run in-process");
   flags.String("sim-node-template", &sim_node_template,
@@ -220,6 +224,13 @@ int Serve(int argc, char** argv) {
   }
   options.etcd_compaction_interval =
       std::chrono::duration_cast<std::chrono::milliseconds>(*compaction);
+  auto ttl = ParseGoDuration(event_ttl);
+  if (!ttl.ok() || ttl->count() < 0) {
+    std::fprintf(stderr, "allot serve: --event-ttl: %s\n",
+                 ttl.ok() ? "must not be negative" : ttl.status().message().c_str());
+    return 2;
+  }
+  options.event_ttl = *ttl;
   options.data_dir = data_dir;
   options.listen = listen;
   options.threads = static_cast<int>(threads);

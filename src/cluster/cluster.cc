@@ -75,6 +75,10 @@ Status Cluster::StartAll() {
   ALLOT_RETURN_IF_ERROR(Named(store_->Open(), "opening the store"));
   gc_ = std::make_unique<store::GarbageCollector>(*store_);
   ALLOT_RETURN_IF_ERROR(Named(gc_->Start(), "garbage collector"));
+  if (options_.event_ttl.count() > 0) {
+    event_expiry_ = std::make_unique<store::EventExpiry>(*store_, clock_, options_.event_ttl);
+    ALLOT_RETURN_IF_ERROR(Named(event_expiry_->Start(), "event expiry"));
+  }
   if (options_.listen) {
     apiserver::ApiServerOptions opts;
     opts.metrics = &metrics_;
@@ -183,6 +187,7 @@ void Cluster::Stop() {
   if (scheduler_) scheduler_->Stop();
   if (controllers_) controllers_->Stop();
   if (server_) server_->Stop();
+  if (event_expiry_) event_expiry_->Stop();
   if (gc_) gc_->Stop();
   if (store_) store_->Close();
 }

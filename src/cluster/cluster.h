@@ -1,7 +1,7 @@
-// Cluster: the whole system in one process — the store, the garbage collector, the API server,
-// the controllers, the scheduler, simulated nodes with their devices and the fabric driver —
-// assembled in one place. `allot serve` is parse flags → Cluster::Start → wait → Stop; `allot
-// bench` and the integration tests build the same pieces from components.h.
+// Cluster: the whole system in one process — the store, the garbage collector, Event expiry, the
+// API server, the controllers, the scheduler, simulated nodes with their devices and the fabric
+// driver — assembled in one place. `allot serve` is parse flags → Cluster::Start → wait → Stop;
+// `allot bench` and the integration tests build the same pieces from components.h.
 //
 //   ClusterOptions opts;
 //   opts.store = "memory";
@@ -12,8 +12,9 @@
 //   ... cluster->port() ...                 // or over HTTP
 //   cluster->Stop();                        // or let it go out of scope
 //
-// Components start in dependency order (store, garbage collector, API server, controllers,
-// scheduler, simulated nodes and devices, fabric driver) and stop in the reverse order.
+// Components start in dependency order (store, garbage collector, Event expiry, API server,
+// controllers, scheduler, simulated nodes and devices, fabric driver) and stop in the reverse
+// order.
 //
 // Thread safety: Start and Stop from one thread; the accessors are safe once Start returned.
 #pragma once
@@ -43,6 +44,7 @@
 #include "drivers/nodelocal/simulated_devices.h"
 #include "node/simulator.h"
 #include "scheduler/scheduler.h"
+#include "store/event_expiry.h"
 #include "store/garbage_collector.h"
 #include "store/store.h"
 
@@ -56,6 +58,9 @@ struct ClusterOptions {
   std::string etcd_ca_pem, etcd_cert_pem, etcd_key_pem;
   // --store etcd: how often etcd's history is compacted (etcd/compactor.h); zero: never.
   std::chrono::milliseconds etcd_compaction_interval = std::chrono::minutes(5);
+  // Events are deleted this long after their last write (store/event_expiry.h; kube-apiserver's
+  // --event-ttl); zero: kept until deleted.
+  std::chrono::microseconds event_ttl = store::EventExpiry::kDefaultTtl;
   std::string data_dir = "./data";
   Clock* clock = nullptr;  // null: RealClock
   // The API server's address ("127.0.0.1:6443"; port 0 picks a free port); nullopt: no server.
@@ -122,6 +127,7 @@ class Cluster {
   metrics::Registry metrics_;
   std::unique_ptr<store::Store> store_;
   std::unique_ptr<store::GarbageCollector> gc_;
+  std::unique_ptr<store::EventExpiry> event_expiry_;
   std::unique_ptr<apiserver::ApiServer> server_;
   std::unique_ptr<client::InProcessClient> client_;
   std::unique_ptr<Controllers> controllers_;

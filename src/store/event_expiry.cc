@@ -1,0 +1,165 @@
+#include "store/event_expiry.h"
+
+#include <algorithm>
+
+#include "api/core/types.h"
+#include "common/process_stats.h"
+
+namespace allot::store {
+
+namespace {
+
+// The latest instant an Event says something about itself: a stand-in for its last write when
+// the write time itself is not known (Events stored before Start).
+Time LatestTimestamp(const Object& obj) {
+  Time latest = obj.metadata.creationTimestamp.value_or(Time{});
+  auto later = [&latest](const Time& t) { latest = std::max(latest, t); };
+  if (const auto* event = api::As<api::Event>(obj)) {
+    if (event->firstTimestamp) later(*event->firstTimestamp);
+    if (event->lastTimestamp) later(*event->lastTimestamp);
+    if (event->eventTime) later(event->eventTime->time);
+    if (event->series && event->series->lastObservedTime) {
+      later(event->series->lastObservedTime->time);
+    }
+  }
+  return latest;
+}
+
+}  // namespace
+
+// What the watch's notify reaches: the expiry while it runs, nothing once it stopped. The
+// store may call a notify it copied just before the watch was stopped, so the callback holds
+// this, not the EventExpiry.
+struct EventExpiry::Inbox {
+  std::mutex mu;
+  EventExpiry* owner = nullptr;
+};
+
+EventExpiry::EventExpiry(Store& store, Clock& clock, std::chrono::microseconds ttl)
+    : store_(store), clock_(clock), ttl_(ttl) {}
+
+Status EventExpiry::Start() {
+  if (ttl_.count() <= 0) return BadRequestError("the event TTL must be positive");
+  events_ = api::ResourceRegistry::Default().Find("", "v1", "events");
+  if (!events_) return InternalError("the events resource is not registered");
+
+  auto stored = store_.List(*events_, ListOptions{});
+  if (!stored.ok()) return stored.status();
+  const Time now = clock_.Now();
+  const SteadyPoint steady_now = clock_.Steady();
+  std::vector<Note> notes;
+  notes.reserve(stored->items.size());
+  for (const ObjectPtr& event : stored->items) {
+    const Time last = std::min(LatestTimestamp(*event), now);
+    const std::chrono::microseconds age(now.unix_micros - last.unix_micros);
+    notes.push_back({steady_now + std::max(ttl_ - age, std::chrono::microseconds(0)), event});
+  }
+  std::sort(notes.begin(), notes.end(),
+            [](const Note& a, const Note& b) { return a.due < b.due; });
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    notes_.assign(std::make_move_iterator(notes.begin()), std::make_move_iterator(notes.end()));
+  }
+
+  WatchOptions watch;
+  watch.resource_version = stored->resource_version;
+  watch.send_initial_events = false;
+  watch.max_queue = SIZE_MAX;  // drained on every commit: it never grows
+  auto w = store_.Watch(events_, watch);
+  if (!w.ok()) return w.status();
+  watcher_ = std::move(w).value();
+  inbox_ = std::make_shared<Inbox>();
+  inbox_->owner = this;
+  watcher_->SetNotify([inbox = inbox_] {
+    std::lock_guard<std::mutex> lock(inbox->mu);
+    if (inbox->owner) inbox->owner->TakeWrites();
+  });
+  thread_ = std::thread([this] {
+    NameThisThread("event-expiry");
+    Run();
+  });
+  return Status::Ok();
+}
+
+void EventExpiry::Stop() {
+  if (inbox_) {
+    std::lock_guard<std::mutex> lock(inbox_->mu);
+    inbox_->owner = nullptr;
+  }
+  if (watcher_) watcher_->Stop();
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    stopping_ = true;
+  }
+  cv_.notify_all();
+  if (thread_.joinable()) thread_.join();
+  std::unique_lock<std::mutex> lock(deletes_mu_);
+  deletes_cv_.wait(lock, [this] { return deletes_in_flight_ == 0; });
+}
+
+size_t EventExpiry::pending() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return notes_.size();
+}
+
+void EventExpiry::TakeWrites() {
+  std::lock_guard<std::mutex> lock(mu_);
+  watcher_->Drain(drained_);
+  if (drained_.empty()) return;
+  const SteadyPoint due = clock_.Steady() + ttl_;
+  const bool was_empty = notes_.empty();
+  for (WatchEvent& ev : drained_) {
+    // A DELETED Event needs nothing: its last note finds the version gone.
+    if ((ev.type == EventType::kAdded || ev.type == EventType::kModified) && ev.object) {
+      notes_.push_back({due, ev.object});
+    }
+  }
+  drained_.clear();
+  if (was_empty && !notes_.empty()) {
+    woken_ = true;
+    cv_.notify_one();
+  }
+}
+
+void EventExpiry::Run() {
+  std::vector<ObjectPtr> due;
+  std::unique_lock<std::mutex> lock(mu_);
+  while (!stopping_) {
+    const SteadyPoint deadline = notes_.empty() ? SteadyPoint::max() : notes_.front().due;
+    clock_.WaitUntil(cv_, lock, deadline, [this] { return stopping_ || woken_; });
+    woken_ = false;
+    if (stopping_) break;
+    const SteadyPoint now = clock_.Steady();
+    while (!notes_.empty() && notes_.front().due <= now) {
+      if (ObjectPtr version = notes_.front().version.lock()) due.push_back(std::move(version));
+      notes_.pop_front();
+    }
+    if (due.empty()) continue;
+    lock.unlock();
+    for (const ObjectPtr& version : due) Expire(version);
+    due.clear();
+    lock.lock();
+  }
+}
+
+void EventExpiry::Expire(const ObjectPtr& version) {
+  const auto& meta = version->metadata;
+  // Only the version the note was taken for: a later write has a later note.
+  auto current = store_.Get(*events_, meta.namespace_, meta.name);
+  if (!current.ok() || current->get() != version.get()) return;
+  DeleteOptions opts;
+  opts.precondition_resource_version = meta.resourceVersion;
+  {
+    std::lock_guard<std::mutex> lock(deletes_mu_);
+    ++deletes_in_flight_;
+  }
+  store_.DeleteAsync(*events_, meta.namespace_, meta.name, std::move(opts),
+                     [this](Result<DeleteResult> result) {
+                       // 404 and 409: deleted or written again meanwhile; nothing to do.
+                       if (result.ok()) expired_.fetch_add(1);
+                       std::lock_guard<std::mutex> lock(deletes_mu_);
+                       if (--deletes_in_flight_ == 0) deletes_cv_.notify_all();
+                     });
+}
+
+}  // namespace allot::store
