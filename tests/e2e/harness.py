@@ -1,5 +1,6 @@
 """Starts `allot serve` on a free port in a temp dir, and runs kubectl against it."""
 import argparse
+import atexit
 import json
 import os
 import re
@@ -12,6 +13,12 @@ import time
 import unittest
 
 ALLOT = None
+
+# Every temporary file and folder of a test process (data dirs, kubectl homes, backups, browser
+# profiles) lies in one folder that goes when the process ends, whether or not a test cleaned
+# up after itself.
+tempfile.tempdir = tempfile.mkdtemp(prefix="allot-e2e-run-")
+atexit.register(shutil.rmtree, tempfile.tempdir, True)
 
 
 def parse_args():
