@@ -345,9 +345,17 @@ Status RunInEnvironment(const Environment& env, const std::string& scheduler_con
     store::Store store(std::move(backend), RealClock::Instance(), cluster::DefaultStoreOptions());
     ALLOT_RETURN_IF_ERROR(store.Open());
     client::InProcessClient client(store, RealClock::Instance());
-    ALLOT_ASSIGN_OR_RETURN(auto sched, cluster::StartScheduler(client, scheduler_config));
-    ALLOT_ASSIGN_OR_RETURN(auto controllers,
-                           cluster::StartControllers(client, nullptr, dra::Features{}));
+    std::unique_ptr<scheduler::Scheduler> sched;
+    std::unique_ptr<cluster::Controllers> controllers;
+    // One informer per resource for the scheduler and the controllers (cluster/components.h),
+    // as `allot serve` runs them. Declared after both, so it is destroyed (its informers
+    // stopped) before either of them.
+    client::InformerFactory informers(client);
+    ALLOT_ASSIGN_OR_RETURN(
+        sched, cluster::StartScheduler(client, scheduler_config, nullptr, {}, &informers));
+    ALLOT_ASSIGN_OR_RETURN(controllers,
+                           cluster::StartControllers(client, nullptr, dra::Features{}, nullptr,
+                                                     /*one_worker_each=*/false, &informers));
     std::unique_ptr<drivers::AcceleratorPool> pool;
     if (!env.controller_config.empty()) {
       ALLOT_ASSIGN_OR_RETURN(drivers::AcceleratorPoolConfig c,

@@ -97,13 +97,17 @@ Status Cluster::StartAll() {
   if (options_.leader_elect) {
     StartElected();
   } else {
+    // The scheduler and the controllers share one informer per resource (components.h).
+    informers_ = std::make_unique<client::InformerFactory>(*client_);
     if (options_.controllers) {
-      auto c = StartControllers(*client_, &metrics_, options_.features);
+      auto c = StartControllers(*client_, &metrics_, options_.features, /*clock=*/nullptr,
+                                /*one_worker_each=*/false, informers_.get());
       if (!c.ok()) return Named(c.status(), "controllers");
       controllers_ = std::move(c).value();
     }
     if (options_.scheduler) {
-      auto s = StartScheduler(*client_, options_.scheduler_config, &metrics_, options_.features);
+      auto s = StartScheduler(*client_, options_.scheduler_config, &metrics_, options_.features,
+                              informers_.get());
       if (!s.ok()) return Named(s.status(), "scheduler");
       scheduler_ = std::move(s).value();
     }
@@ -186,6 +190,7 @@ void Cluster::Stop() {
   if (elected_controllers_) elected_controllers_->Stop();
   if (scheduler_) scheduler_->Stop();
   if (controllers_) controllers_->Stop();
+  if (informers_) informers_->StopAll();  // after both components, before they are destroyed
   if (server_) server_->Stop();
   if (event_expiry_) event_expiry_->Stop();
   if (gc_) gc_->Stop();

@@ -130,6 +130,9 @@ class Cluster {
   std::unique_ptr<store::EventExpiry> event_expiry_;
   std::unique_ptr<apiserver::ApiServer> server_;
   std::unique_ptr<client::InProcessClient> client_;
+  // Shared by the scheduler and the controllers without leader election; declared before
+  // them, so it outlives them.
+  std::unique_ptr<client::InformerFactory> informers_;
   std::unique_ptr<Controllers> controllers_;
   std::unique_ptr<scheduler::Scheduler> scheduler_;
   std::unique_ptr<ElectedRole> elected_controllers_, elected_scheduler_;  // with leader_elect

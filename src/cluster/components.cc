@@ -16,9 +16,11 @@ store::StoreOptions DefaultStoreOptions() {
 Result<std::unique_ptr<scheduler::Scheduler>> StartScheduler(client::Client& client,
                                                              const std::string& config_path,
                                                              metrics::Registry* metrics,
-                                                             const dra::Features& features) {
+                                                             const dra::Features& features,
+                                                             client::InformerFactory* informers) {
   scheduler::SchedulerOptions opts;
   opts.metrics = metrics;
+  opts.informers = informers;
   opts.dra_features = features;
   // DynamicResources' claim writes hold no worker (claim_writes.h); other PreBind plugins may
   // block on the API, and a claim write's 409 is retried from a fresh read on a thread.
@@ -28,6 +30,10 @@ Result<std::unique_ptr<scheduler::Scheduler>> StartScheduler(client::Client& cli
     ALLOT_ASSIGN_OR_RETURN(opts.config, scheduler::ParseConfiguration(text));
   }
   ALLOT_ASSIGN_OR_RETURN(auto sched, scheduler::Scheduler::Create(client, std::move(opts)));
+  if (informers) {
+    sched->AddEventHandlers(informers->For(api::ResourceFor<api::Pod>()),
+                            informers->For(api::ResourceFor<api::Node>()));
+  }
   ALLOT_RETURN_IF_ERROR(sched->Start());
   return sched;
 }
@@ -38,15 +44,20 @@ void Controllers::Stop() {
   if (resource_claims_) resource_claims_->Stop();
   if (reservations_) reservations_->Stop();
   if (disruptions_) disruptions_->Stop();
-  if (informers_) informers_->StopAll();
+  if (owned_informers_) owned_informers_->StopAll();
 }
 
 Result<std::unique_ptr<Controllers>> StartControllers(client::Client& client,
                                                       metrics::Registry* metrics,
                                                       const dra::Features& features, Clock* clock,
-                                                      bool one_worker_each) {
+                                                      bool one_worker_each,
+                                                      client::InformerFactory* informers) {
   std::unique_ptr<Controllers> c(new Controllers());
-  c->informers_ = std::make_unique<client::InformerFactory>(client);
+  if (!informers) {
+    c->owned_informers_ = std::make_unique<client::InformerFactory>(client);
+    informers = c->owned_informers_.get();
+  }
+  c->informers_ = informers;
   controllers::ResourceClaimController::Options opts;
   opts.metrics = metrics;
   opts.admin_access_enabled = features.admin_access;

@@ -27,12 +27,22 @@ namespace allot::cluster {
 // (cel::SelectorValidators()). Every store this system serves is built with them.
 store::StoreOptions DefaultStoreOptions();
 
+// Informers shared by the components of one process.
+//
+// The scheduler and the controllers watch the same pods, nodes, claims and reservations. Given
+// one InformerFactory, they share one list + watch and one cache per resource instead of two:
+// every pod and claim is held once less, and each write is delivered to one informer thread
+// instead of two (docs/performance.md, "One informer per resource"). The factory's owner stops
+// it (StopAll) after both components stopped and before destroying them, since its informers
+// call their handlers until then. Components that come and go on their own (leader election,
+// cluster/elected_role.h) keep factories of their own (null).
+
 // A started scheduler over `client`; `config_path` empty means the default configuration.
-// `metrics` (optional) is shared with the API server so /metrics shows both.
-Result<std::unique_ptr<scheduler::Scheduler>> StartScheduler(client::Client& client,
-                                                             const std::string& config_path,
-                                                             metrics::Registry* metrics = nullptr,
-                                                             const dra::Features& features = {});
+// `metrics` (optional) is shared with the API server so /metrics shows both. `informers`
+// (optional): a factory shared with the controllers (above); null: the scheduler's own.
+Result<std::unique_ptr<scheduler::Scheduler>> StartScheduler(
+    client::Client& client, const std::string& config_path, metrics::Registry* metrics = nullptr,
+    const dra::Features& features = {}, client::InformerFactory* informers = nullptr);
 
 // The controllers (resourceclaim, reservation, disruption), with the informers they share.
 class Controllers {
@@ -43,22 +53,26 @@ class Controllers {
 
  private:
   friend Result<std::unique_ptr<Controllers>> StartControllers(client::Client&, metrics::Registry*,
-                                                               const dra::Features&, Clock*, bool);
-  std::unique_ptr<client::InformerFactory> informers_;
+                                                               const dra::Features&, Clock*, bool,
+                                                               client::InformerFactory*);
+  std::unique_ptr<client::InformerFactory> owned_informers_;  // null when shared
+  client::InformerFactory* informers_ = nullptr;
   std::unique_ptr<controllers::ResourceClaimController> resource_claims_;
   std::unique_ptr<controllers::ReservationController> reservations_;
   std::unique_ptr<controllers::DisruptionController> disruptions_;
 };
 
-// Starts the controllers over `client` with their own informers. `metrics` (optional) is shared
+// Starts the controllers over `client`. `metrics` (optional) is shared
 // with the API server so /metrics shows them; `clock` null means RealClock. `one_worker_each`:
 // each controller syncs one key at a time, in the order the keys came (the simulator, whose runs
-// must repeat exactly), instead of several workers for throughput.
+// must repeat exactly), instead of several workers for throughput. `informers` (optional): a
+// factory shared with the scheduler (above); null: the controllers' own, stopped by Stop().
 Result<std::unique_ptr<Controllers>> StartControllers(client::Client& client,
                                                       metrics::Registry* metrics,
                                                       const dra::Features& features,
                                                       Clock* clock = nullptr,
-                                                      bool one_worker_each = false);
+                                                      bool one_worker_each = false,
+                                                      client::InformerFactory* informers = nullptr);
 
 // `count` simulated nodes named allot-node-<i> from `template_path` (empty: the built-in
 // template), registered and running. With `devices`, the nodes get its devices: its DRA hooks
