@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "api/core/types.h"
+#include "common/log.h"
 #include "common/process_stats.h"
 
 namespace allot::store {
@@ -42,23 +43,27 @@ Status EventExpiry::Start() {
   if (ttl_.count() <= 0) return BadRequestError("the event TTL must be positive");
   events_ = api::ResourceRegistry::Default().Find("", "v1", "events");
   if (!events_) return InternalError("the events resource is not registered");
+  inbox_ = std::make_shared<Inbox>();
+  inbox_->owner = this;
+  ALLOT_RETURN_IF_ERROR(ListAndWatch());
+  thread_ = std::thread([this] {
+    NameThisThread("event-expiry");
+    Run();
+  });
+  return Status::Ok();
+}
 
+Status EventExpiry::ListAndWatch() {
   auto stored = store_.List(*events_, ListOptions{});
   if (!stored.ok()) return stored.status();
   const Time now = clock_.Now();
   const SteadyPoint steady_now = clock_.Steady();
-  std::vector<Note> notes;
-  notes.reserve(stored->items.size());
+  std::vector<Note> listed;
+  listed.reserve(stored->items.size());
   for (const ObjectPtr& event : stored->items) {
     const Time last = std::min(LatestTimestamp(*event), now);
     const std::chrono::microseconds age(now.unix_micros - last.unix_micros);
-    notes.push_back({steady_now + std::max(ttl_ - age, std::chrono::microseconds(0)), event});
-  }
-  std::sort(notes.begin(), notes.end(),
-            [](const Note& a, const Note& b) { return a.due < b.due; });
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    notes_.assign(std::make_move_iterator(notes.begin()), std::make_move_iterator(notes.end()));
+    listed.push_back({steady_now + std::max(ttl_ - age, std::chrono::microseconds(0)), event});
   }
 
   WatchOptions watch;
@@ -67,16 +72,22 @@ Status EventExpiry::Start() {
   watch.max_queue = SIZE_MAX;  // drained on every commit: it never grows
   auto w = store_.Watch(events_, watch);
   if (!w.ok()) return w.status();
-  watcher_ = std::move(w).value();
-  inbox_ = std::make_shared<Inbox>();
-  inbox_->owner = this;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    // A re-list notes versions that already have notes; the second note finds its version
+    // gone or deleted and does nothing.
+    notes_.insert(notes_.end(), std::make_move_iterator(listed.begin()),
+                  std::make_move_iterator(listed.end()));
+    std::stable_sort(notes_.begin(), notes_.end(),
+                     [](const Note& a, const Note& b) { return a.due < b.due; });
+    watcher_ = std::move(w).value();
+    watch_ended_ = false;
+    woken_ = true;
+  }
+  cv_.notify_one();
   watcher_->SetNotify([inbox = inbox_] {
     std::lock_guard<std::mutex> lock(inbox->mu);
     if (inbox->owner) inbox->owner->TakeWrites();
-  });
-  thread_ = std::thread([this] {
-    NameThisThread("event-expiry");
-    Run();
   });
   return Status::Ok();
 }
@@ -86,13 +97,13 @@ void EventExpiry::Stop() {
     std::lock_guard<std::mutex> lock(inbox_->mu);
     inbox_->owner = nullptr;
   }
-  if (watcher_) watcher_->Stop();
   {
     std::lock_guard<std::mutex> lock(mu_);
     stopping_ = true;
   }
   cv_.notify_all();
   if (thread_.joinable()) thread_.join();
+  if (watcher_) watcher_->Stop();  // after the thread, which may have been replacing it
   std::unique_lock<std::mutex> lock(deletes_mu_);
   deletes_cv_.wait(lock, [this] { return deletes_in_flight_ == 0; });
 }
@@ -104,18 +115,26 @@ size_t EventExpiry::pending() const {
 
 void EventExpiry::TakeWrites() {
   std::lock_guard<std::mutex> lock(mu_);
-  watcher_->Drain(drained_);
-  if (drained_.empty()) return;
+  if (!watcher_ || watch_ended_) return;
+  const bool open = watcher_->Drain(drained_);
   const SteadyPoint due = clock_.Steady() + ttl_;
   const bool was_empty = notes_.empty();
+  bool ended = !open;
   for (WatchEvent& ev : drained_) {
     // A DELETED Event needs nothing: its last note finds the version gone.
     if ((ev.type == EventType::kAdded || ev.type == EventType::kModified) && ev.object) {
       notes_.push_back({due, ev.object});
+    } else if (ev.type == EventType::kError) {
+      ended = true;
     }
   }
   drained_.clear();
-  if (was_empty && !notes_.empty()) {
+  if (ended && !stopping_) {
+    // The store ended the watch (410 Expired, or it is closing): Run lists and watches again.
+    watch_ended_ = true;
+    woken_ = true;
+    cv_.notify_one();
+  } else if (was_empty && !notes_.empty()) {
     woken_ = true;
     cv_.notify_one();
   }
@@ -129,6 +148,15 @@ void EventExpiry::Run() {
     clock_.WaitUntil(cv_, lock, deadline, [this] { return stopping_ || woken_; });
     woken_ = false;
     if (stopping_) break;
+    if (watch_ended_ && !rewatched_) {
+      // Once: a store that ends the watch again is closing, or something is badly wrong.
+      rewatched_ = true;
+      lock.unlock();
+      Status st = ListAndWatch();
+      if (!st.ok()) log::Error("event-expiry", "watching Events again: " + st.ToString());
+      lock.lock();
+      continue;
+    }
     const SteadyPoint now = clock_.Steady();
     while (!notes_.empty() && notes_.front().due <= now) {
       if (ObjectPtr version = notes_.front().version.lock()) due.push_back(std::move(version));

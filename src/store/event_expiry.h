@@ -75,6 +75,9 @@ class EventExpiry {
     std::weak_ptr<const Object> version;
   };
 
+  // Notes the stored Events and opens the watch (at Start, and once more if the store ends
+  // the watch).
+  Status ListAndWatch();
   void TakeWrites();  // the watch's notify: runs on the committer thread
   void Run();
   void Expire(const ObjectPtr& version);
@@ -91,6 +94,8 @@ class EventExpiry {
   std::deque<Note> notes_;            // oldest due first
   std::vector<WatchEvent> drained_;   // TakeWrites' buffer, reused
   bool woken_ = false;                // a note arrived at an empty queue: wait again
+  bool watch_ended_ = false;          // the store ended the watch: list and watch again
+  bool rewatched_ = false;            // ... which is done once
   bool stopping_ = false;
   std::thread thread_;
 

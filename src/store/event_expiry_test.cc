@@ -169,6 +169,16 @@ TEST_P(EventExpiryTest, OnlyEventsExpire) {
   EXPECT_TRUE(store_->Get(pods(), "default", "p").ok());
 }
 
+// The store ends every watch when it closes: the expiry tries once to watch again, and stops
+// cleanly afterwards.
+TEST_P(EventExpiryTest, AStoreThatClosesFirstLeavesItStoppable) {
+  StartExpiry();
+  ASSERT_TRUE(CreateEvent("p.1"));
+  store_->Close();
+  AdvanceAndSettle(kTtl + seconds(1));
+  expiry_.reset();
+}
+
 TEST_P(EventExpiryTest, ATtlThatIsNotPositiveIsRefused) {
   EventExpiry expiry(*store_, clock_, std::chrono::microseconds(0));
   Status st = expiry.Start();
