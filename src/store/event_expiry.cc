@@ -144,13 +144,15 @@ void EventExpiry::Run() {
   std::vector<ObjectPtr> due;
   std::unique_lock<std::mutex> lock(mu_);
   while (!stopping_) {
-    const SteadyPoint deadline = notes_.empty() ? SteadyPoint::max() : notes_.front().due;
+    SteadyPoint deadline = notes_.empty() ? SteadyPoint::max() : notes_.front().due;
+    if (watch_ended_) deadline = std::min(deadline, next_watch_);
     clock_.WaitUntil(cv_, lock, deadline, [this] { return stopping_ || woken_; });
     woken_ = false;
     if (stopping_) break;
-    if (watch_ended_ && !rewatched_) {
-      // Once: a store that ends the watch again is closing, or something is badly wrong.
-      rewatched_ = true;
+    if (watch_ended_ && clock_.Steady() >= next_watch_) {
+      // At most once a second: a store whose index is behind its backend's compaction answers
+      // each new watch with 410 until it caught up.
+      next_watch_ = clock_.Steady() + std::chrono::seconds(1);
       lock.unlock();
       Status st = ListAndWatch();
       if (!st.ok()) log::Error("event-expiry", "watching Events again: " + st.ToString());

@@ -20,6 +20,9 @@
 // eventTime, series.lastObservedTime), and never before now: a server down for a day expires
 // that day's Events as soon as it starts, and never an Event a clock in the future claims.
 //
+// A watch the store ends (an etcd follower's 410 after compaction) is opened again from a new
+// list, at most once a second.
+//
 // Several replicas on one etcd each expire Events; the precondition turns the second delete of
 // an Event into a 404 or 409 that is ignored.
 //
@@ -75,7 +78,7 @@ class EventExpiry {
     std::weak_ptr<const Object> version;
   };
 
-  // Notes the stored Events and opens the watch (at Start, and once more if the store ends
+  // Notes the stored Events and opens the watch (at Start, and again whenever the store ends
   // the watch).
   Status ListAndWatch();
   void TakeWrites();  // the watch's notify: runs on the committer thread
@@ -95,7 +98,7 @@ class EventExpiry {
   std::vector<WatchEvent> drained_;   // TakeWrites' buffer, reused
   bool woken_ = false;                // a note arrived at an empty queue: wait again
   bool watch_ended_ = false;          // the store ended the watch: list and watch again
-  bool rewatched_ = false;            // ... which is done once
+  SteadyPoint next_watch_{};          // ... not before this
   bool stopping_ = false;
   std::thread thread_;
 
