@@ -4,7 +4,6 @@
 
 #include <thread>
 
-#include "api/core/types.h"
 #include "cluster/cluster.h"
 #include "testing/objects.h"
 
@@ -27,18 +26,6 @@ class EventTtlTest : public ::testing::Test {
     return c.ok() ? std::move(c).value() : nullptr;
   }
 
-  static std::unique_ptr<api::Event> MakeEvent(const std::string& name) {
-    auto e = std::make_unique<api::Event>();
-    e->metadata.namespace_ = "default";
-    e->metadata.name = name;
-    e->involvedObject.kind = "Pod";
-    e->involvedObject.namespace_ = "default";
-    e->involvedObject.name = "p";
-    e->reason = "Scheduled";
-    e->count = 1;
-    return e;
-  }
-
   const api::ResourceInfo& events() { return testing::Resource("", "events"); }
 
   // Whether the Event is gone within a bounded real time (the expiry works on its own thread).
@@ -56,7 +43,7 @@ class EventTtlTest : public ::testing::Test {
 TEST_F(EventTtlTest, EventsLeaveTheClusterAfterTheTtl) {
   auto c = Start(minutes(30));
   ASSERT_TRUE(c);
-  ASSERT_TRUE(c->client().Create(events(), MakeEvent("p.1")).ok());
+  ASSERT_TRUE(c->client().Create(events(), testing::MakeEvent("default", "p.1")).ok());
   clock_.Advance(minutes(31));
   EXPECT_TRUE(GoneSoon(*c, "p.1"));
 }
@@ -64,7 +51,7 @@ TEST_F(EventTtlTest, EventsLeaveTheClusterAfterTheTtl) {
 TEST_F(EventTtlTest, AZeroTtlKeepsEvents) {
   auto c = Start(std::chrono::microseconds(0));
   ASSERT_TRUE(c);
-  ASSERT_TRUE(c->client().Create(events(), MakeEvent("p.1")).ok());
+  ASSERT_TRUE(c->client().Create(events(), testing::MakeEvent("default", "p.1")).ok());
   clock_.Advance(std::chrono::hours(24 * 365));
   // Nothing runs that could delete it; the read is immediate.
   EXPECT_TRUE(c->client().Get(events(), "default", "p.1").ok());

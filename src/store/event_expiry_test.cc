@@ -25,23 +25,10 @@ class EventExpiryTest : public StoreTest {
     ASSERT_TRUE(st.ok()) << st.ToString();
   }
 
-  // An old-style Event about a pod; `last` sets lastTimestamp.
-  std::unique_ptr<api::Event> MakeEvent(const std::string& name,
-                                        std::optional<Time> last = std::nullopt) {
-    auto e = std::make_unique<api::Event>();
-    e->metadata.namespace_ = "default";
-    e->metadata.name = name;
-    e->involvedObject.kind = "Pod";
-    e->involvedObject.namespace_ = "default";
-    e->involvedObject.name = "p";
-    e->reason = "Scheduled";
-    e->message = "Successfully assigned default/p to n";
-    e->count = 1;
-    e->lastTimestamp = last;
-    return e;
-  }
   ObjectPtr CreateEvent(const std::string& name, std::optional<Time> last = std::nullopt) {
-    auto r = store_->Create(events(), MakeEvent(name, last));
+    const std::string extra =
+        last ? R"("lastTimestamp":")" + last->ToRfc3339() + "\"" : std::string();
+    auto r = store_->Create(events(), testing::MakeEvent("default", name, extra));
     EXPECT_TRUE(r.ok()) << r.status().ToString();
     return r.ok() ? *r : nullptr;
   }

@@ -32,6 +32,18 @@ std::unique_ptr<api::Object> MakePod(std::string_view ns, std::string_view name,
   return ObjectFromJson(json);
 }
 
+std::unique_ptr<api::Object> MakeEvent(std::string_view ns, std::string_view name,
+                                       std::string_view extra_fields) {
+  std::string json = R"({"apiVersion":"v1","kind":"Event","metadata":{"name":")" +
+                     std::string(name) + R"(","namespace":")" + std::string(ns) +
+                     R"("},"involvedObject":{"kind":"Pod","namespace":")" + std::string(ns) +
+                     R"(","name":"p"},"reason":"Scheduled","message":"Successfully assigned",)"
+                     R"("count":1)";
+  if (!extra_fields.empty()) json += "," + std::string(extra_fields);
+  json += "}";
+  return ObjectFromJson(json);
+}
+
 std::unique_ptr<api::Object> MakeReservation(std::string_view name, std::string_view spec_json,
                                              std::string_view labels_json) {
   return ObjectFromJson(R"({"apiVersion":"scheduling.koordinator.sh/v1alpha1",)"

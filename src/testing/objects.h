@@ -20,6 +20,10 @@ std::unique_ptr<api::Object> MakeReservation(std::string_view name, std::string_
 // A pod in `ns` with one container; `extra_spec` is spliced into spec (e.g. R"("nodeName":"n1")").
 std::unique_ptr<api::Object> MakePod(std::string_view ns, std::string_view name,
                                      std::string_view extra_spec = {});
+// A core/v1 Event in `ns` about pod `ns`/p (reason Scheduled, count 1); `extra_fields` is
+// spliced into the object (e.g. R"("lastTimestamp":"2024-05-01T12:00:00Z")").
+std::unique_ptr<api::Object> MakeEvent(std::string_view ns, std::string_view name,
+                                       std::string_view extra_fields = {});
 // The JSON value at a JSON pointer ("/spec/nodeName") of the object's encoding, as compact
 // JSON text ("\"n1\""), or "<missing>".
 std::string JsonAt(const api::Object& obj, std::string_view pointer);
