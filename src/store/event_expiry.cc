@@ -28,14 +28,6 @@ Time LatestTimestamp(const Object& obj) {
 
 }  // namespace
 
-// What the watch's notify reaches: the expiry while it runs, nothing once it stopped. The
-// store may call a notify it copied just before the watch was stopped, so the callback holds
-// this, not the EventExpiry.
-struct EventExpiry::Inbox {
-  std::mutex mu;
-  EventExpiry* owner = nullptr;
-};
-
 EventExpiry::EventExpiry(Store& store, Clock& clock, std::chrono::microseconds ttl)
     : store_(store), clock_(clock), ttl_(ttl) {}
 
@@ -43,8 +35,8 @@ Status EventExpiry::Start() {
   if (ttl_.count() <= 0) return BadRequestError("the event TTL must be positive");
   events_ = api::ResourceRegistry::Default().Find("", "v1", "events");
   if (!events_) return InternalError("the events resource is not registered");
-  inbox_ = std::make_shared<Inbox>();
-  inbox_->owner = this;
+  gate_ = std::make_shared<HandlerGate<EventExpiry>>();
+  gate_->Open(this);
   ALLOT_RETURN_IF_ERROR(ListAndWatch());
   thread_ = std::thread([this] {
     NameThisThread("event-expiry");
@@ -85,18 +77,12 @@ Status EventExpiry::ListAndWatch() {
     woken_ = true;
   }
   cv_.notify_one();
-  watcher_->SetNotify([inbox = inbox_] {
-    std::lock_guard<std::mutex> lock(inbox->mu);
-    if (inbox->owner) inbox->owner->TakeWrites();
-  });
+  watcher_->SetNotify([gate = gate_] { gate->Call([](EventExpiry& e) { e.TakeWrites(); }); });
   return Status::Ok();
 }
 
 void EventExpiry::Stop() {
-  if (inbox_) {
-    std::lock_guard<std::mutex> lock(inbox_->mu);
-    inbox_->owner = nullptr;
-  }
+  if (gate_) gate_->Close();
   {
     std::lock_guard<std::mutex> lock(mu_);
     stopping_ = true;

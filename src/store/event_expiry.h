@@ -43,6 +43,7 @@
 #include <thread>
 #include <vector>
 
+#include "common/handler_gate.h"
 #include "common/time.h"
 #include "store/store.h"
 
@@ -72,7 +73,6 @@ class EventExpiry {
 
  private:
   using SteadyPoint = Clock::SteadyPoint;
-  struct Inbox;
   struct Note {
     SteadyPoint due;
     std::weak_ptr<const Object> version;
@@ -90,7 +90,9 @@ class EventExpiry {
   const std::chrono::microseconds ttl_;
   const ResourceInfo* events_ = nullptr;
   std::unique_ptr<Watcher> watcher_;
-  std::shared_ptr<Inbox> inbox_;  // what the watch's notify calls into
+  // What the watch's notify calls into: a watch may call a notify it copied just before it
+  // was stopped, so the notify holds the gate, not this.
+  std::shared_ptr<HandlerGate<EventExpiry>> gate_;
 
   mutable std::mutex mu_;
   std::condition_variable cv_;

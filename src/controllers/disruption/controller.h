@@ -35,7 +35,7 @@
 #include "client/work_queue.h"
 #include "common/status.h"
 #include "common/time.h"
-#include "controllers/handler_gate.h"
+#include "common/handler_gate.h"
 #include "controllers/sync_worker.h"
 
 namespace allot::controllers {

@@ -39,7 +39,7 @@
 #include "client/work_queue.h"
 #include "common/status.h"
 #include "common/time.h"
-#include "controllers/handler_gate.h"
+#include "common/handler_gate.h"
 
 namespace allot::controllers {
 

@@ -94,7 +94,7 @@
 #include "common/metrics.h"
 #include "common/status.h"
 #include "common/time.h"
-#include "controllers/handler_gate.h"
+#include "common/handler_gate.h"
 #include "controllers/resourceclaim/metrics.h"
 #include "controllers/sync_worker.h"
 #include "controllers/uid_cache.h"

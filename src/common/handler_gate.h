@@ -1,16 +1,17 @@
-// HandlerGate: how a controller's informer handlers reach the controller, and stop reaching it.
+// HandlerGate: how callbacks that outlive their target (a controller's informer handlers, a
+// store watch's notify) reach it, and stop reaching it.
 //
 // Handlers stay registered in shared informers after the controller stops (there is no
-// RemoveHandler), so they capture a shared_ptr to a gate rather than the controller. A handler
-// runs under the gate's lock; once Close() returned, no handler is inside the controller and none
-// will enter it.
+// RemoveHandler), and a watch may call a notify it copied just before it was stopped, so they
+// capture a shared_ptr to a gate rather than the target. A handler runs under the gate's lock;
+// once Close() returned, no handler is inside the target and none will enter it.
 //
 // Thread safety: thread-safe.
 #pragma once
 
 #include <mutex>
 
-namespace allot::controllers {
+namespace allot {
 
 template <class T>
 class HandlerGate {
@@ -32,4 +33,4 @@ class HandlerGate {
   T* target_ = nullptr;  // guarded by mu_
 };
 
-}  // namespace allot::controllers
+}  // namespace allot
