@@ -277,8 +277,13 @@ TEST_F(ClaimCleanupTest, ConflictWithConcurrentWriterIsRetried) {
   });
   DeletePod("p1");
   ASSERT_TRUE(WaitFor([&] { return client_->Conflicts() >= 1; }));
-  clock_.Advance(milliseconds(10));  // the backoff (the competing write's event may be first)
-  ASSERT_TRUE(WaitFor([&] { return Deallocated("c1"); }));
+  // The retry waits out its backoff on the fake clock. The conflict is counted before the
+  // worker requeues the key, so the clock moves on while waiting, not once: a single step
+  // taken before the requeue would leave the retry due in the fake clock's future.
+  ASSERT_TRUE(WaitFor([&] {
+    clock_.Advance(milliseconds(10));
+    return Deallocated("c1");
+  }));
   EXPECT_EQ(GetClaim("c1")->metadata.annotations.at("driver"), "was-here");
 }
 
