@@ -177,8 +177,8 @@ TEST(Protobuf, ASetOptionalStaysSetEvenWhenZero) {
   const auto& spec = static_cast<const Pod&>(**back).spec;
   ASSERT_TRUE(spec.terminationGracePeriodSeconds.has_value());
   EXPECT_EQ(*spec.terminationGracePeriodSeconds, 0);
-  ASSERT_TRUE(spec.hostUsers.has_value());
-  EXPECT_FALSE(*spec.hostUsers);
+  ASSERT_TRUE(spec.rare->hostUsers.has_value());
+  EXPECT_FALSE(*spec.rare->hostUsers);
 }
 
 // The bytes of a small object, written out from Kubernetes' message definitions by hand.
@@ -284,7 +284,7 @@ TEST(Protobuf, ALenientReadDropsOpaqueContentAndSaysSo) {
   ASSERT_TRUE(r.ok()) << r.status().ToString();
   EXPECT_TRUE(dropped);
   EXPECT_EQ((*r)->metadata.name, "p");
-  EXPECT_TRUE(static_cast<const Pod&>(**r).spec.containers.at(0).livenessProbe.empty());
+  EXPECT_TRUE(static_cast<const Pod&>(**r).spec.containers.at(0).rare->livenessProbe.empty());
   EXPECT_FALSE(DecodeProtobufMessage(Pod::Type(), raw.bytes).ok());  // a server refuses it
 }
 

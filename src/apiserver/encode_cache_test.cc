@@ -14,7 +14,7 @@ api::ObjectPtr MakePod(const std::string& name, std::string_view probe = {}) {
   pod->metadata.name = name;
   pod->metadata.namespace_ = "default";
   pod->spec.containers.emplace_back().name = "c";
-  pod->spec.containers[0].livenessProbe.json = std::string(probe);
+  pod->spec.containers[0].rare.edit().livenessProbe.json = std::string(probe);
   return pod;
 }
 

@@ -167,11 +167,11 @@ TEST_P(HttpOnlyTest, AProtobufWatchFallsBackToJsonForAnObjectItCannotCarry) {
   auto watch = client_->Watch(Pods(), from);
   ASSERT_OK(watch);
   auto probed = testing::MakePod("default", "probed");
-  static_cast<api::Pod&>(*probed).spec.containers.at(0).livenessProbe.json =
+  static_cast<api::Pod&>(*probed).spec.containers.at(0).rare.edit().livenessProbe.json =
       R"({"exec":{"command":["true"]}})";
   auto created = client_->Create(Pods(), std::move(probed));
   ASSERT_OK(created);
-  EXPECT_EQ(static_cast<const api::Pod&>(**created).spec.containers.at(0).livenessProbe.json,
+  EXPECT_EQ(static_cast<const api::Pod&>(**created).spec.containers.at(0).rare->livenessProbe.json,
             R"({"exec":{"command":["true"]}})");
   api::WatchEvent ev;
   ASSERT_TRUE((*watch)->WaitNext(ev, std::chrono::seconds(10)));
@@ -185,7 +185,8 @@ TEST_P(HttpOnlyTest, AProtobufWatchFallsBackToJsonForAnObjectItCannotCarry) {
   EXPECT_EQ(ev.object->metadata.name, "probed");
   auto got = client_->Get(Pods(), "default", "probed");
   ASSERT_OK(got);
-  EXPECT_FALSE(static_cast<const api::Pod&>(**got).spec.containers.at(0).livenessProbe.empty());
+  EXPECT_FALSE(
+      static_cast<const api::Pod&>(**got).spec.containers.at(0).rare->livenessProbe.empty());
 }
 
 // The same conversation with protobuf turned off, and with it on for a list of many pods.

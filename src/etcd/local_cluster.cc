@@ -186,18 +186,20 @@ Status LocalCluster::WaitReady(int i) {
     o.key_pem = read(tls_->key_file);
   }
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
-  Status last;
+  const int port = members_[static_cast<size_t>(i)].client_port;
+  // What the last attempt saw, for the timeout's message.
+  std::string last = "its client port " + std::to_string(port) + " accepted no connection";
   while (std::chrono::steady_clock::now() < deadline) {
-    if (Accepts(members_[static_cast<size_t>(i)].client_port)) {
+    if (Accepts(port)) {
       ALLOT_ASSIGN_OR_RETURN(auto client, Client::Connect(o));
       auto st = client->GetMemberStatus();
       if (st.ok() && st->leader != 0) return Status::Ok();
-      if (!st.ok()) last = st.status();
+      last = st.ok() ? std::string("it answered without a leader") : st.status().ToString();
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }
   return Status(StatusCode::kTimeout, "etcd member " + members_[static_cast<size_t>(i)].name +
-                                          " did not become ready: " + last.ToString());
+                                          " did not become ready in 30 s: " + last);
 }
 
 }  // namespace allot::etcd

@@ -80,11 +80,13 @@ std::optional<Time> StartedAt(const std::vector<api::ContainerStatus>& statuses,
   return std::nullopt;
 }
 
-bool IsSidecar(const api::Container& c) { return c.restartPolicy && *c.restartPolicy == "Always"; }
+bool IsSidecar(const api::Container& c) {
+  return c.rare->restartPolicy && *c.rare->restartPolicy == "Always";
+}
 
 bool ReadinessGatesPass(const api::Pod& pod) {
   return std::all_of(
-      pod.spec.readinessGates.begin(), pod.spec.readinessGates.end(),
+      pod.spec.rare->readinessGates.begin(), pod.spec.rare->readinessGates.end(),
       [&](const api::PodReadinessGate& g) { return ConditionTrue(pod, g.conditionType); });
 }
 
@@ -108,11 +110,11 @@ std::unique_ptr<api::Pod> RunningPod(const api::Pod& pod, const std::string& hos
                gates ? "" : "ReadinessGatesNotReady", now);
   SetCondition(st.conditions, "ContainersReady", "True", "", now);
   SetCondition(st.conditions, "PodScheduled", "True", "", now);
-  st.initContainerStatuses.clear();
+  std::vector<api::ContainerStatus> init;
   for (const api::Container& c : pod.spec.initContainers) {
-    st.initContainerStatuses.push_back(IsSidecar(c) ? RunningStatus(pod, c, now)
-                                                    : CompletedStatus(pod, c, now, now));
+    init.push_back(IsSidecar(c) ? RunningStatus(pod, c, now) : CompletedStatus(pod, c, now, now));
   }
+  st.rare.set(&api::PodStatusRare::initContainerStatuses, std::move(init));
   st.containerStatuses.clear();
   for (const api::Container& c : pod.spec.containers) {
     st.containerStatuses.push_back(RunningStatus(pod, c, now));
@@ -131,9 +133,9 @@ std::unique_ptr<api::Pod> SucceededPod(const api::Pod& pod, Time now) {
   std::vector<api::ContainerStatus> init;
   for (const api::Container& c : pod.spec.initContainers) {
     init.push_back(
-        CompletedStatus(pod, c, StartedAt(pod.status.initContainerStatuses, c.name), now));
+        CompletedStatus(pod, c, StartedAt(pod.status.rare->initContainerStatuses, c.name), now));
   }
-  st.initContainerStatuses = std::move(init);
+  st.rare.set(&api::PodStatusRare::initContainerStatuses, std::move(init));
   std::vector<api::ContainerStatus> main;
   for (const api::Container& c : pod.spec.containers) {
     main.push_back(CompletedStatus(pod, c, StartedAt(pod.status.containerStatuses, c.name), now));

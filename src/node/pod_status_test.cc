@@ -54,9 +54,9 @@ TEST(PodStatusTest, RunningHasKubeletsConditionsAndContainers) {
   EXPECT_TRUE(st.containerStatuses[1].ready);
   ASSERT_TRUE(st.containerStatuses[1].state.running);
   EXPECT_EQ(st.containerStatuses[1].state.running->startedAt, now);
-  ASSERT_EQ(st.initContainerStatuses.size(), 2u);
-  EXPECT_TRUE(st.initContainerStatuses[0].state.terminated);
-  EXPECT_TRUE(st.initContainerStatuses[1].state.running);  // sidecar
+  ASSERT_EQ(st.rare->initContainerStatuses.size(), 2u);
+  EXPECT_TRUE(st.rare->initContainerStatuses[0].state.terminated);
+  EXPECT_TRUE(st.rare->initContainerStatuses[1].state.running);  // sidecar
 }
 
 TEST(PodStatusTest, HostNetworkPodsUseTheNodeIp) {

@@ -872,7 +872,7 @@ Status Store::Impl::StageCreate(const ResourceInfo& r, std::unique_ptr<Object> o
   meta.deletionTimestamp.reset();
   meta.deletionGracePeriodSeconds.reset();
   meta.generation = 1;
-  meta.selfLink.clear();
+  if (!meta.rare->selfLink.empty()) meta.rare.edit().selfLink.clear();
   if (dry_run) {
     result = ObjectPtr(std::move(obj));
     return Status::Ok();
@@ -933,7 +933,7 @@ Status Store::Impl::StageUpdate(const ResourceInfo& r, const ObjectPtr& current,
   meta.deletionTimestamp = cur.deletionTimestamp;
   meta.deletionGracePeriodSeconds = cur.deletionGracePeriodSeconds;
   meta.generation = cur.generation;
-  meta.selfLink.clear();
+  if (!meta.rare->selfLink.empty()) meta.rare.edit().selfLink.clear();
   if (meta.generateName.empty()) meta.generateName = cur.generateName;
   if (sub == Subresource::kMain && r.admit_update) {
     ALLOT_RETURN_IF_ERROR(r.admit_update(*obj, *current, BatchReader(*this)));

@@ -28,6 +28,7 @@
 #include "api/machinery/object.h"
 #include "api/machinery/protobuf_fields.h"
 #include "api/machinery/quantity.h"
+#include "api/machinery/rare.h"
 #include "common/time.h"
 
 namespace allot::api::protobuf {
@@ -425,6 +426,15 @@ struct DecodeFieldVisitor {
           Field<F>::Read(record, f, spec.as == ProtoAs::kEmbedded ? ProtoAs::kNatural : spec.as, s);
     }
     s.ctx.Pop();
+  }
+  // A rare field is allocated only when it is the one being read (api/machinery/rare.h).
+  template <class T, class F>
+  void RareField(const char* name, Rare<T>& r, F T::*m, FieldTags tags) {
+    if (position == target) {
+      (*this)(name, r.edit().*m, tags);
+    } else {
+      ++position;
+    }
   }
 };
 

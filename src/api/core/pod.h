@@ -3,8 +3,9 @@
 // Every field a scheduler, kubelet or kubectl user touches is typed, in Kubernetes' order and
 // with its JSON name; subtrees Allot does not interpret (probes, security contexts, volume
 // sources, env valueFrom, ...) are kept verbatim as RawJson. Go pointers are std::optional, so
-// "unset" and "zero" stay distinct; rarely set structs are Boxed (out of line, the same on the
-// wire). Strategic-merge tags mirror Kubernetes' patchMergeKey /
+// "unset" and "zero" stay distinct; rarely set structs are Boxed, and the fields most pods leave
+// unset are grouped in a Rare part (both out of line, the same on the wire: api/machinery/
+// boxed.h, rare.h). Strategic-merge tags mirror Kubernetes' patchMergeKey /
 // patchStrategy / listType markers. Include through api/core/types.h.
 #pragma once
 
@@ -17,6 +18,7 @@
 #include "api/machinery/field.h"
 #include "api/machinery/meta.h"
 #include "api/machinery/object.h"
+#include "api/machinery/rare.h"
 
 namespace allot::api {
 
@@ -115,60 +117,68 @@ struct VolumeDevice {
 };
 
 // Used for containers and init containers (ephemeral containers are kept as RawJson).
-struct Container {
-  std::string name;
-  std::string image;
-  std::vector<std::string> command;
-  std::vector<std::string> args;
+// The fields of a Container that most containers leave unset, kept out of line
+// (api/machinery/rare.h): Container::rare.
+struct ContainerRare {
   std::string workingDir;
-  std::vector<ContainerPort> ports;
   std::vector<RawJson> envFrom;  // EnvFromSource
-  std::vector<EnvVar> env;
-  ResourceRequirements resources;
   std::vector<ContainerResizePolicy> resizePolicy;
   // Init containers only: "Always" makes it a sidecar (restartable init container).
   std::optional<std::string> restartPolicy;
   std::vector<RawJson> restartPolicyRules;  // ContainerRestartRule (alpha)
-  std::vector<VolumeMount> volumeMounts;
   std::vector<VolumeDevice> volumeDevices;
   RawJson livenessProbe;
   RawJson readinessProbe;
   RawJson startupProbe;
   RawJson lifecycle;
+  bool stdin = false;
+  bool stdinOnce = false;
+  bool tty = false;
+  bool operator==(const ContainerRare&) const = default;
+};
+
+struct Container {
+  std::string name;
+  std::string image;
+  std::vector<std::string> command;
+  std::vector<std::string> args;
+  std::vector<ContainerPort> ports;
+  std::vector<EnvVar> env;
+  ResourceRequirements resources;
+  std::vector<VolumeMount> volumeMounts;
   std::string terminationMessagePath;    // default /dev/termination-log
   std::string terminationMessagePolicy;  // File (default) | FallbackToLogsOnError
   std::string imagePullPolicy;           // Always | IfNotPresent | Never
   RawJson securityContext;
-  bool stdin = false;
-  bool stdinOnce = false;
-  bool tty = false;
+  Rare<ContainerRare> rare;  // workingDir, envFrom, probes, lifecycle, stdin, ...
 
   template <class V> void Visit(V& v) {
+    using R = ContainerRare;
     v("name", name, {.always = true, .required = true});
     v("image", image);
     v("command", command, {.atomic = true});
     v("args", args, {.atomic = true});
-    v("workingDir", workingDir);
+    VisitRare(v, "workingDir", rare, &R::workingDir);
     v("ports", ports, {.merge_key = "containerPort"});
-    v("envFrom", envFrom, {.atomic = true});
+    VisitRare(v, "envFrom", rare, &R::envFrom, {.atomic = true});
     v("env", env, {.merge_key = "name"});
     v("resources", resources);
-    v("resizePolicy", resizePolicy, {.atomic = true});
-    v("restartPolicy", restartPolicy);
-    v("restartPolicyRules", restartPolicyRules, {.atomic = true});
+    VisitRare(v, "resizePolicy", rare, &R::resizePolicy, {.atomic = true});
+    VisitRare(v, "restartPolicy", rare, &R::restartPolicy);
+    VisitRare(v, "restartPolicyRules", rare, &R::restartPolicyRules, {.atomic = true});
     v("volumeMounts", volumeMounts, {.merge_key = "mountPath"});
-    v("volumeDevices", volumeDevices, {.merge_key = "devicePath"});
-    v("livenessProbe", livenessProbe);
-    v("readinessProbe", readinessProbe);
-    v("startupProbe", startupProbe);
-    v("lifecycle", lifecycle);
+    VisitRare(v, "volumeDevices", rare, &R::volumeDevices, {.merge_key = "devicePath"});
+    VisitRare(v, "livenessProbe", rare, &R::livenessProbe);
+    VisitRare(v, "readinessProbe", rare, &R::readinessProbe);
+    VisitRare(v, "startupProbe", rare, &R::startupProbe);
+    VisitRare(v, "lifecycle", rare, &R::lifecycle);
     v("terminationMessagePath", terminationMessagePath);
     v("terminationMessagePolicy", terminationMessagePolicy);
     v("imagePullPolicy", imagePullPolicy);
     v("securityContext", securityContext);
-    v("stdin", stdin);
-    v("stdinOnce", stdinOnce);
-    v("tty", tty);
+    VisitRare(v, "stdin", rare, &R::stdin);
+    VisitRare(v, "stdinOnce", rare, &R::stdinOnce);
+    VisitRare(v, "tty", rare, &R::tty);
   }
   bool operator==(const Container&) const = default;
 };
@@ -405,91 +415,99 @@ struct HostAlias {
 
 // --- PodSpec ----------------------------------------------------------------------------------
 
+// The fields of a PodSpec that most pods leave unset, kept out of line (api/machinery/rare.h):
+// PodSpec::rare.
+struct PodSpecRare {
+  std::vector<RawJson> ephemeralContainers;  // EphemeralContainer, via pods/ephemeralcontainers
+  std::optional<int64_t> activeDeadlineSeconds;
+  std::string serviceAccount;  // deprecated alias of serviceAccountName
+  std::optional<bool> automountServiceAccountToken;
+  std::optional<bool> shareProcessNamespace;
+  std::optional<bool> setHostnameAsFQDN;
+  std::optional<bool> hostUsers;
+  std::vector<LocalObjectReference> imagePullSecrets;
+  std::string hostname;
+  std::string subdomain;
+  std::vector<HostAlias> hostAliases;
+  RawJson dnsConfig;
+  std::vector<PodReadinessGate> readinessGates;
+  std::optional<std::string> runtimeClassName;
+  ResourceList overhead;
+  std::optional<std::string> hostnameOverride;
+  bool operator==(const PodSpecRare&) const = default;
+};
+
 struct PodSpec {
   std::vector<Volume> volumes;
   std::vector<Container> initContainers;
   std::vector<Container> containers;
-  std::vector<RawJson> ephemeralContainers;  // EphemeralContainer, via pods/ephemeralcontainers
-  std::string restartPolicy;                 // Always (default) | OnFailure | Never
+  std::string restartPolicy;  // Always (default) | OnFailure | Never
   std::optional<int64_t> terminationGracePeriodSeconds;
-  std::optional<int64_t> activeDeadlineSeconds;
   std::string dnsPolicy;  // ClusterFirst (default) | ClusterFirstWithHostNet | Default | None
   StringMap nodeSelector;
   std::string serviceAccountName;
-  std::string serviceAccount;  // deprecated alias of serviceAccountName
-  std::optional<bool> automountServiceAccountToken;
   std::string nodeName;
   bool hostNetwork = false;
   bool hostPID = false;
   bool hostIPC = false;
-  std::optional<bool> shareProcessNamespace;
+  std::optional<bool> enableServiceLinks;
+  std::optional<int32_t> priority;
   RawJson securityContext;  // PodSecurityContext
-  std::vector<LocalObjectReference> imagePullSecrets;
-  std::string hostname;
-  std::string subdomain;
   Boxed<Affinity> affinity;
   std::string schedulerName;  // default-scheduler (default)
   std::vector<Toleration> tolerations;
-  std::vector<HostAlias> hostAliases;
   std::string priorityClassName;
-  std::optional<int32_t> priority;
-  RawJson dnsConfig;
-  std::vector<PodReadinessGate> readinessGates;
-  std::optional<std::string> runtimeClassName;
-  std::optional<bool> enableServiceLinks;
   std::optional<std::string> preemptionPolicy;  // PreemptLowerPriority | Never
-  ResourceList overhead;
   std::vector<TopologySpreadConstraint> topologySpreadConstraints;
-  std::optional<bool> setHostnameAsFQDN;
   Boxed<PodOS> os;
-  std::optional<bool> hostUsers;
   std::vector<PodSchedulingGate> schedulingGates;
   std::vector<PodResourceClaim> resourceClaims;
   Boxed<ResourceRequirements> resources;  // pod-level resources
-  std::optional<std::string> hostnameOverride;
+  Rare<PodSpecRare> rare;  // hostname, hostAliases, dnsConfig, overhead, readinessGates, ...
 
   template <class V> void Visit(V& v) {
+    using R = PodSpecRare;
     v("volumes", volumes, {.merge_key = "name"});
     v("initContainers", initContainers, {.merge_key = "name"});
     v("containers", containers, {.merge_key = "name", .required = true});
-    v("ephemeralContainers", ephemeralContainers, {.merge_key = "name"});
+    VisitRare(v, "ephemeralContainers", rare, &R::ephemeralContainers, {.merge_key = "name"});
     v("restartPolicy", restartPolicy);
     v("terminationGracePeriodSeconds", terminationGracePeriodSeconds);
-    v("activeDeadlineSeconds", activeDeadlineSeconds);
+    VisitRare(v, "activeDeadlineSeconds", rare, &R::activeDeadlineSeconds);
     v("dnsPolicy", dnsPolicy);
     v("nodeSelector", nodeSelector, {.atomic = true});
     v("serviceAccountName", serviceAccountName);
-    v("serviceAccount", serviceAccount);
-    v("automountServiceAccountToken", automountServiceAccountToken);
+    VisitRare(v, "serviceAccount", rare, &R::serviceAccount);
+    VisitRare(v, "automountServiceAccountToken", rare, &R::automountServiceAccountToken);
     v("nodeName", nodeName);
     v("hostNetwork", hostNetwork);
     v("hostPID", hostPID);
     v("hostIPC", hostIPC);
-    v("shareProcessNamespace", shareProcessNamespace);
+    VisitRare(v, "shareProcessNamespace", rare, &R::shareProcessNamespace);
     v("securityContext", securityContext);
-    v("imagePullSecrets", imagePullSecrets, {.merge_key = "name"});
-    v("hostname", hostname);
-    v("subdomain", subdomain);
+    VisitRare(v, "imagePullSecrets", rare, &R::imagePullSecrets, {.merge_key = "name"});
+    VisitRare(v, "hostname", rare, &R::hostname);
+    VisitRare(v, "subdomain", rare, &R::subdomain);
     v("affinity", affinity);
     v("schedulerName", schedulerName);
     v("tolerations", tolerations, {.atomic = true});
-    v("hostAliases", hostAliases, {.merge_key = "ip"});
+    VisitRare(v, "hostAliases", rare, &R::hostAliases, {.merge_key = "ip"});
     v("priorityClassName", priorityClassName);
     v("priority", priority);
-    v("dnsConfig", dnsConfig);
-    v("readinessGates", readinessGates, {.atomic = true});
-    v("runtimeClassName", runtimeClassName);
+    VisitRare(v, "dnsConfig", rare, &R::dnsConfig);
+    VisitRare(v, "readinessGates", rare, &R::readinessGates, {.atomic = true});
+    VisitRare(v, "runtimeClassName", rare, &R::runtimeClassName);
     v("enableServiceLinks", enableServiceLinks);
     v("preemptionPolicy", preemptionPolicy);
-    v("overhead", overhead);
+    VisitRare(v, "overhead", rare, &R::overhead);
     v("topologySpreadConstraints", topologySpreadConstraints, {.merge_key = "topologyKey"});
-    v("setHostnameAsFQDN", setHostnameAsFQDN);
+    VisitRare(v, "setHostnameAsFQDN", rare, &R::setHostnameAsFQDN);
     v("os", os);
-    v("hostUsers", hostUsers);
+    VisitRare(v, "hostUsers", rare, &R::hostUsers);
     v("schedulingGates", schedulingGates, {.merge_key = "name"});
     v("resourceClaims", resourceClaims, {.merge_key = "name"});
     v("resources", resources);
-    v("hostnameOverride", hostnameOverride);
+    VisitRare(v, "hostnameOverride", rare, &R::hostnameOverride);
   }
   bool operator==(const PodSpec&) const = default;
 };
@@ -648,45 +666,54 @@ struct PodExtendedResourceClaimStatus {
   bool operator==(const PodExtendedResourceClaimStatus&) const = default;
 };
 
+// The fields of a PodStatus that most pods leave unset, kept out of line
+// (api/machinery/rare.h): PodStatus::rare.
+struct PodStatusRare {
+  std::string message;
+  std::string reason;
+  std::vector<ContainerStatus> initContainerStatuses;
+  std::vector<ContainerStatus> ephemeralContainerStatuses;
+  std::string resize;  // deprecated
+  Boxed<PodExtendedResourceClaimStatus> extendedResourceClaimStatus;
+  bool operator==(const PodStatusRare&) const = default;
+};
+
 struct PodStatus {
   int64_t observedGeneration = 0;
   std::string phase;  // Pending | Running | Succeeded | Failed | Unknown
   std::vector<PodCondition> conditions;
-  std::string message;
-  std::string reason;
   std::string nominatedNodeName;
   std::string hostIP;
   std::vector<HostIP> hostIPs;
   std::string podIP;
   std::vector<PodIP> podIPs;
   std::optional<Time> startTime;
-  std::vector<ContainerStatus> initContainerStatuses;
   std::vector<ContainerStatus> containerStatuses;
   std::string qosClass;  // Guaranteed | Burstable | BestEffort
-  std::vector<ContainerStatus> ephemeralContainerStatuses;
-  std::string resize;  // deprecated
   std::vector<PodResourceClaimStatus> resourceClaimStatuses;
-  Boxed<PodExtendedResourceClaimStatus> extendedResourceClaimStatus;
+  Rare<PodStatusRare> rare;  // message, reason, init and ephemeral container statuses, ...
 
   template <class V> void Visit(V& v) {
+    using R = PodStatusRare;
     v("observedGeneration", observedGeneration);
     v("phase", phase);
     v("conditions", conditions, {.merge_key = "type"});
-    v("message", message);
-    v("reason", reason);
+    VisitRare(v, "message", rare, &R::message);
+    VisitRare(v, "reason", rare, &R::reason);
     v("nominatedNodeName", nominatedNodeName);
     v("hostIP", hostIP);
     v("hostIPs", hostIPs, {.merge_key = "ip"});
     v("podIP", podIP);
     v("podIPs", podIPs, {.merge_key = "ip"});
     v("startTime", startTime);
-    v("initContainerStatuses", initContainerStatuses, {.atomic = true});
+    VisitRare(v, "initContainerStatuses", rare, &R::initContainerStatuses, {.atomic = true});
     v("containerStatuses", containerStatuses, {.atomic = true});
     v("qosClass", qosClass);
-    v("ephemeralContainerStatuses", ephemeralContainerStatuses, {.atomic = true});
-    v("resize", resize);
+    VisitRare(v, "ephemeralContainerStatuses", rare, &R::ephemeralContainerStatuses,
+              {.atomic = true});
+    VisitRare(v, "resize", rare, &R::resize);
     v("resourceClaimStatuses", resourceClaimStatuses, {.merge_key = "name"});
-    v("extendedResourceClaimStatus", extendedResourceClaimStatus);
+    VisitRare(v, "extendedResourceClaimStatus", rare, &R::extendedResourceClaimStatus);
   }
   bool operator==(const PodStatus&) const = default;
 };

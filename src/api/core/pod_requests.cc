@@ -78,7 +78,7 @@ ResourceList AggregateContainers(const PodSpec& spec, bool non_missing) {
 }  // namespace
 
 bool IsRestartableInitContainer(const Container& c) {
-  return c.restartPolicy && *c.restartPolicy == "Always";
+  return c.rare->restartPolicy && *c.rare->restartPolicy == "Always";
 }
 
 ResourceList PodRequests(const Pod& pod, bool non_missing) {
@@ -93,7 +93,7 @@ ResourceList PodRequests(const Pod& pod, bool non_missing) {
       reqs.emplace(std::string(kMemory), Quantity::FromInt(kDefaultMemoryRequest));
     }
   }
-  AddList(reqs, pod.spec.overhead);
+  AddList(reqs, pod.spec.rare->overhead);
   return reqs;
 }
 

@@ -134,7 +134,7 @@ PodSpec MungedSpec(const PodSpec& now, const PodSpec& old) {
   for (size_t i = 0; i < m.initContainers.size() && i < old.initContainers.size(); ++i) {
     m.initContainers[i].image = old.initContainers[i].image;
   }
-  m.activeDeadlineSeconds = old.activeDeadlineSeconds;
+  m.rare.set(&PodSpecRare::activeDeadlineSeconds, old.rare->activeDeadlineSeconds);
   m.schedulingGates = old.schedulingGates;
   m.tolerations = old.tolerations;
   if (old.terminationGracePeriodSeconds && *old.terminationGracePeriodSeconds < 0 &&
@@ -219,7 +219,8 @@ void ValidatePodUpdate(const Pod& pod, const Pod& old, FieldErrors& errs) {
                                 spec.Child("initContainers"), errs)) {
     return;
   }
-  if (!ValidateActiveDeadlineUpdate(pod.spec.activeDeadlineSeconds, old.spec.activeDeadlineSeconds,
+  if (!ValidateActiveDeadlineUpdate(pod.spec.rare->activeDeadlineSeconds,
+                                    old.spec.rare->activeDeadlineSeconds,
                                     spec.Child("activeDeadlineSeconds"), errs)) {
     return;
   }

@@ -247,7 +247,7 @@ void ValidateVolumeMounts(const Container& c, const PodContext& ctx, const Path&
     if (!paths.insert(m.mountPath).second) {
       errs.Invalid(ip.Child("mountPath"), m.mountPath, "must be unique");
     }
-    for (const VolumeDevice& d : c.volumeDevices) {
+    for (const VolumeDevice& d : c.rare->volumeDevices) {
       if (d.name == m.name) {
         errs.Invalid(ip.Child("name"), m.name, "must not already exist in volumeDevices");
       }
@@ -309,7 +309,7 @@ void ValidateContainerCommon(const Container& c, const PodContext& ctx, const Pa
   ValidateVolumeMounts(c, ctx, p.Child("volumeMounts"), errs);
   ValidatePullPolicy(c.imagePullPolicy, p.Child("imagePullPolicy"), errs);
   ValidateResources(c.resources, ctx.pod_claims, p.Child("resources"), errs);
-  ValidateResizePolicy(c.resizePolicy, ctx.spec.restartPolicy, p.Child("resizePolicy"), errs);
+  ValidateResizePolicy(c.rare->resizePolicy, ctx.spec.restartPolicy, p.Child("resizePolicy"), errs);
 }
 
 // AccumulateUniqueHostPorts: "<hostIP>/<protocol>/<hostPort>" must be unique.
@@ -340,7 +340,7 @@ void ValidateContainers(const PodContext& ctx, const Path& p, FieldErrors& errs)
     Path ip = p.Index(i);
     ValidateContainerCommon(c, ctx, ip, errs);
     if (!names.insert(c.name).second) errs.Duplicate(ip.Child("name"), c.name);
-    if (c.restartPolicy) {
+    if (c.rare->restartPolicy) {
       errs.Forbidden(ip.Child("restartPolicy"), "may not be set for non-init containers");
     }
     ptrs.push_back(&c);
@@ -360,11 +360,11 @@ void ValidateInitContainers(const PodContext& ctx, const Path& p, FieldErrors& e
     Path ip = p.Index(i);
     ValidateContainerCommon(c, ctx, ip, errs);
     bool sidecar = false;
-    if (c.restartPolicy) {
-      if (*c.restartPolicy != "Always") {
-        errs.NotSupported(ip.Child("restartPolicy"), *c.restartPolicy, {"Always"});
+    if (c.rare->restartPolicy) {
+      if (*c.rare->restartPolicy != "Always") {
+        errs.NotSupported(ip.Child("restartPolicy"), *c.rare->restartPolicy, {"Always"});
       }
-      sidecar = *c.restartPolicy == "Always";
+      sidecar = *c.rare->restartPolicy == "Always";
     }
     if (names.count(c.name)) {
       errs.Duplicate(ip.Child("name"), c.name);
@@ -373,14 +373,14 @@ void ValidateInitContainers(const PodContext& ctx, const Path& p, FieldErrors& e
     }
     CheckHostPortConflicts({&c}, {ip}, errs);
     if (!sidecar) {
-      if (!c.lifecycle.empty()) errs.Forbidden(ip.Child("lifecycle"), kNotSidecar);
-      if (!c.livenessProbe.empty()) errs.Forbidden(ip.Child("livenessProbe"), kNotSidecar);
-      if (!c.readinessProbe.empty()) {
+      if (!c.rare->lifecycle.empty()) errs.Forbidden(ip.Child("lifecycle"), kNotSidecar);
+      if (!c.rare->livenessProbe.empty()) errs.Forbidden(ip.Child("livenessProbe"), kNotSidecar);
+      if (!c.rare->readinessProbe.empty()) {
         errs.Forbidden(ip.Child("readinessProbe"), "may not be set for init containers");
       }
-      if (!c.startupProbe.empty()) errs.Forbidden(ip.Child("startupProbe"), kNotSidecar);
+      if (!c.rare->startupProbe.empty()) errs.Forbidden(ip.Child("startupProbe"), kNotSidecar);
     }
-    if (!c.resizePolicy.empty()) {
+    if (!c.rare->resizePolicy.empty()) {
       errs.Invalid(ip.Child("resizePolicy"), "", "must not be set for init containers");
     }
   }
@@ -560,8 +560,8 @@ void ValidateHostNetworkPorts(const PodSpec& spec, const Path& p, FieldErrors& e
 }
 
 void ValidateGates(const PodSpec& spec, const Path& p, FieldErrors& errs) {
-  for (size_t i = 0; i < spec.readinessGates.size(); ++i) {
-    ValidateQualifiedName(spec.readinessGates[i].conditionType,
+  for (size_t i = 0; i < spec.rare->readinessGates.size(); ++i) {
+    ValidateQualifiedName(spec.rare->readinessGates[i].conditionType,
                           p.Child("readinessGates").Index(i).Child("conditionType"), errs);
   }
   std::set<std::string> seen;
@@ -578,16 +578,17 @@ void ValidateNamesAndScalars(const PodSpec& spec, const Path& p, FieldErrors& er
     ValidateDnsSubdomain(spec.serviceAccountName, p.Child("serviceAccountName"), errs);
   }
   if (!spec.nodeName.empty()) ValidateDnsSubdomain(spec.nodeName, p.Child("nodeName"), errs);
-  if (spec.activeDeadlineSeconds &&
-      (*spec.activeDeadlineSeconds < 1 || *spec.activeDeadlineSeconds > kMaxInt32)) {
-    errs.InvalidInt(p.Child("activeDeadlineSeconds"), *spec.activeDeadlineSeconds,
+  if (spec.rare->activeDeadlineSeconds &&
+      (*spec.rare->activeDeadlineSeconds < 1 || *spec.rare->activeDeadlineSeconds > kMaxInt32)) {
+    errs.InvalidInt(p.Child("activeDeadlineSeconds"), *spec.rare->activeDeadlineSeconds,
                     InclusiveRangeError(1, kMaxInt32));
   }
-  if (!spec.hostname.empty()) ValidateDnsLabel(spec.hostname, p.Child("hostname"), errs);
-  if (!spec.subdomain.empty()) ValidateDnsLabel(spec.subdomain, p.Child("subdomain"), errs);
+  const PodSpecRare& rare = *spec.rare;
+  if (!rare.hostname.empty()) ValidateDnsLabel(rare.hostname, p.Child("hostname"), errs);
+  if (!rare.subdomain.empty()) ValidateDnsLabel(rare.subdomain, p.Child("subdomain"), errs);
   ValidateTolerations(spec.tolerations, p.Child("tolerations"), errs);
-  for (size_t i = 0; i < spec.hostAliases.size(); ++i) {
-    const HostAlias& h = spec.hostAliases[i];
+  for (size_t i = 0; i < spec.rare->hostAliases.size(); ++i) {
+    const HostAlias& h = spec.rare->hostAliases[i];
     Path ip = p.Child("hostAliases").Index(i);
     if (!IsValidIp(h.ip)) {
       errs.Invalid(ip.Child("ip"), h.ip,
@@ -600,8 +601,8 @@ void ValidateNamesAndScalars(const PodSpec& spec, const Path& p, FieldErrors& er
   if (!spec.priorityClassName.empty()) {
     ValidateDnsSubdomain(spec.priorityClassName, p.Child("priorityClassName"), errs);
   }
-  if (spec.runtimeClassName) {
-    ValidateDnsSubdomain(*spec.runtimeClassName, p.Child("runtimeClassName"), errs);
+  if (spec.rare->runtimeClassName) {
+    ValidateDnsSubdomain(*spec.rare->runtimeClassName, p.Child("runtimeClassName"), errs);
   }
   if (spec.preemptionPolicy) {
     const std::string& pp = *spec.preemptionPolicy;
@@ -611,7 +612,7 @@ void ValidateNamesAndScalars(const PodSpec& spec, const Path& p, FieldErrors& er
       errs.NotSupported(p.Child("preemptionPolicy"), pp, {"PreemptLowerPriority", "Never"});
     }
   }
-  for (const auto& [name, q] : spec.overhead) {
+  for (const auto& [name, q] : spec.rare->overhead) {
     ValidateContainerResourceName(name, p.Child("overhead").Key(name), errs);
     ValidateQuantityValue(name, q, p.Child("overhead").Key(name), errs);
   }
@@ -721,7 +722,7 @@ void ValidateResourceQuantityValue(const std::string& name, const Quantity& valu
 void ValidatePod(const Pod& pod, FieldErrors& errs) {
   ValidateObjectMeta(pod.metadata, true, NameIsDnsSubdomain, errs);
   ValidatePodSpec(pod, Path("spec"), errs);
-  if (!pod.spec.ephemeralContainers.empty()) {
+  if (!pod.spec.rare->ephemeralContainers.empty()) {
     errs.Forbidden(Path("spec").Child("ephemeralContainers"), "cannot be set on create");
   }
 }

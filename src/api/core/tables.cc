@@ -63,10 +63,10 @@ bool SummarizeInit(const Pod& pod, PodSummary& s, int64_t& sidecar_restarts,
                    std::optional<Time>& sidecar_last) {
   std::map<std::string, bool> restartable;
   for (const Container& c : pod.spec.initContainers) {
-    restartable[c.name] = c.restartPolicy == "Always";
+    restartable[c.name] = c.rare->restartPolicy == "Always";
     if (restartable[c.name]) ++s.total;
   }
-  const auto& statuses = pod.status.initContainerStatuses;
+  const auto& statuses = pod.status.rare->initContainerStatuses;
   for (size_t i = 0; i < statuses.size(); ++i) {
     const ContainerStatus& c = statuses[i];
     s.restarts += c.restartCount;
@@ -98,7 +98,7 @@ bool SummarizeInit(const Pod& pod, PodSummary& s, int64_t& sidecar_restarts,
 PodSummary SummarizePod(const Pod& pod) {
   PodSummary s;
   s.total = static_cast<int>(pod.spec.containers.size());
-  s.reason = pod.status.reason.empty() ? pod.status.phase : pod.status.reason;
+  s.reason = pod.status.rare->reason.empty() ? pod.status.phase : pod.status.rare->reason;
   for (const PodCondition& c : pod.status.conditions) {
     if (c.type == "PodScheduled" && c.reason == "SchedulingGated") s.reason = "SchedulingGated";
   }
@@ -129,7 +129,7 @@ PodSummary SummarizePod(const Pod& pod) {
     }
   }
   bool terminal = IsPodTerminal(pod);
-  if (pod.metadata.deletionTimestamp && pod.status.reason == "NodeLost") {
+  if (pod.metadata.deletionTimestamp && pod.status.rare->reason == "NodeLost") {
     s.reason = "Unknown";
   } else if (pod.metadata.deletionTimestamp && !terminal) {
     s.reason = "Terminating";
@@ -196,16 +196,16 @@ std::vector<TableCell> PodRow(const Object& obj, Time now) {
   if (s.last_restart) restarts += " (" + Since(s.last_restart, now) + " ago)";
   std::string ip = pod.status.podIPs.empty() ? pod.status.podIP : pod.status.podIPs.front().ip;
   std::string gates = "<none>";
-  if (!pod.spec.readinessGates.empty()) {
+  if (!pod.spec.rare->readinessGates.empty()) {
     int true_count = 0;
-    for (const PodReadinessGate& g : pod.spec.readinessGates) {
+    for (const PodReadinessGate& g : pod.spec.rare->readinessGates) {
       for (const PodCondition& c : pod.status.conditions) {
         if (c.type != g.conditionType) continue;
         if (c.status == "True") ++true_count;
         break;
       }
     }
-    gates = std::to_string(true_count) + "/" + std::to_string(pod.spec.readinessGates.size());
+    gates = std::to_string(true_count) + "/" + std::to_string(pod.spec.rare->readinessGates.size());
   }
   return {std::to_string(s.ready) + "/" + std::to_string(s.total),
           s.reason,

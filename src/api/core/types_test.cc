@@ -204,7 +204,7 @@ TEST(CoreRoundTripTest, FullPod) {
   EXPECT_EQ(pod.spec.volumes.size(), 9u);
   EXPECT_EQ(pod.spec.volumes[0].SetSources(), std::vector<const char*>{"persistentVolumeClaim"});
   ASSERT_EQ(pod.spec.initContainers.size(), 2u);
-  EXPECT_EQ(pod.spec.initContainers[1].restartPolicy, "Always");
+  EXPECT_EQ(pod.spec.initContainers[1].rare->restartPolicy, "Always");
   const Container& train = pod.spec.containers.at(0);
   EXPECT_EQ(train.resources.claims,
             (std::vector<ContainerResourceClaim>{{"gpu", "big"}, {"nic", ""}}));
@@ -579,7 +579,7 @@ TEST(CoreTablesTest, PodRows) {
 
   Pod init = pending;
   init.spec.initContainers.push_back({.name = "i", .image = "busybox"});
-  init.status.initContainerStatuses.push_back({.name = "i"});
+  init.status.rare.edit().initContainerStatuses.push_back({.name = "i"});
   EXPECT_EQ(PodStatusText(init), "Init:0/1");
 
   Pod gated = pending;

@@ -192,19 +192,19 @@ TEST(PodValidationTest, BadInputs) {
        {"spec.containers[0].env[0].name: Invalid value: \"A=B\": a valid environment variable "
         "name must consist only of printable ASCII characters other than '='"}},
       {"sidecar restart policy",
-       [](Pod& p) { p.spec.initContainers[0].restartPolicy = "Never"; },
+       [](Pod& p) { p.spec.initContainers[0].rare.edit().restartPolicy = "Never"; },
        {"spec.initContainers[0].restartPolicy: Unsupported value: \"Never\": supported values: "
         "\"Always\""}},
       {"restart policy on a regular container",
-       [](Pod& p) { p.spec.containers[0].restartPolicy = "Always"; },
+       [](Pod& p) { p.spec.containers[0].rare.edit().restartPolicy = "Always"; },
        {"spec.containers[0].restartPolicy: Forbidden: may not be set for non-init containers"}},
       {"probe on a plain init container",
-       [](Pod& p) { p.spec.initContainers[0].readinessProbe.json = R"({"exec":{}})"; },
+       [](Pod& p) { p.spec.initContainers[0].rare.edit().readinessProbe.json = R"({"exec":{}})"; },
        {"spec.initContainers[0].readinessProbe: Forbidden: may not be set for init containers"}},
       {"probe on a sidecar",
        [](Pod& p) {
-         p.spec.initContainers[0].restartPolicy = "Always";
-         p.spec.initContainers[0].readinessProbe.json = R"({"exec":{}})";
+         p.spec.initContainers[0].rare.edit().restartPolicy = "Always";
+         p.spec.initContainers[0].rare.edit().readinessProbe.json = R"({"exec":{}})";
        },
        {}},
       // volumes
@@ -372,10 +372,10 @@ TEST(PodValidationTest, BadInputs) {
         "\"OnFailure\", \"Never\""}},
       {"no dns policy", [](Pod& p) { p.spec.dnsPolicy = ""; }, {"spec.dnsPolicy: Required value"}},
       {"ephemeral containers on create",
-       [](Pod& p) { p.spec.ephemeralContainers.push_back({R"({"name":"debug"})"}); },
+       [](Pod& p) { p.spec.rare.edit().ephemeralContainers.push_back({R"({"name":"debug"})"}); },
        {"spec.ephemeralContainers: Forbidden: cannot be set on create"}},
       {"active deadline",
-       [](Pod& p) { p.spec.activeDeadlineSeconds = 0; },
+       [](Pod& p) { p.spec.rare.edit().activeDeadlineSeconds = 0; },
        {"spec.activeDeadlineSeconds: Invalid value: 0: must be between 1 and 2147483647, "
         "inclusive"}},
       {"node name",
@@ -411,7 +411,7 @@ TEST(PodValidationTest, BadInputs) {
       {"resize policy with restartPolicy Never",
        [](Pod& p) {
          p.spec.restartPolicy = "Never";
-         p.spec.containers[0].resizePolicy = {{"cpu", "RestartContainer"}};
+         p.spec.containers[0].rare.edit().resizePolicy = {{"cpu", "RestartContainer"}};
        },
        {"spec.containers[0].resizePolicy: Invalid value: \"RestartContainer\": must be "
         "'NotRequired' when `restartPolicy` is 'Never'"}},
@@ -455,7 +455,7 @@ TEST(PodValidationTest, Updates) {
   std::vector<Case> cases = {
       {"image", [](Pod& p) { p.spec.containers[0].image = "nginx:1.26"; }, {}},
       {"labels", [](Pod& p) { p.metadata.labels["v"] = "2"; }, {}},
-      {"lower deadline", [](Pod& p) { p.spec.activeDeadlineSeconds = 50; }, {}},
+      {"lower deadline", [](Pod& p) { p.spec.rare.edit().activeDeadlineSeconds = 50; }, {}},
       {"added toleration",
        [](Pod& p) { p.spec.tolerations.push_back({.key = "x", .operator_ = "Exists"}); },
        {}},
@@ -497,10 +497,10 @@ TEST(PodValidationTest, ResourceChangeNamesTheField) {
 
 TEST(PodValidationTest, DeadlineAndGateUpdates) {
   Pod old = ValidPod();
-  old.spec.activeDeadlineSeconds = 100;
+  old.spec.rare.edit().activeDeadlineSeconds = 100;
   old.spec.schedulingGates = {{"a"}, {"b"}};
   Pod pod = old;
-  pod.spec.activeDeadlineSeconds = 200;
+  pod.spec.rare.edit().activeDeadlineSeconds = 200;
   EXPECT_EQ(PodUpdateErrors(pod, old),
             Messages{"spec.activeDeadlineSeconds: Invalid value: 200: must be less than or equal "
                      "to previous value"});

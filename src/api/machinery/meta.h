@@ -10,6 +10,7 @@
 
 #include "api/machinery/field.h"
 #include "api/machinery/quantity.h"
+#include "api/machinery/rare.h"
 #include "common/time.h"
 
 namespace allot::api {
@@ -62,11 +63,18 @@ struct ManagedFieldsEntry {
   bool operator==(const ManagedFieldsEntry&) const = default;
 };
 
+// The fields of ObjectMeta that the server never sets and clients seldom send, kept out of
+// line (api/machinery/rare.h): ObjectMeta::rare.
+struct ObjectMetaRare {
+  std::string selfLink;                           // deprecated; never set by the server
+  std::vector<ManagedFieldsEntry> managedFields;  // not tracked (api/machinery/options.h)
+  bool operator==(const ObjectMetaRare&) const = default;
+};
+
 struct ObjectMeta {
   std::string name;
   std::string generateName;
   std::string namespace_;
-  std::string selfLink;
   std::string uid;
   std::string resourceVersion;
   int64_t generation = 0;
@@ -77,13 +85,13 @@ struct ObjectMeta {
   StringMap annotations;
   std::vector<OwnerReference> ownerReferences;
   std::vector<std::string> finalizers;
-  std::vector<ManagedFieldsEntry> managedFields;
+  Rare<ObjectMetaRare> rare;  // selfLink, managedFields
 
   template <class V> void Visit(V& v) {
     v("name", name);
     v("generateName", generateName);
     v("namespace", namespace_);
-    v("selfLink", selfLink);
+    VisitRare(v, "selfLink", rare, &ObjectMetaRare::selfLink);
     v("uid", uid);
     v("resourceVersion", resourceVersion);
     v("generation", generation);
@@ -94,7 +102,7 @@ struct ObjectMeta {
     v("annotations", annotations);
     v("ownerReferences", ownerReferences, {.merge_key = "uid"});
     v("finalizers", finalizers, {.set = true});
-    v("managedFields", managedFields, {.atomic = true});
+    VisitRare(v, "managedFields", rare, &ObjectMetaRare::managedFields, {.atomic = true});
   }
   bool operator==(const ObjectMeta&) const = default;
 };

@@ -13,12 +13,12 @@
 
 #include <algorithm>
 #include <concepts>
-#include <typeinfo>
 #include <map>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <type_traits>
+#include <typeinfo>
 #include <vector>
 
 #include "api/machinery/boxed.h"
@@ -26,6 +26,7 @@
 #include "api/machinery/meta.h"
 #include "api/machinery/object.h"
 #include "api/machinery/quantity.h"
+#include "api/machinery/rare.h"
 #include "common/time.h"
 
 namespace allot::api {
@@ -376,6 +377,15 @@ struct DecodeFieldVisitor {
       ctx.Pop();
     }
     ++index;
+  }
+  // A rare field is allocated only when it is the member being decoded (api/machinery/rare.h).
+  template <class T, class F>
+  void RareField(const char* name, Rare<T>& r, F T::*m, FieldTags tags) {
+    if (!found && key == name) {
+      (*this)(name, r.edit().*m, tags);
+    } else {
+      ++index;
+    }
   }
 };
 

@@ -211,7 +211,7 @@ void ValidateTemplateObjectMeta(const ObjectMeta& meta, const Path& p, FieldErro
   forbid(!meta.name.empty(), "name");
   forbid(!meta.generateName.empty(), "generateName");
   forbid(!meta.namespace_.empty(), "namespace");
-  forbid(!meta.selfLink.empty(), "selfLink");
+  forbid(!meta.rare->selfLink.empty(), "selfLink");
   forbid(!meta.uid.empty(), "uid");
   forbid(!meta.resourceVersion.empty(), "resourceVersion");
   forbid(meta.generation != 0, "generation");
@@ -220,7 +220,7 @@ void ValidateTemplateObjectMeta(const ObjectMeta& meta, const Path& p, FieldErro
   forbid(meta.deletionGracePeriodSeconds.has_value(), "deletionGracePeriodSeconds");
   forbid(!meta.ownerReferences.empty(), "ownerReferences");
   forbid(!meta.finalizers.empty(), "finalizers");
-  forbid(!meta.managedFields.empty(), "managedFields");
+  forbid(!meta.rare->managedFields.empty(), "managedFields");
 }
 
 void ValidateRawObject(const RawJson& raw, const Path& p, size_t max_bytes, FieldErrors& errs) {

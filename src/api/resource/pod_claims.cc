@@ -21,9 +21,9 @@ std::vector<PodClaimUse> PodClaims(const Pod& pod) {
           {.entry = entry.name, .claim_name = *status->resourceClaimName, .generated = true});
     }
   }
-  if (pod.status.extendedResourceClaimStatus) {
+  if (pod.status.rare->extendedResourceClaimStatus) {
     // Created by the scheduler for the pod (owner: the pod).
-    out.push_back({.claim_name = pod.status.extendedResourceClaimStatus->resourceClaimName,
+    out.push_back({.claim_name = pod.status.rare->extendedResourceClaimStatus->resourceClaimName,
                    .generated = true});
   }
   return out;

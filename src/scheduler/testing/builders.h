@@ -60,12 +60,12 @@ class PodBuilder {
     c.name = "i" + std::to_string(pod_.spec.initContainers.size());
     c.image = "registry.k8s.io/pause:3.10";
     c.resources.requests = RL(requests);
-    if (sidecar) c.restartPolicy = "Always";
+    if (sidecar) c.rare.edit().restartPolicy = "Always";
     pod_.spec.initContainers.push_back(std::move(c));
     return *this;
   }
   PodBuilder& Overhead(const std::map<std::string, std::string>& m) {
-    pod_.spec.overhead = RL(m);
+    pod_.spec.rare.edit().overhead = RL(m);
     return *this;
   }
   PodBuilder& PodLevel(const std::map<std::string, std::string>& m) {
