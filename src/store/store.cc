@@ -872,7 +872,10 @@ Status Store::Impl::StageCreate(const ResourceInfo& r, std::unique_ptr<Object> o
   meta.deletionTimestamp.reset();
   meta.deletionGracePeriodSeconds.reset();
   meta.generation = 1;
-  if (!meta.rare->selfLink.empty()) meta.rare.edit().selfLink.clear();
+  if (!meta.rare->selfLink.empty()) {
+    meta.rare.edit().selfLink.clear();
+    meta.rare.compact();
+  }
   if (dry_run) {
     result = ObjectPtr(std::move(obj));
     return Status::Ok();
@@ -933,7 +936,10 @@ Status Store::Impl::StageUpdate(const ResourceInfo& r, const ObjectPtr& current,
   meta.deletionTimestamp = cur.deletionTimestamp;
   meta.deletionGracePeriodSeconds = cur.deletionGracePeriodSeconds;
   meta.generation = cur.generation;
-  if (!meta.rare->selfLink.empty()) meta.rare.edit().selfLink.clear();
+  if (!meta.rare->selfLink.empty()) {
+    meta.rare.edit().selfLink.clear();
+    meta.rare.compact();
+  }
   if (meta.generateName.empty()) meta.generateName = cur.generateName;
   if (sub == Subresource::kMain && r.admit_update) {
     ALLOT_RETURN_IF_ERROR(r.admit_update(*obj, *current, BatchReader(*this)));

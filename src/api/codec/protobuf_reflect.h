@@ -427,13 +427,19 @@ struct DecodeFieldVisitor {
     }
     s.ctx.Pop();
   }
-  // A rare field is allocated only when it is the one being read (api/machinery/rare.h).
+  // The rare part is allocated only for a field read to a value other than its zero
+  // (api/machinery/rare.h). Go writes its plain strings and bools even when empty, so a pod
+  // from client-go carries workingDir, stdin, hostname, ... as "" and false.
   template <class T, class F>
   void RareField(const char* name, Rare<T>& r, F T::*m, FieldTags tags) {
-    if (position == target) {
+    if (position != target) {
+      ++position;
+    } else if (r.allocated()) {
       (*this)(name, r.edit().*m, tags);
     } else {
-      ++position;
+      F value{};  // unset, so reading into an empty value is the same as merging into it
+      (*this)(name, value, tags);
+      r.set(m, std::move(value));
     }
   }
 };

@@ -583,9 +583,10 @@ void ValidateNamesAndScalars(const PodSpec& spec, const Path& p, FieldErrors& er
     errs.InvalidInt(p.Child("activeDeadlineSeconds"), *spec.rare->activeDeadlineSeconds,
                     InclusiveRangeError(1, kMaxInt32));
   }
-  const PodSpecRare& rare = *spec.rare;
-  if (!rare.hostname.empty()) ValidateDnsLabel(rare.hostname, p.Child("hostname"), errs);
-  if (!rare.subdomain.empty()) ValidateDnsLabel(rare.subdomain, p.Child("subdomain"), errs);
+  const std::string& hostname = spec.rare->hostname;
+  const std::string& subdomain = spec.rare->subdomain;
+  if (!hostname.empty()) ValidateDnsLabel(hostname, p.Child("hostname"), errs);
+  if (!subdomain.empty()) ValidateDnsLabel(subdomain, p.Child("subdomain"), errs);
   ValidateTolerations(spec.tolerations, p.Child("tolerations"), errs);
   for (size_t i = 0; i < spec.rare->hostAliases.size(); ++i) {
     const HostAlias& h = spec.rare->hostAliases[i];

@@ -74,6 +74,10 @@ class Rare {
   }
   // Unsets every rare field.
   void clear() { p_.reset(); }
+  // Frees the part if every field in it is back to empty.
+  void compact() {
+    if (p_ && *p_ == T{}) p_.reset();
+  }
 
   friend bool operator==(const Rare& a, const Rare& b) {
     if (a.p_ == b.p_) return true;

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "api/codec/codec.h"
+#include "api/codec/protobuf_wire.h"
 #include "api/core/types.h"
 #include "api/machinery/reflect.h"
 #include "api/protobuf.h"
@@ -67,6 +68,10 @@ TEST(RareTest, CopiesAreDeepAndEmptyEqualsUnset) {
   emptied.edit().workingDir.clear();
   EXPECT_TRUE(emptied.allocated());
   EXPECT_TRUE(unset == emptied);
+  emptied.compact();
+  EXPECT_FALSE(emptied.allocated());
+  b.compact();
+  EXPECT_EQ(b->workingDir, "/x");
 }
 
 TEST(RareTest, APodWithoutRareFieldsDecodesWithoutAllocatingThem) {
@@ -160,6 +165,53 @@ TEST(RareTest, ProtobufCarriesRareFieldsAndAllocatesOnlyForThem) {
   EXPECT_FALSE(q.spec.rare.allocated());
   EXPECT_FALSE(q.status.rare.allocated());
   EXPECT_FALSE(q.spec.containers.at(0).rare.allocated());
+}
+
+// Go writes its plain strings and bools even when empty: a pod from client-go carries its rare
+// fields as "" and false, and those must not allocate the rare parts.
+TEST(RareTest, GoStyleZeroFieldsAllocateNothing) {
+  std::string container, spec, meta, status, pod;
+  protobuf::Writer c(container);
+  c.BytesField(1, "c");    // name
+  c.BytesField(2, "i");    // image
+  c.BytesField(5, "");     // workingDir
+  c.VarintField(16, 0);    // stdin
+  c.VarintField(17, 0);    // stdinOnce
+  c.VarintField(18, 0);    // tty
+  protobuf::Writer sp(spec);
+  sp.BytesField(2, container);  // containers
+  sp.BytesField(9, "");         // serviceAccount
+  sp.BytesField(16, "");        // hostname
+  sp.BytesField(17, "x");       // subdomain: set
+  protobuf::Writer m(meta);
+  m.BytesField(1, "p");  // name
+  m.BytesField(4, "");   // selfLink
+  protobuf::Writer st(status);
+  st.BytesField(3, "");  // message
+  st.BytesField(4, "");  // reason
+  protobuf::Writer w(pod);
+  w.BytesField(1, meta);
+  w.BytesField(2, spec);
+  w.BytesField(3, status);
+
+  auto decoded = DecodeProtobufMessage(Pod::Type(), pod);
+  ASSERT_TRUE(decoded.ok()) << decoded.status().ToString();
+  const Pod& p = static_cast<const Pod&>(**decoded);
+  EXPECT_FALSE(p.metadata.rare.allocated());
+  EXPECT_FALSE(p.status.rare.allocated());
+  EXPECT_FALSE(p.spec.containers.at(0).rare.allocated());
+  ASSERT_TRUE(p.spec.rare.allocated());  // subdomain
+  EXPECT_EQ(p.spec.rare->subdomain, "x");
+  EXPECT_TRUE(p.spec.rare->hostname.empty());
+
+  // The same in JSON, with null and zero values.
+  auto json = Decode(R"({"apiVersion":"v1","kind":"Pod","metadata":{"name":"p","selfLink":""},
+    "spec":{"containers":[{"name":"c","workingDir":null,"stdin":false}],"hostname":""},
+    "status":{"reason":null}})");
+  EXPECT_FALSE(json->metadata.rare.allocated());
+  EXPECT_FALSE(json->spec.rare.allocated());
+  EXPECT_FALSE(json->status.rare.allocated());
+  EXPECT_FALSE(json->spec.containers.at(0).rare.allocated());
 }
 
 TEST(RareTest, TheSchemaListsRareFieldsInPlace) {

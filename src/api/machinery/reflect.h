@@ -378,13 +378,18 @@ struct DecodeFieldVisitor {
     }
     ++index;
   }
-  // A rare field is allocated only when it is the member being decoded (api/machinery/rare.h).
+  // The rare part is allocated only for a member decoded to a value other than its zero
+  // (api/machinery/rare.h): `"workingDir": ""` or `null` leaves it unset.
   template <class T, class F>
   void RareField(const char* name, Rare<T>& r, F T::*m, FieldTags tags) {
-    if (!found && key == name) {
+    if (found || key != name) {
+      ++index;
+    } else if (r.allocated()) {
       (*this)(name, r.edit().*m, tags);
     } else {
-      ++index;
+      F value{};
+      (*this)(name, value, tags);
+      r.set(m, std::move(value));
     }
   }
 };
