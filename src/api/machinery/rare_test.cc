@@ -172,12 +172,12 @@ TEST(RareTest, ProtobufCarriesRareFieldsAndAllocatesOnlyForThem) {
 TEST(RareTest, GoStyleZeroFieldsAllocateNothing) {
   std::string container, spec, meta, status, pod;
   protobuf::Writer c(container);
-  c.BytesField(1, "c");    // name
-  c.BytesField(2, "i");    // image
-  c.BytesField(5, "");     // workingDir
-  c.VarintField(16, 0);    // stdin
-  c.VarintField(17, 0);    // stdinOnce
-  c.VarintField(18, 0);    // tty
+  c.BytesField(1, "c");  // name
+  c.BytesField(2, "i");  // image
+  c.BytesField(5, "");   // workingDir
+  c.VarintField(16, 0);  // stdin
+  c.VarintField(17, 0);  // stdinOnce
+  c.VarintField(18, 0);  // tty
   protobuf::Writer sp(spec);
   sp.BytesField(2, container);  // containers
   sp.BytesField(9, "");         // serviceAccount
