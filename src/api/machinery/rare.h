@@ -33,9 +33,9 @@
 // field would go to that temporary and be lost.
 #pragma once
 
-#include <memory>
 #include <utility>
 
+#include "api/machinery/boxed.h"
 #include "api/machinery/field.h"
 
 namespace allot::api {
@@ -45,42 +45,30 @@ class Rare {
  public:
   using value_type = T;
 
-  Rare() = default;
-  Rare(const Rare& o) : p_(o.p_ ? std::make_unique<T>(*o.p_) : nullptr) {}
-  Rare(Rare&&) noexcept = default;
-  Rare& operator=(const Rare& o) {
-    if (this != &o) p_ = o.p_ ? std::make_unique<T>(*o.p_) : nullptr;
-    return *this;
-  }
-  Rare& operator=(Rare&&) noexcept = default;
-
   // Whether any rare field was ever written (they may have been written back to empty).
-  bool allocated() const { return p_ != nullptr; }
+  bool allocated() const { return box_.has_value(); }
   // The fields, for reading: T{} while unset.
-  const T& get() const { return p_ ? *p_ : Empty(); }
+  const T& get() const { return box_ ? *box_ : Empty(); }
   const T* operator->() const { return &get(); }
   const T& operator*() const { return get(); }
   // The fields, for writing: allocates them on first use.
-  T& edit() {
-    if (!p_) p_ = std::make_unique<T>();
-    return *p_;
-  }
+  T& edit() { return box_ ? *box_ : box_.emplace(); }
   // Writes `value` to the field `m`; a value equal to F{} written to an unset Rare leaves it
   // unset (nothing to allocate for).
   template <class F, class U>
   void set(F T::*m, U&& value) {
-    if (!p_ && value == F{}) return;
+    if (!box_ && value == F{}) return;
     edit().*m = std::forward<U>(value);
   }
   // Unsets every rare field.
-  void clear() { p_.reset(); }
+  void clear() { box_.reset(); }
   // Frees the part if every field in it is back to empty.
   void compact() {
-    if (p_ && *p_ == T{}) p_.reset();
+    if (box_ && *box_ == T{}) box_.reset();
   }
 
   friend bool operator==(const Rare& a, const Rare& b) {
-    if (a.p_ == b.p_) return true;
+    if (!a.box_ && !b.box_) return true;
     return a.get() == b.get();
   }
 
@@ -89,7 +77,7 @@ class Rare {
     static const T empty{};
     return empty;
   }
-  std::unique_ptr<T> p_;
+  Boxed<T> box_;  // out of line, copied deep (api/machinery/boxed.h)
 };
 
 // Visits the rare field `m` of `r` under `name`, with `tags`, as if it were a plain member.
