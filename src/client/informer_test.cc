@@ -278,6 +278,46 @@ TEST_P(InformerTest, IndexLookups) {
   EXPECT_EQ(Names(informer_->ByIndex("name", "c")), (std::vector<std::string>{"c"}));
 }
 
+// An index follows updates: a value that changes moves the object, one that stays leaves it,
+// and a value shared by several objects keeps the rest when one leaves.
+TEST_P(InformerTest, IndexFollowsUpdates) {
+  CreatePod("a");
+  CreatePod("b");
+  CreatePod("c");
+  StartInformer([](Informer& inf) {
+    inf.AddIndex("app", [](const Object& o) {
+      auto it = o.metadata.labels.find("app");
+      return it == o.metadata.labels.end() ? std::vector<std::string>{}
+                                           : std::vector<std::string>{it->second};
+    });
+  });
+  auto relabel = [&](const std::string& name, const std::string& app) {
+    auto pod = Mutable(informer_->Get("default", name));
+    pod->metadata.labels["app"] = app;
+    ASSERT_OK(client_->Update(Pods(), std::move(pod)));
+    ASSERT_TRUE(informer_->WaitForResourceVersion(store_->CurrentResourceVersion(),
+                                                  std::chrono::seconds(10)));
+  };
+  relabel("a", "web");
+  relabel("b", "web");
+  relabel("c", "web");
+  EXPECT_EQ(Names(informer_->ByIndex("app", "web")), (std::vector<std::string>{"a", "b", "c"}));
+  relabel("b", "db");
+  EXPECT_EQ(Names(informer_->ByIndex("app", "web")), (std::vector<std::string>{"a", "c"}));
+  EXPECT_EQ(Names(informer_->ByIndex("app", "db")), (std::vector<std::string>{"b"}));
+  relabel("a", "db");
+  relabel("c", "web");  // the value stays: nothing moves
+  EXPECT_EQ(Names(informer_->ByIndex("app", "web")), (std::vector<std::string>{"c"}));
+  EXPECT_EQ(Names(informer_->ByIndex("app", "db")), (std::vector<std::string>{"a", "b"}));
+  ASSERT_OK(client_->Delete(Pods(), "default", "c"));
+  ASSERT_TRUE(informer_->WaitForResourceVersion(store_->CurrentResourceVersion(),
+                                                std::chrono::seconds(10)));
+  EXPECT_TRUE(informer_->ByIndex("app", "web").empty());
+  relabel("b", "web");
+  EXPECT_EQ(Names(informer_->ByIndex("app", "web")), (std::vector<std::string>{"b"}));
+  EXPECT_EQ(Names(informer_->ByIndex("app", "db")), (std::vector<std::string>{"a"}));
+}
+
 TEST_P(InformerTest, LateHandlerSeesCacheAsAdds) {
   CreatePod("a");
   CreatePod("b");
