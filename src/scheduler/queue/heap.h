@@ -21,15 +21,15 @@ class PodHeap {
   size_t size() const { return items_.size(); }
   bool empty() const { return items_.empty(); }
   bool Has(const std::string& uid) const { return index_.count(uid) != 0; }
-  const QueuedPodInfo& Peek() const { return *items_.front(); }
+  const QueuedPodInfo& Peek() const { return *items_.front().pod; }
   QueuedPodInfo* Get(const std::string& uid) {
     auto it = index_.find(uid);
-    return it == index_.end() ? nullptr : items_[it->second].get();
+    return it == index_.end() ? nullptr : items_[it->second].pod.get();
   }
 
   void Push(std::unique_ptr<QueuedPodInfo> p) {
-    index_[p->pod_info->uid()] = items_.size();
-    items_.push_back(std::move(p));
+    auto [it, inserted] = index_.insert_or_assign(p->pod_info->uid(), items_.size());
+    items_.push_back({std::move(p), &it->second});
     Up(items_.size() - 1);
   }
   std::unique_ptr<QueuedPodInfo> Pop() { return RemoveAt(0); }
@@ -41,23 +41,29 @@ class PodHeap {
   void Fix(const std::string& uid) {
     auto it = index_.find(uid);
     if (it == index_.end()) return;
-    size_t i = it->second;
-    Up(i);
-    Down(index_[uid]);
+    Up(it->second);
+    Down(it->second);
   }
   template <class F>
   void ForEach(F&& f) const {
-    for (const auto& p : items_) f(*p);
+    for (const Slot& s : items_) f(*s.pod);
   }
 
  private:
+  // A queued pod and where index_ keeps its position: moving it within the heap rewrites the
+  // position through the pointer (a map's values stay put), with no uid hashed.
+  struct Slot {
+    std::unique_ptr<QueuedPodInfo> pod;
+    size_t* position;
+  };
+
   std::unique_ptr<QueuedPodInfo> RemoveAt(size_t i) {
-    std::unique_ptr<QueuedPodInfo> out = std::move(items_[i]);
+    std::unique_ptr<QueuedPodInfo> out = std::move(items_[i].pod);
     index_.erase(out->pod_info->uid());
     size_t last = items_.size() - 1;
     if (i != last) {
       items_[i] = std::move(items_[last]);
-      index_[items_[i]->pod_info->uid()] = i;
+      *items_[i].position = i;
       items_.pop_back();
       Up(i);
       Down(i);
@@ -68,13 +74,14 @@ class PodHeap {
   }
   void Swap(size_t a, size_t b) {
     std::swap(items_[a], items_[b]);
-    index_[items_[a]->pod_info->uid()] = a;
-    index_[items_[b]->pod_info->uid()] = b;
+    *items_[a].position = a;
+    *items_[b].position = b;
   }
+  bool Before(size_t a, size_t b) const { return less_(*items_[a].pod, *items_[b].pod); }
   void Up(size_t i) {
     while (i > 0) {
       size_t parent = (i - 1) / 2;
-      if (!less_(*items_[i], *items_[parent])) break;
+      if (!Before(i, parent)) break;
       Swap(i, parent);
       i = parent;
     }
@@ -82,8 +89,8 @@ class PodHeap {
   void Down(size_t i) {
     for (;;) {
       size_t l = 2 * i + 1, r = l + 1, m = i;
-      if (l < items_.size() && less_(*items_[l], *items_[m])) m = l;
-      if (r < items_.size() && less_(*items_[r], *items_[m])) m = r;
+      if (l < items_.size() && Before(l, m)) m = l;
+      if (r < items_.size() && Before(r, m)) m = r;
       if (m == i) return;
       Swap(i, m);
       i = m;
@@ -91,8 +98,8 @@ class PodHeap {
   }
 
   Less less_;
-  std::vector<std::unique_ptr<QueuedPodInfo>> items_;
-  std::unordered_map<std::string, size_t> index_;
+  std::vector<Slot> items_;
+  std::unordered_map<std::string, size_t> index_;  // uid -> position in items_
 };
 
 }  // namespace allot::scheduler
