@@ -97,13 +97,13 @@ std::string OwnerPod(const api::ResourceClaim& claim) {
 std::unique_ptr<api::ResourceClaim> WithConditionsTrue(const api::ResourceClaim& claim) {
   auto copy = std::make_unique<api::ResourceClaim>(claim);
   for (const auto& r : claim.status.allocation->devices.results) {
-    if (r.bindingConditions.empty()) continue;
+    if (r.rare->bindingConditions.empty()) continue;
     api::AllocatedDeviceStatus d;
     d.driver = r.driver;
     d.pool = r.pool;
     d.device = r.device;
-    d.shareID = r.shareID;
-    for (const std::string& type : r.bindingConditions) {
+    d.shareID = r.rare->shareID;
+    for (const std::string& type : r.rare->bindingConditions) {
       api::Condition c;
       c.type = type;
       c.status = "True";

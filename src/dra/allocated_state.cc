@@ -77,21 +77,21 @@ Capacity SumShares(const std::multimap<std::string, Capacity>& shares) {
 void AllocatedState::Apply(const api::AllocationResult& allocation, int sign) {
   Impl& m = Mutable();
   for (const api::DeviceRequestAllocationResult& r : allocation.devices.results) {
-    if (r.adminAccess.value_or(false)) continue;
+    if (r.rare->adminAccess.value_or(false)) continue;
     DeviceId id{r.driver, r.pool, r.device};
     auto it = m.uses.find(id);
     if (sign < 0 && it == m.uses.end()) continue;
     if (it == m.uses.end()) it = m.uses.emplace(id, Impl::Use{}).first;
     Impl::Use& use = it->second;
     const bool was_used = !use.empty();
-    const std::string share = r.shareID.value_or("");
-    if (r.shareID) {
+    const std::string share = r.rare->shareID.value_or("");
+    if (r.rare->shareID) {
       if (sign > 0) {
-        use.shares.emplace(share, r.consumedCapacity);
+        use.shares.emplace(share, r.rare->consumedCapacity);
       } else {
         auto [lo, hi] = use.shares.equal_range(share);
         for (auto s = lo; s != hi; ++s) {
-          if (s->second == r.consumedCapacity) {
+          if (s->second == r.rare->consumedCapacity) {
             use.shares.erase(s);
             break;
           }

@@ -24,8 +24,8 @@ api::AllocationResult Results(std::vector<std::tuple<std::string, std::string>> 
     r.pool = pool;
     r.device = device;
     if (!share.empty()) {
-      r.shareID = share;
-      r.consumedCapacity["bw"] = Q("1Gi");
+      r.rare.edit().shareID = share;
+      r.rare.edit().consumedCapacity["bw"] = Q("1Gi");
     }
   }
   return a;
@@ -80,7 +80,7 @@ TEST(AllocatedState, AdminAccessIsNotUse) {
   auto inv = Inv();
   AllocatedState s(inv);
   auto a = Results({{"d-0", ""}});
-  a.devices.results[0].adminAccess = true;
+  a.devices.results[0].rare.edit().adminAccess = true;
   s.Add(a);
   EXPECT_FALSE(s.IsInUse(*inv->Find(kDriver, "p", "d-0")));
   EXPECT_TRUE(s.empty());

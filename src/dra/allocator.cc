@@ -91,18 +91,18 @@ Status Builder::AddRequest(uint32_t claim, uint32_t index, const api::DeviceRequ
   impl_.claims[claim].requests.push_back(ri);
   if (request.exactly) {
     const api::ExactDeviceRequest& e = *request.exactly;
-    if (e.adminAccess && !impl_.features.admin_access) {
+    if (e.rare->adminAccess && !impl_.features.admin_access) {
       return Unschedulable("claim " + label + ", request " + request.name +
                            ": admin access is requested, but the feature is disabled");
     }
-    if (e.adminAccess.value_or(false) && !options_.admin_access_allowed) {
+    if (e.rare->adminAccess.value_or(false) && !options_.admin_access_allowed) {
       return Unschedulable("request " + request.name +
                            ": adminAccess is not allowed in namespace " +
                            impl_.claims[claim].claim->metadata.namespace_);
     }
     return AddAlternative(
         ri, RequestView{request.name, &e.deviceClassName, &e.selectors, &e.allocationMode, e.count,
-                        e.adminAccess, &e.tolerations, &e.capacity});
+                        e.rare->adminAccess, &e.rare->tolerations, &e.rare->capacity});
   }
   if (request.firstAvailable.empty()) {
     return Unschedulable("claim " + label + ", request " + request.name +

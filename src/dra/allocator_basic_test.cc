@@ -61,11 +61,11 @@ TEST(AllocatorCount, ResultFieldsAndNodeSelector) {
   EXPECT_EQ(r.driver, kDriver);
   EXPECT_EQ(r.pool, "n1");
   EXPECT_EQ(r.device, "gpu-0");
-  EXPECT_FALSE(r.adminAccess.has_value());
-  EXPECT_FALSE(r.shareID.has_value());
-  EXPECT_THAT(r.consumedCapacity, IsEmpty());
-  ASSERT_EQ(r.tolerations.size(), 1u);
-  EXPECT_EQ(r.tolerations[0].key, "k");
+  EXPECT_FALSE(r.rare->adminAccess.has_value());
+  EXPECT_FALSE(r.rare->shareID.has_value());
+  EXPECT_THAT(r.rare->consumedCapacity, IsEmpty());
+  ASSERT_EQ(r.rare->tolerations.size(), 1u);
+  EXPECT_EQ(r.rare->tolerations[0].key, "k");
   ASSERT_TRUE(a.nodeSelector.has_value());
   ASSERT_EQ(a.nodeSelector->nodeSelectorTerms.size(), 1u);
   const auto& f = a.nodeSelector->nodeSelectorTerms[0].matchFields;

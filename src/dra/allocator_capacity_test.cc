@@ -109,7 +109,7 @@ void Nics(AllocatorHarness& h, int n = 1) {
 
 std::map<std::string, std::string> Consumed(const api::DeviceRequestAllocationResult& r) {
   std::map<std::string, std::string> out;
-  for (const auto& [k, v] : r.consumedCapacity) out[k] = v.ToString();
+  for (const auto& [k, v] : r.rare->consumedCapacity) out[k] = v.ToString();
   return out;
 }
 
@@ -153,10 +153,11 @@ TEST(ConsumableCapacity, RoundingByRequestPolicy) {
     ASSERT_EQ(out.result, Result::kAllocated) << out.reason;
     const auto& r = out.allocations[0].devices.results[0];
     EXPECT_EQ(Consumed(r), c.consumed);
-    ASSERT_TRUE(r.shareID.has_value());
-    EXPECT_TRUE(std::regex_match(*r.shareID, std::regex("[0-9a-f]{8}-[0-9a-f]{4}-5[0-9a-f]{3}-"
-                                                        "[89ab][0-9a-f]{3}-[0-9a-f]{12}")))
-        << *r.shareID;
+    ASSERT_TRUE(r.rare->shareID.has_value());
+    EXPECT_TRUE(
+        std::regex_match(*r.rare->shareID, std::regex("[0-9a-f]{8}-[0-9a-f]{4}-5[0-9a-f]{3}-"
+                                                      "[89ab][0-9a-f]{3}-[0-9a-f]{12}")))
+        << *r.rare->shareID;
   }
 }
 
@@ -173,7 +174,7 @@ TEST(ConsumableCapacity, SharesAddUp) {
   const auto& rb = out.allocations[1].devices.results[0];
   EXPECT_EQ(ra.device, "nic-0");
   EXPECT_EQ(rb.device, "nic-0");
-  EXPECT_NE(*ra.shareID, *rb.shareID);
+  EXPECT_NE(*ra.rare->shareID, *rb.rare->shareID);
   out = h.Allocate({claim("a", "4Gi"), claim("b", "4Gi"), claim("c", "4Gi")}, MakeNode("n1"));
   EXPECT_EQ(out.result, Result::kUnschedulable);
   // Shares recorded in the state count too.
@@ -210,8 +211,8 @@ TEST(ConsumableCapacity, ShareIDsAreDeterministic) {
   auto a = h.Allocate({claim}, MakeNode("n1"));
   auto b = h.Allocate({claim}, MakeNode("n1"));
   ASSERT_EQ(a.result, Result::kAllocated);
-  EXPECT_EQ(a.allocations[0].devices.results[0].shareID,
-            b.allocations[0].devices.results[0].shareID);
+  EXPECT_EQ(a.allocations[0].devices.results[0].rare->shareID,
+            b.allocations[0].devices.results[0].rare->shareID);
 }
 
 TEST(ConsumableCapacity, ExclusiveDevicesFilterByCapacity) {
@@ -226,8 +227,8 @@ TEST(ConsumableCapacity, ExclusiveDevicesFilterByCapacity) {
   ASSERT_EQ(out.result, Result::kAllocated) << out.reason;
   const auto& r = out.allocations[0].devices.results[0];
   EXPECT_EQ(r.device, "big");
-  EXPECT_FALSE(r.shareID.has_value());
-  EXPECT_THAT(r.consumedCapacity, IsEmpty());
+  EXPECT_FALSE(r.rare->shareID.has_value());
+  EXPECT_THAT(r.rare->consumedCapacity, IsEmpty());
   out = h.Allocate({ClaimBuilder("c").Request("r", "gpu").Capacity("memory", "100Gi").Build()},
                    MakeNode("n1"));
   EXPECT_EQ(out.result, Result::kUnschedulable);
@@ -241,7 +242,7 @@ TEST(ConsumableCapacity, ExclusiveDevicesFilterByCapacity) {
   EXPECT_EQ(out.result, Result::kUnschedulable);
   out = g.Allocate({ClaimBuilder("a").Request("r", "nic").Build()}, MakeNode("n1"));
   ASSERT_EQ(out.result, Result::kAllocated);
-  EXPECT_FALSE(out.allocations[0].devices.results[0].shareID.has_value());
+  EXPECT_FALSE(out.allocations[0].devices.results[0].rare->shareID.has_value());
 }
 
 }  // namespace

@@ -24,7 +24,7 @@ TEST(AdminAccess, IgnoresOtherAllocations) {
   auto out = h.Allocate({ClaimBuilder("c").Request("r", "gpu", 2).Admin().Build()}, MakeNode("n1"));
   ASSERT_EQ(out.result, Result::kAllocated) << out.reason;
   EXPECT_THAT(DeviceNames(out.allocations[0]), ElementsAre("gpu-0", "gpu-1"));
-  EXPECT_EQ(out.allocations[0].devices.results[0].adminAccess, true);
+  EXPECT_EQ(out.allocations[0].devices.results[0].rare->adminAccess, true);
   out = h.Allocate({ClaimBuilder("c").AllRequest("r", "gpu").Admin().Build()}, MakeNode("n1"));
   ASSERT_EQ(out.result, Result::kAllocated) << out.reason;
   // Still distinct within the claim.
@@ -49,7 +49,7 @@ TEST(AdminAccess, AnotherClaimsAdminPickDoesNotBlockButBlocksExclusive) {
   // Admin results do not count as use.
   AllocatedState state(h.inventory());
   api::AllocationResult admin = AllocatorHarness::Taken(kDriver, "n1", "gpu-0");
-  admin.devices.results[0].adminAccess = true;
+  admin.devices.results[0].rare.edit().adminAccess = true;
   state.Add(admin);
   EXPECT_FALSE(state.IsInUse(*h.inventory()->Find(kDriver, "n1", "gpu-0")));
 }
@@ -106,7 +106,8 @@ TEST(Taints, TolerationsTable) {
     auto out = h.Allocate({b.Build()}, MakeNode("n1"));
     EXPECT_EQ(out.result, c.allocated ? Result::kAllocated : Result::kUnschedulable);
     if (c.allocated) {
-      EXPECT_EQ(out.allocations[0].devices.results[0].tolerations.size(), c.tolerations.size());
+      EXPECT_EQ(out.allocations[0].devices.results[0].rare->tolerations.size(),
+                c.tolerations.size());
     }
     // With the gate off taints are ignored.
     h.options.features.device_taints = false;
@@ -137,7 +138,7 @@ TEST(Taints, SubrequestTolerationsAreTheirOwn) {
   ASSERT_EQ(out.result, Result::kAllocated) << out.reason;
   EXPECT_THAT(DeviceNames(out.allocations[0]), ElementsAre("tainted", "plain"));
   EXPECT_EQ(out.allocations[0].devices.results[0].request, "r/both");
-  EXPECT_EQ(out.allocations[0].devices.results[0].tolerations.size(), 1u);
+  EXPECT_EQ(out.allocations[0].devices.results[0].rare->tolerations.size(), 1u);
 }
 
 TEST(BindingConditions, CopiedAndLessPreferred) {
@@ -156,8 +157,8 @@ TEST(BindingConditions, CopiedAndLessPreferred) {
   ASSERT_EQ(out.result, Result::kAllocated) << out.reason;
   EXPECT_THAT(DeviceNames(out.allocations[0]), ElementsAre("ready", "attach"));
   const auto& r = out.allocations[0].devices.results[1];
-  EXPECT_THAT(r.bindingConditions, ElementsAre("attached"));
-  EXPECT_THAT(r.bindingFailureConditions, ElementsAre("failed"));
+  EXPECT_THAT(r.rare->bindingConditions, ElementsAre("attached"));
+  EXPECT_THAT(r.rare->bindingFailureConditions, ElementsAre("failed"));
   EXPECT_EQ(out.score, -4);  // -1 (ready, not node-local), -3 (still to attach)
   // bindsToNode pins the node.
   ASSERT_TRUE(out.allocations[0].nodeSelector.has_value());
@@ -178,8 +179,8 @@ TEST(BindingConditions, NeedsAttachingDraft) {
   auto out = h.Allocate({ClaimBuilder("c").Request("r", "any").Build()}, MakeNode("n7"));
   ASSERT_EQ(out.result, Result::kAllocated) << out.reason;
   const auto& r = out.allocations[0].devices.results[0];
-  EXPECT_THAT(r.bindingConditions, ElementsAre("kubernetes.io/is-attached"));
-  EXPECT_THAT(r.bindingFailureConditions, ElementsAre("kubernetes.io/attach-failed"));
+  EXPECT_THAT(r.rare->bindingConditions, ElementsAre("kubernetes.io/is-attached"));
+  EXPECT_THAT(r.rare->bindingFailureConditions, ElementsAre("kubernetes.io/attach-failed"));
   ASSERT_TRUE(out.allocations[0].nodeSelector.has_value());
   EXPECT_THAT(out.allocations[0].nodeSelector->nodeSelectorTerms[0].matchFields[0].values,
               ElementsAre("n7"));
@@ -298,11 +299,11 @@ TEST(BindingConditions, BothListsCopiedIntoEachResult) {
   const auto& results = out.allocations[0].devices.results;
   ASSERT_EQ(results.size(), 2u);
   EXPECT_EQ(results[0].device, "a");
-  EXPECT_THAT(results[0].bindingConditions, ElementsAre("a-attached", "a-linked"));
-  EXPECT_THAT(results[0].bindingFailureConditions, ElementsAre("a-failed"));
+  EXPECT_THAT(results[0].rare->bindingConditions, ElementsAre("a-attached", "a-linked"));
+  EXPECT_THAT(results[0].rare->bindingFailureConditions, ElementsAre("a-failed"));
   EXPECT_EQ(results[1].device, "b");
-  EXPECT_THAT(results[1].bindingConditions, ElementsAre("b-attached"));
-  EXPECT_THAT(results[1].bindingFailureConditions, ElementsAre("b-failed", "b-lost"));
+  EXPECT_THAT(results[1].rare->bindingConditions, ElementsAre("b-attached"));
+  EXPECT_THAT(results[1].rare->bindingFailureConditions, ElementsAre("b-failed", "b-lost"));
   // The same across requests (and a device without conditions gets empty lists).
   out = h.Allocate({ClaimBuilder("c")
                         .Request("x", "any")
@@ -317,24 +318,25 @@ TEST(BindingConditions, BothListsCopiedIntoEachResult) {
   const auto& by_request = out.allocations[0].devices.results;
   ASSERT_EQ(by_request.size(), 3u);
   EXPECT_EQ(by_request[0].request + ":" + by_request[0].device, "x:b");
-  EXPECT_THAT(by_request[0].bindingConditions, ElementsAre("b-attached"));
-  EXPECT_THAT(by_request[0].bindingFailureConditions, ElementsAre("b-failed", "b-lost"));
+  EXPECT_THAT(by_request[0].rare->bindingConditions, ElementsAre("b-attached"));
+  EXPECT_THAT(by_request[0].rare->bindingFailureConditions, ElementsAre("b-failed", "b-lost"));
   EXPECT_EQ(by_request[1].request + ":" + by_request[1].device, "y:plain");
-  EXPECT_THAT(by_request[1].bindingConditions, IsEmpty());
-  EXPECT_THAT(by_request[1].bindingFailureConditions, IsEmpty());
+  EXPECT_THAT(by_request[1].rare->bindingConditions, IsEmpty());
+  EXPECT_THAT(by_request[1].rare->bindingFailureConditions, IsEmpty());
   EXPECT_EQ(by_request[2].request + ":" + by_request[2].device, "z:a");
-  EXPECT_THAT(by_request[2].bindingConditions, ElementsAre("a-attached", "a-linked"));
-  EXPECT_THAT(by_request[2].bindingFailureConditions, ElementsAre("a-failed"));
+  EXPECT_THAT(by_request[2].rare->bindingConditions, ElementsAre("a-attached", "a-linked"));
+  EXPECT_THAT(by_request[2].rare->bindingFailureConditions, ElementsAre("a-failed"));
   // Two claims of one pod: each gets its device's lists.
   out = h.Allocate({ClaimBuilder("c1").Request("r", "any").Selector("name=a").Build(),
                     ClaimBuilder("c2").Request("r", "any").Selector("name=b").Build()},
                    MakeNode("n1"));
   ASSERT_EQ(out.result, Result::kAllocated) << out.reason;
   ASSERT_EQ(out.allocations.size(), 2u);
-  EXPECT_THAT(out.allocations[0].devices.results[0].bindingFailureConditions,
+  EXPECT_THAT(out.allocations[0].devices.results[0].rare->bindingFailureConditions,
               ElementsAre("a-failed"));
-  EXPECT_THAT(out.allocations[1].devices.results[0].bindingConditions, ElementsAre("b-attached"));
-  EXPECT_THAT(out.allocations[1].devices.results[0].bindingFailureConditions,
+  EXPECT_THAT(out.allocations[1].devices.results[0].rare->bindingConditions,
+              ElementsAre("b-attached"));
+  EXPECT_THAT(out.allocations[1].devices.results[0].rare->bindingFailureConditions,
               ElementsAre("b-failed", "b-lost"));
 }
 
@@ -428,22 +430,22 @@ TEST(BindingConditions, NeedsAttachingDraftPinsAndFails) {
   ExpectPinnedTo(out, "n4");
   ASSERT_EQ(out.result, Result::kAllocated);
   const auto& draft = out.allocations[0].devices.results[0];
-  EXPECT_THAT(draft.bindingConditions, ElementsAre("kubernetes.io/is-attached"));
-  EXPECT_THAT(draft.bindingFailureConditions, ElementsAre("kubernetes.io/attach-failed"));
+  EXPECT_THAT(draft.rare->bindingConditions, ElementsAre("kubernetes.io/is-attached"));
+  EXPECT_THAT(draft.rare->bindingFailureConditions, ElementsAre("kubernetes.io/attach-failed"));
   EXPECT_EQ(out.score, -3);  // not node-local, with conditions
   // needs-attaching: false is nothing special.
   out = one("not");
   ASSERT_EQ(out.result, Result::kAllocated) << out.reason;
-  EXPECT_THAT(out.allocations[0].devices.results[0].bindingConditions, IsEmpty());
-  EXPECT_THAT(out.allocations[0].devices.results[0].bindingFailureConditions, IsEmpty());
+  EXPECT_THAT(out.allocations[0].devices.results[0].rare->bindingConditions, IsEmpty());
+  EXPECT_THAT(out.allocations[0].devices.results[0].rare->bindingFailureConditions, IsEmpty());
   EXPECT_EQ(out.allocations[0].nodeSelector->nodeSelectorTerms[0].matchExpressions[0].key, "zone");
   EXPECT_EQ(out.score, -1);
   // Explicit conditions win: its own lists, and no bindsToNode (the slice's selector).
   out = one("explicit");
   ASSERT_EQ(out.result, Result::kAllocated) << out.reason;
   const auto& own = out.allocations[0].devices.results[0];
-  EXPECT_THAT(own.bindingConditions, ElementsAre("example.com/mine"));
-  EXPECT_THAT(own.bindingFailureConditions, ElementsAre("example.com/bad"));
+  EXPECT_THAT(own.rare->bindingConditions, ElementsAre("example.com/mine"));
+  EXPECT_THAT(own.rare->bindingFailureConditions, ElementsAre("example.com/bad"));
   ASSERT_TRUE(out.allocations[0].nodeSelector.has_value());
   EXPECT_THAT(out.allocations[0].nodeSelector->nodeSelectorTerms[0].matchFields, IsEmpty());
   EXPECT_EQ(out.allocations[0].nodeSelector->nodeSelectorTerms[0].matchExpressions[0].key, "zone");
@@ -514,7 +516,7 @@ TEST(BindingConditions, GatesOffNeverSelectDevicesWithConditions) {
       auto out = h.Allocate({ClaimBuilder("c").Request("r", "any").Build()}, MakeNode("n1"));
       ASSERT_EQ(out.result, Result::kAllocated) << out.reason;
       EXPECT_THAT(DeviceNames(out.allocations[0]), ElementsAre("plain"));
-      EXPECT_THAT(out.allocations[0].devices.results[0].bindingConditions, IsEmpty());
+      EXPECT_THAT(out.allocations[0].devices.results[0].rare->bindingConditions, IsEmpty());
       EXPECT_FALSE(out.allocations[0].nodeSelector.has_value());
       EXPECT_EQ(
           h.Allocate({ClaimBuilder("c").Request("r", "any", 2).Build()}, MakeNode("n1")).result,

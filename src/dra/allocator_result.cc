@@ -144,18 +144,22 @@ std::vector<api::AllocationResult> BuildResults(const Allocator::Impl& impl,
       r.driver = std::string(ref.driver);
       r.pool = std::string(ref.pool);
       r.device = std::string(ref.name);
-      if (alt.admin) r.adminAccess = true;
-      r.tolerations = *alt.tolerations;
+      // The rare fields (api/machinery/rare.h) are written only when set, so a plain device
+      // allocates none of them.
+      if (alt.admin) r.rare.edit().adminAccess = true;
+      r.rare.set(&api::DeviceRequestAllocationResultRare::tolerations, *alt.tolerations);
       if (impl.features.binding_conditions) {
-        r.bindingConditions = *info.binding_conditions;
-        r.bindingFailureConditions = *info.binding_failure_conditions;
+        r.rare.set(&api::DeviceRequestAllocationResultRare::bindingConditions,
+                   *info.binding_conditions);
+        r.rare.set(&api::DeviceRequestAllocationResultRare::bindingFailureConditions,
+                   *info.binding_failure_conditions);
       }
       if (p.shared) {
-        r.shareID = MakeShareID(*claim.claim, k);
+        r.rare.edit().shareID = MakeShareID(*claim.claim, k);
         const std::vector<api::Quantity>* amounts = impl.sets[alt.candidates]->Share(p.device);
         size_t i = 0;
         for (const auto& [name, cap] : ref.device->capacity) {
-          r.consumedCapacity.emplace(
+          r.rare.edit().consumedCapacity.emplace(
               name, amounts && i < amounts->size() ? (*amounts)[i] : api::Quantity());
           ++i;
         }

@@ -21,7 +21,7 @@ const api::AllocatedDeviceStatus* FindDeviceStatus(const api::ResourceClaimStatu
                                                    const api::DeviceRequestAllocationResult& r) {
   for (const api::AllocatedDeviceStatus& d : status.devices) {
     if (d.driver == r.driver && d.pool == r.pool && d.device == r.device &&
-        d.shareID == r.shareID) {
+        d.shareID == r.rare->shareID) {
       return &d;
     }
   }
@@ -48,8 +48,9 @@ bool AnyConditionTrue(const api::AllocatedDeviceStatus& entry,
 bool ReportedReady(const api::ResourceClaimStatus& status,
                    const api::DeviceRequestAllocationResult& r) {
   const api::AllocatedDeviceStatus* entry = FindDeviceStatus(status, r);
-  if (entry == nullptr || AnyConditionTrue(*entry, r.bindingFailureConditions)) return false;
-  if (!r.bindingConditions.empty()) return AllConditionsTrue(*entry, r.bindingConditions);
+  if (entry == nullptr || AnyConditionTrue(*entry, r.rare->bindingFailureConditions)) return false;
+  if (!r.rare->bindingConditions.empty())
+    return AllConditionsTrue(*entry, r.rare->bindingConditions);
   return !entry->conditions.empty() &&
          std::all_of(entry->conditions.begin(), entry->conditions.end(),
                      [](const api::Condition& c) { return c.status == "True"; });
@@ -61,12 +62,12 @@ bool SetDeviceConditions(api::ResourceClaimStatus& status,
   auto entry = std::find_if(status.devices.begin(), status.devices.end(),
                             [&](const api::AllocatedDeviceStatus& d) {
                               return d.driver == r.driver && d.pool == r.pool &&
-                                     d.device == r.device && d.shareID == r.shareID;
+                                     d.device == r.device && d.shareID == r.rare->shareID;
                             });
   bool changed = false;
   if (entry == status.devices.end()) {
     status.devices.push_back(
-        {.driver = r.driver, .pool = r.pool, .device = r.device, .shareID = r.shareID});
+        {.driver = r.driver, .pool = r.pool, .device = r.device, .shareID = r.rare->shareID});
     entry = status.devices.end() - 1;
     changed = true;
   }

@@ -1,5 +1,5 @@
-// Device binding conditions (KEP-5007, docs/architecture.md §5.4) end to end in one process: the store,
-// the resourceclaim controller and the scheduler, node-local slices and one "fabric" pool of
+// Device binding conditions (KEP-5007, docs/architecture.md §5.4) end to end in one process: the
+// store, the resourceclaim controller and the scheduler, node-local slices and one "fabric" pool of
 // devices usable from every node that must be attached first (bindsToNode, bindingConditions
 // [example.com/attached], bindingFailureConditions [example.com/attach-failed]). The test plays
 // the fabric driver: it writes the claims' status.devices conditions and taints devices.
@@ -92,11 +92,11 @@ class BindingConditionsTest : public DraFixture {
       ASSERT_TRUE(cur && cur->status.allocation) << "claim " << claim << " is not allocated";
       auto copy = std::make_unique<api::ResourceClaim>(*cur);
       for (const auto& r : cur->status.allocation->devices.results) {
-        if (r.bindingConditions.empty() || (!device.empty() && r.device != device)) continue;
+        if (r.rare->bindingConditions.empty() || (!device.empty() && r.device != device)) continue;
         api::AllocatedDeviceStatus* st = nullptr;
         for (auto& d : copy->status.devices) {
           if (d.driver == r.driver && d.pool == r.pool && d.device == r.device &&
-              d.shareID == r.shareID) {
+              d.shareID == r.rare->shareID) {
             st = &d;
           }
         }
@@ -105,7 +105,7 @@ class BindingConditionsTest : public DraFixture {
           st->driver = r.driver;
           st->pool = r.pool;
           st->device = r.device;
-          st->shareID = r.shareID;
+          st->shareID = r.rare->shareID;
         }
         std::erase_if(st->conditions, [&](const api::Condition& c) { return c.type == type; });
         api::Condition c;
@@ -122,7 +122,6 @@ class BindingConditionsTest : public DraFixture {
     }
     FAIL() << "too many conflicts writing the status of claim " << claim;
   }
-
 
   bool Allocated(const std::string& claim) {
     auto c = GetClaim(claim);
@@ -188,9 +187,9 @@ class BindingConditionsTest : public DraFixture {
 
   // Scheduling attempts so far, whatever their result (scheduler_schedule_attempts_total).
   double Attempts() {
-    auto& attempts = sched_->metrics_registry().AddCounter(
-        "scheduler_schedule_attempts_total", "", metrics::Stability::kStable,
-        {"result", "profile"});
+    auto& attempts =
+        sched_->metrics_registry().AddCounter("scheduler_schedule_attempts_total", "",
+                                              metrics::Stability::kStable, {"result", "profile"});
     double sum = 0;
     for (const char* result : {"scheduled", "unschedulable", "error"}) {
       sum += attempts.With({result, "default-scheduler"}).value();
@@ -263,7 +262,7 @@ TEST_F(BindingConditionsTest, NodeLocalDevicesArePreferredAndBindWithoutWaiting)
   EXPECT_EQ(DevicesOf(local_claim), std::vector<std::string>{"node-0/gpu-0"});
   auto c = GetClaim(local_claim);
   ASSERT_TRUE(c && c->status.allocation);
-  EXPECT_TRUE(c->status.allocation->devices.results[0].bindingConditions.empty());
+  EXPECT_TRUE(c->status.allocation->devices.results[0].rare->bindingConditions.empty());
   EXPECT_TRUE(EventMessages("local", "BindingConditionsPending").empty());
   EXPECT_EQ(NominatedOf("local"), "");
   EXPECT_EQ(PreBindObservations("success", "false"), 1u);
@@ -320,8 +319,8 @@ TEST_F(BindingConditionsTest, WaitsForTheConditionThenBindsToTheNominatedNode) {
   const api::AllocationResult& alloc = *c->status.allocation;
   ASSERT_EQ(alloc.devices.results.size(), 1u);
   EXPECT_EQ(alloc.devices.results[0].pool, kFabricPool);
-  EXPECT_EQ(alloc.devices.results[0].bindingConditions, std::vector<std::string>{kAttached});
-  EXPECT_EQ(alloc.devices.results[0].bindingFailureConditions,
+  EXPECT_EQ(alloc.devices.results[0].rare->bindingConditions, std::vector<std::string>{kAttached});
+  EXPECT_EQ(alloc.devices.results[0].rare->bindingFailureConditions,
             std::vector<std::string>{kAttachFailed});
   ASSERT_TRUE(alloc.allocationTimestamp.has_value());
   EXPECT_LE(std::abs(alloc.allocationTimestamp->unix_seconds() -
@@ -738,7 +737,7 @@ TEST_F(BindingConditionsTest, ThousandWaitingPodsDoNotSlowOthers) {
       n += c->status.allocation.has_value() && c->status.reservedFor.size() == 1 &&
            c->status.allocation->nodeSelector.has_value() &&
            !c->status.allocation->devices.results.empty() &&
-           !c->status.allocation->devices.results[0].bindingConditions.empty();
+           !c->status.allocation->devices.results[0].rare->bindingConditions.empty();
     }
     return n;
   };

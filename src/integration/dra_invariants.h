@@ -37,7 +37,7 @@ class AllocationAuditor {
     for (const auto& c : claim.status.reservedFor) reservation |= api::IsReservationConsumer(c);
     auto& holders = reservation ? reserved_ : holder_;
     for (const auto& r : claim.status.allocation->devices.results) {
-      if (r.adminAccess.value_or(false) || r.shareID) continue;
+      if (r.rare->adminAccess.value_or(false) || r.rare->shareID) continue;
       DeviceId id{r.driver, r.pool, r.device};
       auto [it, inserted] = holders.emplace(id, uid);
       if (!inserted && it->second != uid) {

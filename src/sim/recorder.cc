@@ -123,7 +123,7 @@ void Recorder::OnClaim(const api::ObjectPtr& obj, bool deleted) {
       rec.devices.push_back({r.driver, r.pool, r.device, device_class});
       held_[DeviceKey(r.driver, r.pool, r.device)] = rec.reservation ? 2 : 1;
       if (!device_class.empty()) ++allocated_by_class_[device_class];
-      if (!r.bindingConditions.empty()) conditions = true;
+      if (!r.rare->bindingConditions.empty()) conditions = true;
     }
     rec.waiting = conditions;
     it = claims_.emplace(uid, std::move(rec)).first;
@@ -134,7 +134,7 @@ void Recorder::OnClaim(const api::ObjectPtr& obj, bool deleted) {
   // failed as soon as one reports a failure condition.
   bool ready = true, failed = false;
   for (const api::DeviceRequestAllocationResult& r : claim->status.allocation->devices.results) {
-    if (r.bindingConditions.empty()) continue;
+    if (r.rare->bindingConditions.empty()) continue;
     const api::AllocatedDeviceStatus* status = nullptr;
     for (const api::AllocatedDeviceStatus& s : claim->status.devices) {
       if (s.driver == r.driver && s.pool == r.pool && s.device == r.device) status = &s;
@@ -143,9 +143,9 @@ void Recorder::OnClaim(const api::ObjectPtr& obj, bool deleted) {
       ready = false;
       continue;
     }
-    for (const std::string& c : r.bindingConditions)
+    for (const std::string& c : r.rare->bindingConditions)
       ready = ready && ConditionTrue(status->conditions, c);
-    for (const std::string& c : r.bindingFailureConditions) {
+    for (const std::string& c : r.rare->bindingFailureConditions) {
       failed = failed || ConditionTrue(status->conditions, c);
     }
   }

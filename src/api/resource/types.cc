@@ -1,5 +1,7 @@
 #include "api/resource/types.h"
 
+#include <type_traits>
+
 #include "api/machinery/reflect.h"
 
 namespace allot::api {
@@ -25,7 +27,12 @@ void DefaultRequest(R& request) {
     request.allocationMode = std::string(kAllocationModeExactCount);
   }
   if (request.allocationMode == kAllocationModeExactCount && request.count == 0) request.count = 1;
-  DefaultTolerations(request.tolerations);
+  if constexpr (std::is_same_v<R, ExactDeviceRequest>) {
+    // Out of line (Rare): a request without tolerations must not allocate them.
+    if (!request.rare->tolerations.empty()) DefaultTolerations(request.rare.edit().tolerations);
+  } else {
+    DefaultTolerations(request.tolerations);
+  }
 }
 
 }  // namespace

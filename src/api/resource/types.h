@@ -4,8 +4,8 @@
 // comments give each field's meaning and limits (see api/resource/validation.h for the checks).
 // Go pointers (*bool, *string, *T) are std::optional so "unset" and "zero" stay distinct.
 //
-// Allot extensions (KEP-3063 "DRA with a control-plane controller", docs/architecture.md §5.1). They are
-// not in upstream v1 (1.32 tombstoned them) and belong behind the feature gate
+// Allot extensions (KEP-3063 "DRA with a control-plane controller", docs/architecture.md §5.1).
+// They are not in upstream v1 (1.32 tombstoned them) and belong behind the feature gate
 // DRAControlPlaneController. No gate plumbing exists yet: the fields always decode, and
 // validation checks them only when they are set, so plain v1 objects are unaffected.
 //   * ResourceClaimSpec::controllerName     (JSON spec.controllerName; v1alpha3 named it
@@ -56,7 +56,8 @@ inline constexpr std::string_view kAllocationConfigSourceClaim = "FromClaim";
 // A CEL expression over `device` that must evaluate to true. At most 10 KiB.
 struct CELDeviceSelector {
   std::string expression;
-  template <class V> void Visit(V& v) {
+  template <class V>
+  void Visit(V& v) {
     v("expression", expression, {.always = true, .required = true});
   }
   bool operator==(const CELDeviceSelector&) const = default;
@@ -65,7 +66,10 @@ struct CELDeviceSelector {
 // Exactly one member must be set (today only `cel`).
 struct DeviceSelector {
   std::optional<CELDeviceSelector> cel;
-  template <class V> void Visit(V& v) { v("cel", cel); }
+  template <class V>
+  void Visit(V& v) {
+    v("cel", cel);
+  }
   bool operator==(const DeviceSelector&) const = default;
 };
 
@@ -74,7 +78,8 @@ struct DeviceSelector {
 struct OpaqueDeviceConfiguration {
   std::string driver;
   RawJson parameters;
-  template <class V> void Visit(V& v) {
+  template <class V>
+  void Visit(V& v) {
     v("driver", driver, {.always = true, .required = true});
     v("parameters", parameters, {.always = true, .required = true});
   }
@@ -84,7 +89,10 @@ struct OpaqueDeviceConfiguration {
 // DeviceClassConfiguration: the inlined DeviceConfiguration (exactly one member: `opaque`).
 struct DeviceClassConfiguration {
   std::optional<OpaqueDeviceConfiguration> opaque;
-  template <class V> void Visit(V& v) { v("opaque", opaque); }
+  template <class V>
+  void Visit(V& v) {
+    v("opaque", opaque);
+  }
   bool operator==(const DeviceClassConfiguration&) const = default;
 };
 
@@ -96,7 +104,8 @@ struct DeviceToleration {
   std::string value;
   std::string effect;
   std::optional<int64_t> tolerationSeconds;
-  template <class V> void Visit(V& v) {
+  template <class V>
+  void Visit(V& v) {
     v("key", key);
     v("operator", operator_);
     v("value", value);
@@ -109,7 +118,10 @@ struct DeviceToleration {
 // Per-device demand for consumable capacity (DRAConsumableCapacity).
 struct CapacityRequirements {
   std::map<std::string, Quantity> requests;  // qualified capacity name -> amount
-  template <class V> void Visit(V& v) { v("requests", requests); }
+  template <class V>
+  void Visit(V& v) {
+    v("requests", requests);
+  }
   bool operator==(const CapacityRequirements&) const = default;
 };
 
@@ -121,7 +133,8 @@ struct DeviceClassSpec {
   // Allot extension (KEP-3063): limits the nodes considered for controller-allocated claims.
   std::optional<NodeSelector> suitableNodes;
   std::optional<std::string> extendedResourceName;  // DRAExtendedResource
-  template <class V> void Visit(V& v) {
+  template <class V>
+  void Visit(V& v) {
     v("selectors", selectors, {.atomic = true});
     v("config", config, {.atomic = true});
     v("suitableNodes", suitableNodes);
@@ -133,7 +146,8 @@ struct DeviceClassSpec {
 struct DeviceClass : TypedObject<DeviceClass> {
   static const TypeInfo& Type();
   DeviceClassSpec spec;
-  template <class V> void Visit(V& v) {
+  template <class V>
+  void Visit(V& v) {
     v("metadata", metadata);
     v("spec", spec, {.required = true});
   }
@@ -143,22 +157,31 @@ struct DeviceClass : TypedObject<DeviceClass> {
 // --- ResourceClaim spec -------------------------------------------------------------------------
 
 // A request for one or more identical devices of one class.
-struct ExactDeviceRequest {
-  std::string deviceClassName;                // required, DNS subdomain
-  std::vector<DeviceSelector> selectors;      // <= 32
-  std::string allocationMode;                 // ExactCount (default) | All
-  int64_t count = 0;                          // ExactCount only; > 0, defaults to 1
+// The fields of an ExactDeviceRequest that most requests leave unset, kept out of line
+// (api/machinery/rare.h): ExactDeviceRequest::rare.
+struct ExactDeviceRequestRare {
   std::optional<bool> adminAccess;            // DRAAdminAccess
   std::vector<DeviceToleration> tolerations;  // <= 16
   std::optional<CapacityRequirements> capacity;
-  template <class V> void Visit(V& v) {
+  bool operator==(const ExactDeviceRequestRare&) const = default;
+};
+
+struct ExactDeviceRequest {
+  std::string deviceClassName;            // required, DNS subdomain
+  std::vector<DeviceSelector> selectors;  // <= 32
+  std::string allocationMode;             // ExactCount (default) | All
+  int64_t count = 0;                      // ExactCount only; > 0, defaults to 1
+  Rare<ExactDeviceRequestRare> rare;      // adminAccess, tolerations, capacity
+  template <class V>
+  void Visit(V& v) {
+    using R = ExactDeviceRequestRare;
     v("deviceClassName", deviceClassName, {.always = true, .required = true});
     v("selectors", selectors, {.atomic = true});
     v("allocationMode", allocationMode);
     v("count", count);
-    v("adminAccess", adminAccess);
-    v("tolerations", tolerations, {.atomic = true});
-    v("capacity", capacity);
+    VisitRare(v, "adminAccess", rare, &R::adminAccess);
+    VisitRare(v, "tolerations", rare, &R::tolerations, {.atomic = true});
+    VisitRare(v, "capacity", rare, &R::capacity);
   }
   bool operator==(const ExactDeviceRequest&) const = default;
 };
@@ -172,7 +195,8 @@ struct DeviceSubRequest {
   int64_t count = 0;
   std::vector<DeviceToleration> tolerations;
   std::optional<CapacityRequirements> capacity;
-  template <class V> void Visit(V& v) {
+  template <class V>
+  void Visit(V& v) {
     v("name", name, {.always = true, .required = true});
     v("deviceClassName", deviceClassName, {.always = true, .required = true});
     v("selectors", selectors, {.atomic = true});
@@ -189,7 +213,8 @@ struct DeviceRequest {
   std::string name;  // DNS label, unique in the claim
   std::optional<ExactDeviceRequest> exactly;
   std::vector<DeviceSubRequest> firstAvailable;
-  template <class V> void Visit(V& v) {
+  template <class V>
+  void Visit(V& v) {
     v("name", name, {.always = true, .required = true});
     v("exactly", exactly);
     v("firstAvailable", firstAvailable, {.atomic = true});
@@ -203,7 +228,8 @@ struct DeviceConstraint {
   std::vector<std::string> requests;
   std::optional<std::string> matchAttribute;
   std::optional<std::string> distinctAttribute;
-  template <class V> void Visit(V& v) {
+  template <class V>
+  void Visit(V& v) {
     v("requests", requests, {.atomic = true});
     v("matchAttribute", matchAttribute);
     v("distinctAttribute", distinctAttribute);
@@ -216,7 +242,8 @@ struct DeviceConstraint {
 struct DeviceClaimConfiguration {
   std::vector<std::string> requests;
   std::optional<OpaqueDeviceConfiguration> opaque;
-  template <class V> void Visit(V& v) {
+  template <class V>
+  void Visit(V& v) {
     v("requests", requests, {.atomic = true});
     v("opaque", opaque);
   }
@@ -227,7 +254,8 @@ struct DeviceClaim {
   std::vector<DeviceRequest> requests;           // <= 32, unique names
   std::vector<DeviceConstraint> constraints;     // <= 32
   std::vector<DeviceClaimConfiguration> config;  // <= 32
-  template <class V> void Visit(V& v) {
+  template <class V>
+  void Visit(V& v) {
     v("requests", requests, {.atomic = true});
     v("constraints", constraints, {.atomic = true});
     v("config", config, {.atomic = true});
@@ -244,7 +272,8 @@ struct ResourceClaimSpec {
   // Allot extension (KEP-3063): Immediate | WaitForFirstConsumer. Only meaningful together with
   // controllerName; defaulted to WaitForFirstConsumer when controllerName is set.
   std::string allocationMode;
-  template <class V> void Visit(V& v) {
+  template <class V>
+  void Visit(V& v) {
     v("devices", devices);
     v("controllerName", controllerName);
     v("allocationMode", allocationMode);
@@ -260,7 +289,8 @@ struct ResourceClaimConsumerReference {
   std::string resource;  // "pods"
   std::string name;
   std::string uid;
-  template <class V> void Visit(V& v) {
+  template <class V>
+  void Visit(V& v) {
     v("apiGroup", apiGroup);
     v("resource", resource, {.always = true, .required = true});
     v("name", name, {.always = true, .required = true});
@@ -270,28 +300,40 @@ struct ResourceClaimConsumerReference {
 };
 
 // One allocated device. Its ID is <driver>/<pool>/<device> (plus shareID for shared devices).
-struct DeviceRequestAllocationResult {
-  std::string request;  // "req" or "req/sub"
-  std::string driver;
-  std::string pool;
-  std::string device;
+// The fields of a DeviceRequestAllocationResult that most allocated devices leave unset, kept
+// out of line (api/machinery/rare.h): DeviceRequestAllocationResult::rare. A device with
+// binding conditions, shared capacity or a toleration pays for all of them (about 170 bytes).
+struct DeviceRequestAllocationResultRare {
   std::optional<bool> adminAccess;
   std::vector<DeviceToleration> tolerations;
   std::vector<std::string> bindingConditions;         // copied from the slice device
   std::vector<std::string> bindingFailureConditions;  // copied from the slice device
   std::optional<std::string> shareID;                 // a UID
   std::map<std::string, Quantity> consumedCapacity;
-  template <class V> void Visit(V& v) {
+  bool operator==(const DeviceRequestAllocationResultRare&) const = default;
+};
+
+struct DeviceRequestAllocationResult {
+  std::string request;  // "req" or "req/sub"
+  std::string driver;
+  std::string pool;
+  std::string device;
+  // adminAccess, tolerations, bindingConditions, bindingFailureConditions, shareID,
+  // consumedCapacity
+  Rare<DeviceRequestAllocationResultRare> rare;
+  template <class V>
+  void Visit(V& v) {
+    using R = DeviceRequestAllocationResultRare;
     v("request", request, {.always = true, .required = true});
     v("driver", driver, {.always = true, .required = true});
     v("pool", pool, {.always = true, .required = true});
     v("device", device, {.always = true, .required = true});
-    v("adminAccess", adminAccess);
-    v("tolerations", tolerations, {.atomic = true});
-    v("bindingConditions", bindingConditions, {.atomic = true});
-    v("bindingFailureConditions", bindingFailureConditions, {.atomic = true});
-    v("shareID", shareID);
-    v("consumedCapacity", consumedCapacity);
+    VisitRare(v, "adminAccess", rare, &R::adminAccess);
+    VisitRare(v, "tolerations", rare, &R::tolerations, {.atomic = true});
+    VisitRare(v, "bindingConditions", rare, &R::bindingConditions, {.atomic = true});
+    VisitRare(v, "bindingFailureConditions", rare, &R::bindingFailureConditions, {.atomic = true});
+    VisitRare(v, "shareID", rare, &R::shareID);
+    VisitRare(v, "consumedCapacity", rare, &R::consumedCapacity);
   }
   bool operator==(const DeviceRequestAllocationResult&) const = default;
 };
@@ -301,7 +343,8 @@ struct DeviceAllocationConfiguration {
   std::string source;
   std::vector<std::string> requests;
   std::optional<OpaqueDeviceConfiguration> opaque;
-  template <class V> void Visit(V& v) {
+  template <class V>
+  void Visit(V& v) {
     v("source", source, {.always = true, .required = true});
     v("requests", requests, {.atomic = true});
     v("opaque", opaque);
@@ -312,7 +355,8 @@ struct DeviceAllocationConfiguration {
 struct DeviceAllocationResult {
   std::vector<DeviceRequestAllocationResult> results;  // <= 32
   std::vector<DeviceAllocationConfiguration> config;   // <= 64 (class + claim)
-  template <class V> void Visit(V& v) {
+  template <class V>
+  void Visit(V& v) {
     v("results", results, {.atomic = true});
     v("config", config, {.atomic = true});
   }
@@ -325,7 +369,8 @@ struct AllocationResult {
   // Allot extension (KEP-3063): the controller that must deallocate.
   std::string controllerName;
   std::optional<Time> allocationTimestamp;  // start of the binding-condition timeout
-  template <class V> void Visit(V& v) {
+  template <class V>
+  void Visit(V& v) {
     v("devices", devices);
     v("nodeSelector", nodeSelector);
     v("controllerName", controllerName);
@@ -338,7 +383,8 @@ struct NetworkDeviceData {
   std::string interfaceName;     // <= 256
   std::vector<std::string> ips;  // <= 16, CIDR form
   std::string hardwareAddress;   // <= 128
-  template <class V> void Visit(V& v) {
+  template <class V>
+  void Visit(V& v) {
     v("interfaceName", interfaceName);
     v("ips", ips, {.atomic = true});
     v("hardwareAddress", hardwareAddress);
@@ -355,7 +401,8 @@ struct AllocatedDeviceStatus {
   std::vector<Condition> conditions;  // <= 8, keyed by type
   RawJson data;                       // <= 10 KiB JSON object; empty = unset
   std::optional<NetworkDeviceData> networkData;
-  template <class V> void Visit(V& v) {
+  template <class V>
+  void Visit(V& v) {
     v("driver", driver, {.always = true, .required = true});
     v("pool", pool, {.always = true, .required = true});
     v("device", device, {.always = true, .required = true});
@@ -374,7 +421,8 @@ struct ResourceClaimStatus {
   // it together with `allocation`.
   bool deallocationRequested = false;
   std::vector<AllocatedDeviceStatus> devices;
-  template <class V> void Visit(V& v) {
+  template <class V>
+  void Visit(V& v) {
     v("allocation", allocation);
     v("reservedFor", reservedFor, {.merge_key = "uid"});
     v("deallocationRequested", deallocationRequested);
@@ -387,7 +435,8 @@ struct ResourceClaim : TypedObject<ResourceClaim> {
   static const TypeInfo& Type();
   ResourceClaimSpec spec;
   ResourceClaimStatus status;
-  template <class V> void Visit(V& v) {
+  template <class V>
+  void Visit(V& v) {
     v("metadata", metadata);
     v("spec", spec, {.required = true});
     v("status", status);
@@ -404,7 +453,8 @@ struct ResourceClaim : TypedObject<ResourceClaim> {
 struct ResourceClaimTemplateSpec {
   ObjectMeta metadata;
   ResourceClaimSpec spec;
-  template <class V> void Visit(V& v) {
+  template <class V>
+  void Visit(V& v) {
     v("metadata", metadata);
     v("spec", spec, {.required = true});
   }
@@ -414,7 +464,8 @@ struct ResourceClaimTemplateSpec {
 struct ResourceClaimTemplate : TypedObject<ResourceClaimTemplate> {
   static const TypeInfo& Type();
   ResourceClaimTemplateSpec spec;
-  template <class V> void Visit(V& v) {
+  template <class V>
+  void Visit(V& v) {
     v("metadata", metadata);
     v("spec", spec, {.required = true});
   }
@@ -429,7 +480,8 @@ struct ResourcePool {
   std::string name;                // <= 253, DNS subdomains joined by '/', immutable
   int64_t generation = 0;          // >= 0; consumers use the highest
   int64_t resourceSliceCount = 0;  // > 0
-  template <class V> void Visit(V& v) {
+  template <class V>
+  void Visit(V& v) {
     v("name", name, {.always = true, .required = true});
     v("generation", generation, {.always = true, .required = true});
     v("resourceSliceCount", resourceSliceCount, {.always = true, .required = true});
@@ -443,7 +495,8 @@ struct DeviceAttribute {
   std::optional<bool> boolValue;
   std::optional<std::string> stringValue;
   std::optional<std::string> versionValue;
-  template <class V> void Visit(V& v) {
+  template <class V>
+  void Visit(V& v) {
     v("int", intValue);
     v("bool", boolValue);
     v("string", stringValue);
@@ -456,7 +509,8 @@ struct CapacityRequestPolicyRange {
   std::optional<Quantity> min;  // required
   std::optional<Quantity> max;
   std::optional<Quantity> step;
-  template <class V> void Visit(V& v) {
+  template <class V>
+  void Visit(V& v) {
     v("min", min);
     v("max", max);
     v("step", step);
@@ -470,7 +524,8 @@ struct CapacityRequestPolicy {
   std::optional<Quantity> defaultValue;  // JSON "default"
   std::vector<Quantity> validValues;
   std::optional<CapacityRequestPolicyRange> validRange;
-  template <class V> void Visit(V& v) {
+  template <class V>
+  void Visit(V& v) {
     v("default", defaultValue);
     v("validValues", validValues, {.atomic = true});
     v("validRange", validRange);
@@ -481,7 +536,8 @@ struct CapacityRequestPolicy {
 struct DeviceCapacity {
   Quantity value;
   std::optional<CapacityRequestPolicy> requestPolicy;  // only with allowMultipleAllocations
-  template <class V> void Visit(V& v) {
+  template <class V>
+  void Visit(V& v) {
     v("value", value, {.required = true});
     v("requestPolicy", requestPolicy);
   }
@@ -490,7 +546,10 @@ struct DeviceCapacity {
 
 struct Counter {
   Quantity value;
-  template <class V> void Visit(V& v) { v("value", value, {.required = true}); }
+  template <class V>
+  void Visit(V& v) {
+    v("value", value, {.required = true});
+  }
   bool operator==(const Counter&) const = default;
 };
 
@@ -498,7 +557,8 @@ struct Counter {
 struct DeviceCounterConsumption {
   std::string counterSet;
   std::map<std::string, Counter> counters;
-  template <class V> void Visit(V& v) {
+  template <class V>
+  void Visit(V& v) {
     v("counterSet", counterSet, {.always = true, .required = true});
     v("counters", counters);
   }
@@ -511,7 +571,8 @@ struct DeviceTaint {
   std::string value;
   std::string effect;
   std::optional<Time> timeAdded;
-  template <class V> void Visit(V& v) {
+  template <class V>
+  void Visit(V& v) {
     v("key", key, {.always = true, .required = true});
     v("value", value);
     v("effect", effect, {.always = true, .required = true});
@@ -534,7 +595,8 @@ struct Device {
   std::vector<std::string> bindingConditions;         // <= 4
   std::vector<std::string> bindingFailureConditions;  // <= 4; both lists or neither
   std::optional<bool> allowMultipleAllocations;
-  template <class V> void Visit(V& v) {
+  template <class V>
+  void Visit(V& v) {
     v("name", name, {.always = true, .required = true});
     v("attributes", attributes);
     v("capacity", capacity);
@@ -554,7 +616,8 @@ struct Device {
 struct CounterSet {
   std::string name;  // DNS label
   std::map<std::string, Counter> counters;
-  template <class V> void Visit(V& v) {
+  template <class V>
+  void Visit(V& v) {
     v("name", name, {.always = true, .required = true});
     v("counters", counters);
   }
@@ -572,7 +635,8 @@ struct ResourceSliceSpec {
   std::vector<Device> devices;  // <= 128
   std::optional<bool> perDeviceNodeSelection;
   std::vector<CounterSet> sharedCounters;
-  template <class V> void Visit(V& v) {
+  template <class V>
+  void Visit(V& v) {
     v("driver", driver, {.always = true, .required = true});
     v("pool", pool, {.required = true});
     v("nodeName", nodeName);
@@ -588,7 +652,8 @@ struct ResourceSliceSpec {
 struct ResourceSlice : TypedObject<ResourceSlice> {
   static const TypeInfo& Type();
   ResourceSliceSpec spec;
-  template <class V> void Visit(V& v) {
+  template <class V>
+  void Visit(V& v) {
     v("metadata", metadata);
     v("spec", spec, {.required = true});
   }

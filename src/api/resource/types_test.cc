@@ -6,6 +6,7 @@
 #include "api/codec/codec.h"
 #include "api/machinery/resources.h"
 #include "api/machinery/scheme.h"
+#include "api/protobuf.h"
 #include "api/testing/expectations.h"
 
 namespace allot::api {
@@ -97,9 +98,9 @@ TEST(DraCodecTest, ResourceClaimEveryField) {
   ASSERT_EQ(devices.requests.size(), 2u);
   ASSERT_TRUE(devices.requests[0].exactly);
   EXPECT_EQ(devices.requests[0].exactly->count, 2);
-  EXPECT_EQ(devices.requests[0].exactly->adminAccess, false);
-  EXPECT_EQ(devices.requests[0].exactly->tolerations[0].tolerationSeconds, 30);
-  EXPECT_EQ(devices.requests[0].exactly->capacity->requests.at("memory").ToString(), "4Gi");
+  EXPECT_EQ(devices.requests[0].exactly->rare->adminAccess, false);
+  EXPECT_EQ(devices.requests[0].exactly->rare->tolerations[0].tolerationSeconds, 30);
+  EXPECT_EQ(devices.requests[0].exactly->rare->capacity->requests.at("memory").ToString(), "4Gi");
   ASSERT_EQ(devices.requests[1].firstAvailable.size(), 2u);
   EXPECT_EQ(devices.requests[1].firstAvailable[0].allocationMode, "All");
   EXPECT_EQ(devices.constraints[1].distinctAttribute, "nic.example.com/pf");
@@ -108,8 +109,8 @@ TEST(DraCodecTest, ResourceClaimEveryField) {
   const ResourceClaimStatus& status = claim->status;
   ASSERT_TRUE(status.allocation);
   const DeviceRequestAllocationResult& result = status.allocation->devices.results[0];
-  EXPECT_EQ(result.bindingConditions, std::vector<std::string>{"example.com/attached"});
-  EXPECT_EQ(result.shareID, "0b1c2d3e-4f50-4617-8293-a4b5c6d7e8f9");
+  EXPECT_EQ(result.rare->bindingConditions, std::vector<std::string>{"example.com/attached"});
+  EXPECT_EQ(result.rare->shareID, "0b1c2d3e-4f50-4617-8293-a4b5c6d7e8f9");
   EXPECT_EQ(status.allocation->devices.config[0].source, "FromClass");
   EXPECT_EQ(status.allocation->controllerName, "ctrl.example.com");
   EXPECT_EQ(status.allocation->allocationTimestamp, Time::FromUnixSeconds(1735689601));
@@ -219,7 +220,7 @@ TEST(DraDefaultsTest, RequestDefaults) {
   r.name = "gpu";
   r.exactly.emplace();
   r.exactly->deviceClassName = "gpu.example.com";
-  r.exactly->tolerations.push_back({.key = "k"});
+  r.exactly->rare.edit().tolerations.push_back({.key = "k"});
   spec.devices.requests.push_back(r);
   DeviceRequest alt;
   alt.name = "alt";
@@ -228,7 +229,7 @@ TEST(DraDefaultsTest, RequestDefaults) {
   SetResourceClaimSpecDefaults(spec);
   EXPECT_EQ(spec.devices.requests[0].exactly->allocationMode, "ExactCount");
   EXPECT_EQ(spec.devices.requests[0].exactly->count, 1);
-  EXPECT_EQ(spec.devices.requests[0].exactly->tolerations[0].operator_, "Equal");
+  EXPECT_EQ(spec.devices.requests[0].exactly->rare->tolerations[0].operator_, "Equal");
   EXPECT_EQ(spec.devices.requests[1].firstAvailable[0].allocationMode, "All");
   EXPECT_EQ(spec.devices.requests[1].firstAvailable[0].count, 0);
   // Without controllerName the claim-level mode stays unset (plain v1 objects are unchanged).
@@ -324,6 +325,50 @@ TEST(DraResourcesTest, TableRows) {
     dc.metadata.creationTimestamp = created;
     EXPECT_EQ(r->row(dc, now), std::vector<TableCell>{"3m12s"}) << plural;
   }
+}
+
+// The rarely set fields of a request and of an allocated device live out of line
+// (api/machinery/rare.h): a plain claim, decoded from either codec and defaulted, allocates
+// none of them, and one that sets them keeps them through protobuf.
+TEST(DraCodecTest, AClaimAllocatesRareFieldsOnlyWhenSet) {
+  constexpr std::string_view kPlain =
+      R"({"apiVersion":"resource.k8s.io/v1","kind":"ResourceClaim",)"
+      R"("metadata":{"name":"c","namespace":"default"},)"
+      R"("spec":{"devices":{"requests":[{"name":"gpu","exactly":{)"
+      R"("deviceClassName":"gpu.example.com","allocationMode":"ExactCount","count":1}}]}},)"
+      R"("status":{"allocation":{"devices":{"results":[)"
+      R"({"request":"gpu","driver":"gpu.example.com","pool":"node-1","device":"gpu-0"}]}}}})";
+  DecodeOptions opts;
+  opts.strict = true;
+  opts.expected = &ResourceClaim::Type();
+  auto decoded = DecodeJson(kPlain, opts);
+  ASSERT_TRUE(decoded.ok()) << decoded.status().ToString();
+  auto* claim = As<ResourceClaim>(*decoded->object);
+  SetResourceClaimSpecDefaults(claim->spec);
+  EXPECT_FALSE(claim->spec.devices.requests.at(0).exactly->rare.allocated());
+  EXPECT_FALSE(claim->status.allocation->devices.results.at(0).rare.allocated());
+
+  std::string message;
+  ASSERT_TRUE(EncodeProtobufMessage(*claim, message));
+  auto back = DecodeProtobufMessage(ResourceClaim::Type(), message);
+  ASSERT_TRUE(back.ok()) << back.status().ToString();
+  const auto& plain = static_cast<const ResourceClaim&>(**back);
+  EXPECT_TRUE(ResourceClaim::Type().equal(plain, *claim));
+  EXPECT_FALSE(plain.spec.devices.requests.at(0).exactly->rare.allocated());
+  EXPECT_FALSE(plain.status.allocation->devices.results.at(0).rare.allocated());
+
+  // Every rare field set (kResourceClaim): protobuf carries them all.
+  auto full = DecodeJson(kResourceClaim, {});
+  ASSERT_TRUE(full.ok()) << full.status().ToString();
+  message.clear();
+  ASSERT_TRUE(EncodeProtobufMessage(*full->object, message));
+  auto full_back = DecodeProtobufMessage(ResourceClaim::Type(), message);
+  ASSERT_TRUE(full_back.ok()) << full_back.status().ToString();
+  EXPECT_TRUE(ResourceClaim::Type().equal(**full_back, *full->object));
+  const auto& result =
+      static_cast<const ResourceClaim&>(**full_back).status.allocation->devices.results.at(0);
+  EXPECT_EQ(result.rare->bindingFailureConditions, std::vector<std::string>{"example.com/failed"});
+  EXPECT_EQ(result.rare->consumedCapacity.at("memory").ToString(), "4Gi");
 }
 
 }  // namespace

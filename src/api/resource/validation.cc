@@ -71,7 +71,7 @@ void ValidateExactRequest(const ExactDeviceRequest& r, const Path& p, const Vali
   ValidateDeviceClassName(r.deviceClassName, p.Child("deviceClassName"), errs);
   ValidateSelectors(r.selectors, p.Child("selectors"), v, errs);
   ValidateAllocationMode(r.allocationMode, r.count, p, errs);
-  ValidateDeviceTolerations(r.tolerations, p.Child("tolerations"), errs);
+  ValidateDeviceTolerations(r.rare->tolerations, p.Child("tolerations"), errs);
 }
 
 void ValidateSubRequest(const DeviceSubRequest& r, const Path& p, const Validators& v,
@@ -276,11 +276,11 @@ void ValidateBindingConditions(const std::vector<std::string>& conditions,
   // Go prints the missing list with %#v.
   if (conditions.empty() && !failure_conditions.empty()) {
     validation_util::InvalidRaw(errs, cp, "[]string(nil)",
-                         "bindingConditions are required to use bindingFailureConditions");
+                                "bindingConditions are required to use bindingFailureConditions");
   }
   if (failure_conditions.empty() && !conditions.empty()) {
     validation_util::InvalidRaw(errs, fp, "[]string(nil)",
-                         "bindingFailureConditions are required to use bindingConditions");
+                                "bindingFailureConditions are required to use bindingConditions");
   }
 }
 
@@ -293,7 +293,7 @@ void ValidateOpaqueConfig(const std::optional<OpaqueDeviceConfiguration>& opaque
   Path op = p.Child("opaque");
   validation_util::ValidateDriverName(opaque->driver, op.Child("driver"), errs);
   validation_util::ValidateRawObject(opaque->parameters, op.Child("parameters"),
-                              kOpaqueParametersMaxLength, errs);
+                                     kOpaqueParametersMaxLength, errs);
 }
 
 void ValidateResourceClaimSpec(const ResourceClaimSpec& spec, const Path& p,
@@ -345,7 +345,8 @@ void ValidateDeviceClass(const DeviceClass& obj, FieldErrors& errs, const Valida
     ValidateNodeSelector(*spec.suitableNodes, /*allow_invalid_label_values=*/false,
                          p.Child("suitableNodes"), errs);
   }
-  if (spec.extendedResourceName && !validation_util::IsExtendedResourceName(*spec.extendedResourceName)) {
+  if (spec.extendedResourceName &&
+      !validation_util::IsExtendedResourceName(*spec.extendedResourceName)) {
     errs.Invalid(p.Child("extendedResourceName"), *spec.extendedResourceName,
                  "must be a valid extended resource name");
   }

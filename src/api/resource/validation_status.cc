@@ -28,9 +28,9 @@ void ValidateResult(const DeviceRequestAllocationResult& r, const RequestNames& 
   validation_util::ValidateDriverName(r.driver, p.Child("driver"), errs);
   ValidatePoolName(r.pool, p.Child("pool"), errs);
   ValidateDnsLabel(r.device, p.Child("device"), errs);
-  ValidateBindingConditions(r.bindingConditions, r.bindingFailureConditions, p, errs);
-  ValidateDeviceTolerations(r.tolerations, p.Child("tolerations"), errs);
-  if (r.shareID) validation_util::ValidateUID(*r.shareID, p.Child("shareID"), errs);
+  ValidateBindingConditions(r.rare->bindingConditions, r.rare->bindingFailureConditions, p, errs);
+  ValidateDeviceTolerations(r.rare->tolerations, p.Child("tolerations"), errs);
+  if (r.rare->shareID) validation_util::ValidateUID(*r.rare->shareID, p.Child("shareID"), errs);
 }
 
 void ValidateAllocationConfig(const DeviceAllocationConfiguration& c, const RequestNames& names,
@@ -76,7 +76,8 @@ void ValidateDeviceStatus(const AllocatedDeviceStatus& d, const std::set<std::st
   }
   validation_util::ValidateConditions(d.conditions, p.Child("conditions"), errs);
   if (!d.data.empty()) {
-    validation_util::ValidateRawObject(d.data, p.Child("data"), kAllocatedDeviceStatusDataMaxLength, errs);
+    validation_util::ValidateRawObject(d.data, p.Child("data"), kAllocatedDeviceStatusDataMaxLength,
+                                       errs);
   }
   if (d.networkData) ValidateNetworkData(*d.networkData, p.Child("networkData"), errs);
 }
@@ -164,7 +165,7 @@ void ValidateResourceClaimStatusUpdate(const ResourceClaim& obj, const ResourceC
   std::set<std::string> allocated;
   if (status.allocation) {
     for (const DeviceRequestAllocationResult& r : status.allocation->devices.results) {
-      allocated.insert(SharedDeviceID(r.driver, r.pool, r.device, r.shareID));
+      allocated.insert(SharedDeviceID(r.driver, r.pool, r.device, r.rare->shareID));
     }
   }
   ValidateSet(

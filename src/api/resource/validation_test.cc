@@ -190,13 +190,14 @@ TEST(DraValidationTest, ResourceClaimSpec) {
         "spec.devices.requests[0].firstAvailable[1]: Duplicate value: \"a\""}},
       {"too many tolerations",
        [](ResourceClaim& c) {
-         c.spec.devices.requests[0].exactly->tolerations.assign(17, {.operator_ = "Exists"});
+         c.spec.devices.requests[0].exactly->rare.edit().tolerations.assign(
+             17, {.operator_ = "Exists"});
        },
        {"spec.devices.requests[0].exactly.tolerations: Too many: 17: must have at most 16 "
         "items"}},
       {"toleration operator and effect",
        [](ResourceClaim& c) {
-         c.spec.devices.requests[0].exactly->tolerations = {
+         c.spec.devices.requests[0].exactly->rare.edit().tolerations = {
              {.key = "k", .operator_ = "In", .effect = "PreferNoSchedule"},
              {.key = "k", .operator_ = "Exists", .value = "v"}};
        },

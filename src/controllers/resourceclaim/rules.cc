@@ -1,8 +1,9 @@
 #include "controllers/resourceclaim/rules.h"
 
-#include <algorithm>
 #include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>
+
+#include <algorithm>
 
 #include "api/core/pod_state.h"
 #include "api/machinery/owners.h"
@@ -116,7 +117,7 @@ std::string ReservationClaimNamespace(const api::Reservation& r) {
 
 bool NeedsAdminAccess(const api::ResourceClaimSpec& spec) {
   for (const api::DeviceRequest& r : spec.devices.requests) {
-    if (r.exactly && r.exactly->adminAccess.value_or(false)) return true;
+    if (r.exactly && r.exactly->rare->adminAccess.value_or(false)) return true;
   }
   return false;
 }

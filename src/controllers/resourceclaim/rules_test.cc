@@ -160,7 +160,7 @@ TEST(ClaimRulesTest, AdminAccessAndControlPlane) {
   EXPECT_FALSE(NeedsAdminAccess(claim.spec));
   api::DeviceRequest req;
   req.exactly.emplace();
-  req.exactly->adminAccess = true;
+  req.exactly->rare.edit().adminAccess = true;
   claim.spec.devices.requests.push_back(req);
   EXPECT_TRUE(NeedsAdminAccess(claim.spec));
 

@@ -294,13 +294,13 @@ class ClaimBuilder {
   }
   ClaimBuilder& Capacity(const std::string& name, std::string_view value) {
     api::DeviceRequest& r = c_.spec.devices.requests.back();
-    auto& cap = r.exactly ? r.exactly->capacity : r.firstAvailable.back().capacity;
+    auto& cap = r.exactly ? r.exactly->rare.edit().capacity : r.firstAvailable.back().capacity;
     if (!cap) cap.emplace();
     cap->requests[name] = Q(value);
     return *this;
   }
   ClaimBuilder& Admin(bool admin = true) {
-    c_.spec.devices.requests.back().exactly->adminAccess = admin;
+    c_.spec.devices.requests.back().exactly->rare.edit().adminAccess = admin;
     return *this;
   }
   ClaimBuilder& MatchAttribute(std::string attr, std::vector<std::string> requests = {}) {
@@ -336,7 +336,7 @@ class ClaimBuilder {
   }
   std::vector<api::DeviceToleration>& Tolerations() {
     api::DeviceRequest& r = c_.spec.devices.requests.back();
-    return r.exactly ? r.exactly->tolerations : r.firstAvailable.back().tolerations;
+    return r.exactly ? r.exactly->rare.edit().tolerations : r.firstAvailable.back().tolerations;
   }
   api::ResourceClaim c_;
 };

@@ -86,8 +86,8 @@ TEST_F(FabricDetachTest, ADeviceAllocatedAgainOnItsNodeBeforeTheDetachStaysAttac
   // The scheduler saw an attached device on n-0 (no binding conditions) and gave it to b.
   CreateClaim("b");
   api::DeviceRequestAllocationResult r = FabricResult("a100-80gb-0");
-  r.bindingConditions.clear();
-  r.bindingFailureConditions.clear();
+  r.rare.edit().bindingConditions.clear();
+  r.rare.edit().bindingFailureConditions.clear();
   Allocate("b", {r});
   Tick();
   EXPECT_EQ(Info("a100-80gb-0").phase, Phase::kAttached);

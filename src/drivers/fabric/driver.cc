@@ -50,13 +50,13 @@ std::vector<std::string> FabricClaimIndexValues(const api::Object& obj, const st
 
 const std::vector<std::string>& BindingTypes(const FabricConfig& config,
                                              const api::DeviceRequestAllocationResult& r) {
-  return r.bindingConditions.empty() ? config.binding_conditions : r.bindingConditions;
+  return r.rare->bindingConditions.empty() ? config.binding_conditions : r.rare->bindingConditions;
 }
 
 const std::vector<std::string>& FailureTypes(const FabricConfig& config,
                                              const api::DeviceRequestAllocationResult& r) {
-  return r.bindingFailureConditions.empty() ? config.binding_failure_conditions
-                                            : r.bindingFailureConditions;
+  return r.rare->bindingFailureConditions.empty() ? config.binding_failure_conditions
+                                                  : r.rare->bindingFailureConditions;
 }
 
 FabricDriver::FabricDriver(client::Client& client, Clock& clock, FabricConfig config,

@@ -45,8 +45,8 @@ api::ResourceClaim Claim(const std::string& uid, const std::string& node,
     r.driver = kDriver;
     r.pool = "fabric-a100";
     r.device = "a100-" + std::to_string(i);
-    r.bindingConditions = {"example.com/attached"};
-    r.bindingFailureConditions = {"example.com/attach-failed"};
+    r.rare.edit().bindingConditions = {"example.com/attached"};
+    r.rare.edit().bindingFailureConditions = {"example.com/attach-failed"};
     alloc.devices.results.push_back(std::move(r));
   }
   alloc.nodeSelector = api::PinnedTo(node);

@@ -286,16 +286,16 @@ TEST_F(NodeLocalDriverTest, PrepareChecksTheDevicesAreOnTheNode) {
   EXPECT_THAT(driver_.PreparedDevices("n-0"), IsEmpty());
 }
 
-// A fabric device (drivers/fabric/driver.h) allocated to the claim and hot-plugged into n-0: its pool
-// is not the node, so the claim's status must show it attached there.
+// A fabric device (drivers/fabric/driver.h) allocated to the claim and hot-plugged into n-0: its
+// pool is not the node, so the claim's status must show it attached there.
 TEST_F(NodeLocalDriverTest, PrepareAcceptsAFabricDeviceShownAttachedToTheNode) {
   driver_.SetNodes({"n-0", "n-1"});
   ASSERT_TRUE(driver_.Publish().ok());
   api::ResourceClaim claim =
       Claim("f", {"gpu.example.com/n-0/gpu-1", "gpu.example.com/fabric-a100/a100-0"});
   api::DeviceRequestAllocationResult& fabric = claim.status.allocation->devices.results[1];
-  fabric.bindingConditions = {"kubernetes.io/is-attached"};
-  fabric.bindingFailureConditions = {"kubernetes.io/attach-failed"};
+  fabric.rare.edit().bindingConditions = {"kubernetes.io/is-attached"};
+  fabric.rare.edit().bindingFailureConditions = {"kubernetes.io/attach-failed"};
   api::NodeSelector pinned;
   pinned.nodeSelectorTerms.push_back(
       {.matchFields = {{.key = "metadata.name", .operator_ = "In", .values = {"n-0"}}}});
@@ -338,8 +338,8 @@ TEST_F(NodeLocalDriverTest, PrepareAcceptsAFabricDeviceShownAttachedToTheNode) {
   // driver's entry with its conditions True is what counts.
   api::ResourceClaim reused = claim;
   reused.metadata.uid = "uid-reused";
-  reused.status.allocation->devices.results[1].bindingConditions.clear();
-  reused.status.allocation->devices.results[1].bindingFailureConditions.clear();
+  reused.status.allocation->devices.results[1].rare.edit().bindingConditions.clear();
+  reused.status.allocation->devices.results[1].rare.edit().bindingFailureConditions.clear();
   EXPECT_TRUE(driver_.PrepareResources(reused, "n-0").ok());
   reused.status.devices.clear();
   reused.metadata.uid = "uid-reused-2";

@@ -123,12 +123,11 @@ class FabricDriverTest : public ::testing::Test {
 
   // The result for fabric device `device` (as the allocator copies it from a free device).
   static api::DeviceRequestAllocationResult FabricResult(const std::string& device) {
-    return {.request = "gpu",
-            .driver = kDriver,
-            .pool = kPool,
-            .device = device,
-            .bindingConditions = {"kubernetes.io/is-attached"},
-            .bindingFailureConditions = {"kubernetes.io/attach-failed"}};
+    api::DeviceRequestAllocationResult r{
+        .request = "gpu", .driver = kDriver, .pool = kPool, .device = device};
+    r.rare.edit().bindingConditions = {"kubernetes.io/is-attached"};
+    r.rare.edit().bindingFailureConditions = {"kubernetes.io/attach-failed"};
+    return r;
   }
 
   // Writes the claim's allocation: `results` pinned to `node` ("": no nodeSelector).

@@ -11,7 +11,7 @@ const api::AllocatedDeviceStatus* FindDeviceStatus(const api::ResourceClaim& cla
                                                    const api::DeviceRequestAllocationResult& r) {
   for (const api::AllocatedDeviceStatus& d : claim.status.devices) {
     if (d.driver == r.driver && d.pool == r.pool && d.device == r.device &&
-        (!r.shareID || d.shareID == r.shareID)) {
+        (!r.rare->shareID || d.shareID == r.rare->shareID)) {
       return &d;
     }
   }
@@ -50,7 +50,7 @@ Time Plus(Time t, std::chrono::seconds d) {
 
 bool HasBindingConditions(const api::AllocationResult& allocation) {
   for (const auto& r : allocation.devices.results) {
-    if (!r.bindingConditions.empty()) return true;
+    if (!r.rare->bindingConditions.empty()) return true;
   }
   return false;
 }
@@ -61,10 +61,10 @@ BindingVerdict EvaluateBindingConditions(const api::ResourceClaim& claim,
   std::string pending;
   bool all_ready = true;
   for (const api::DeviceRequestAllocationResult& r : allocation.devices.results) {
-    if (r.bindingConditions.empty()) continue;
+    if (r.rare->bindingConditions.empty()) continue;
     if (v.driver.empty()) v.driver = r.driver;
     const api::AllocatedDeviceStatus* d = FindDeviceStatus(claim, r);
-    for (const std::string& type : r.bindingFailureConditions) {
+    for (const std::string& type : r.rare->bindingFailureConditions) {
       const api::Condition* c = FindCondition(d, type);
       if (c && c->status == "True") {
         v.state = BindingVerdict::State::kFailed;
@@ -76,7 +76,7 @@ BindingVerdict EvaluateBindingConditions(const api::ResourceClaim& claim,
       }
     }
     std::string missing;
-    for (const std::string& type : r.bindingConditions) {
+    for (const std::string& type : r.rare->bindingConditions) {
       const api::Condition* c = FindCondition(d, type);
       if (c && c->status == "True") continue;
       missing += missing.empty() ? type : ", " + type;

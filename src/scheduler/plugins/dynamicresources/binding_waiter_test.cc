@@ -30,8 +30,8 @@ api::DeviceRequestAllocationResult Result(const std::string& device,
   r.driver = kDriver;
   r.pool = "fabric";
   r.device = device;
-  r.bindingConditions = std::move(conditions);
-  r.bindingFailureConditions = std::move(failure);
+  r.rare.edit().bindingConditions = std::move(conditions);
+  r.rare.edit().bindingFailureConditions = std::move(failure);
   return r;
 }
 
@@ -144,7 +144,7 @@ TEST(EvaluateBindingConditionsTest, SharedDevicesMatchByShareID) {
   const std::string mine = "11111111-1111-1111-1111-111111111111";
   const std::string other = "22222222-2222-2222-2222-222222222222";
   api::DeviceRequestAllocationResult r = Result("dev-0");
-  r.shareID = mine;
+  r.rare.edit().shareID = mine;
   api::ResourceClaim c = Claim({r});
   // The other share of the same device is attached, ours failed: neither decides ours.
   DeviceStatus(c, "dev-0", other).conditions.push_back(Cond(kAttached, "True"));

@@ -63,7 +63,7 @@ void DeviceTracker::UpdateHeldLocked(const std::string& uid, const api::Resource
     if (!entry.first.empty()) {
       for (const api::DeviceRequestAllocationResult& r :
            claim->status.allocation->devices.results) {
-        if (r.adminAccess.value_or(false) || r.shareID) continue;
+        if (r.rare->adminAccess.value_or(false) || r.rare->shareID) continue;
         entry.second.push_back({r.driver, r.pool, r.device});
       }
     }

@@ -484,7 +484,7 @@ std::shared_ptr<const DynamicResources::VictimClaims> DynamicResources::VictimCl
     RemovedClaim& r = out->emplace_back();
     if (inventory) {
       for (const auto& d : c->status.allocation->devices.results) {
-        if (d.adminAccess.value_or(false) || d.shareID) continue;
+        if (d.rare->adminAccess.value_or(false) || d.rare->shareID) continue;
         if (std::optional<dra::DeviceIndex> i = inventory->Find(d.driver, d.pool, d.device)) {
           r.devices.push_back(*i);
         }

@@ -97,7 +97,7 @@ void DynamicResources::TakeForNominated(DraState& s, const PodInfo& nominated,
     if (out.result != dra::Allocator::Outcome::Result::kAllocated) return takes;
     for (const api::AllocationResult& a : out.allocations) {
       for (const auto& d : a.devices.results) {
-        if (d.adminAccess.value_or(false) || d.shareID) continue;
+        if (d.rare->adminAccess.value_or(false) || d.rare->shareID) continue;
         std::optional<dra::DeviceIndex> i = s.view.inventory->Find(d.driver, d.pool, d.device);
         if (i) takes.push_back(*i);
       }
