@@ -252,7 +252,6 @@ BENCHMARK(BM_StoreWatchFanout)
 // 10,000 pods: 100,000 events, the default history. Reports per event.
 struct PodVersions {
   struct Change {
-    std::string key;
     api::ObjectPtr object, before;
     uint64_t rv;
   };
@@ -266,15 +265,15 @@ struct PodVersions {
       next->metadata.labels["round"] = std::to_string(i / current.size());
       next->metadata.resourceVersion = std::to_string(i + 1);
       api::ObjectPtr obj(std::move(next));
-      changes.push_back({"default/" + obj->metadata.name, obj, current[k], i + 1});
+      changes.push_back({obj, current[k], i + 1});
       current[k] = obj;
     }
   }
   void RecordInto(store::History& h) const {
     const auto& pods = testing::Resource("", "pods");
     for (const Change& c : changes) {
-      h.Record(pods, c.before ? api::EventType::kModified : api::EventType::kAdded, c.key,
-               c.object, c.before, c.rv);
+      h.Record(pods, c.before ? api::EventType::kModified : api::EventType::kAdded, c.object,
+               c.before, c.rv);
     }
   }
   std::vector<Change> changes;
@@ -306,10 +305,10 @@ void BM_HistoryReplay(benchmark::State& state) {
   const bool need_prev = state.range(0) != 0;
   size_t n = 0;
   for (auto _ : state) {
-    Status st = history.ReplayAfter(
-        0, &testing::Resource("", "pods"), need_prev,
-        [&](const api::ResourceInfo&, api::EventType, const api::ObjectPtr&,
-            const api::ObjectPtr&, uint64_t) { ++n; });
+    Status st =
+        history.ReplayAfter(0, &testing::Resource("", "pods"), need_prev,
+                            [&](const api::ResourceInfo&, api::EventType, const api::ObjectPtr&,
+                                const api::ObjectPtr&, uint64_t) { ++n; });
     benchmark::DoNotOptimize(st);
   }
   state.SetItemsProcessed(static_cast<int64_t>(n));

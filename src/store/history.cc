@@ -5,6 +5,7 @@
 
 #include "api/codec/codec.h"
 #include "api/protobuf.h"
+#include "store/object_key.h"
 
 namespace allot::store {
 
@@ -88,8 +89,8 @@ void History::Retire(const std::shared_ptr<Version>& v) {
   v->Retire();
 }
 
-void History::Record(const ResourceInfo& resource, EventType type, const std::string& key,
-                     const ObjectPtr& object, const ObjectPtr& before, uint64_t rv) {
+void History::Record(const ResourceInfo& resource, EventType type, const ObjectPtr& object,
+                     const ObjectPtr& before, uint64_t rv) {
   std::shared_ptr<Version> prev;
   std::shared_ptr<Version> now;
   if (before) prev = VersionOf(before);
@@ -100,7 +101,7 @@ void History::Record(const ResourceInfo& resource, EventType type, const std::st
   }
   if (prev && prev != now) Retire(prev);
   if (type == EventType::kDeleted) Retire(now);
-  events_.push_back(Event{&resource, type, key, std::move(now), std::move(prev), rv});
+  events_.push_back(Event{&resource, type, std::move(now), std::move(prev), rv});
   while (events_.size() > capacity_) Evict();
 }
 
@@ -135,8 +136,7 @@ size_t History::encoded_bytes() const {
   return bytes;
 }
 
-std::vector<History::Taken> History::EventsAfter(uint64_t rv,
-                                                 const ResourceInfo* resource) const {
+std::vector<History::Taken> History::EventsAfter(uint64_t rv, const ResourceInfo* resource) const {
   std::vector<Taken> out;
   // Every event is looked at: with a shared backend, what this replica committed and what it
   // followed from the others may be recorded out of resourceVersion order.
@@ -169,11 +169,11 @@ Status History::ReplayAfter(uint64_t rv, const ResourceInfo* resource, bool need
 }
 
 std::vector<History::TakenUndo> History::UndosAfter(uint64_t rv,
-                                                   const ResourceInfo& resource) const {
+                                                    const ResourceInfo& resource) const {
   std::vector<TakenUndo> out;
   for (auto it = events_.rbegin(); it != events_.rend() && it->rv > rv; ++it) {
     if (it->resource != &resource) continue;
-    out.push_back(TakenUndo{it->key, Take(it->prev)});
+    out.push_back(TakenUndo{Take(it->object), Take(it->prev)});
   }
   return out;
 }
@@ -183,9 +183,11 @@ Status History::Undo(const std::vector<TakenUndo>& undos, const ResourceInfo& re
   for (const TakenUndo& u : undos) {
     if (u.prev) {
       ALLOT_ASSIGN_OR_RETURN(ObjectPtr prev, u.prev.Read(resource));
-      table[u.key] = std::move(prev);
+      std::string key = ObjectKey(resource, prev->metadata.namespace_, prev->metadata.name);
+      table[std::move(key)] = std::move(prev);
     } else {
-      table.erase(u.key);
+      ALLOT_ASSIGN_OR_RETURN(ObjectPtr object, u.object.Read(resource));
+      table.erase(ObjectKey(resource, object->metadata.namespace_, object->metadata.name));
     }
   }
   return Status::Ok();

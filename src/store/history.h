@@ -37,11 +37,12 @@ class History {
   History(const History&) = delete;
   History& operator=(const History&) = delete;
 
-  // Records a committed change of `key` of `resource` at `rv`. `object`: the state
-  // after it (for DELETED, the last state); `before`: what the index held until now (null for
-  // ADDED). `before` leaves the live set here, so the history encodes it.
-  void Record(const api::ResourceInfo& resource, api::EventType type, const std::string& key,
-              const api::ObjectPtr& object, const api::ObjectPtr& before, uint64_t rv);
+  // Records a committed change of an object of `resource` at `rv`. `object`: the state after
+  // it (for DELETED, the last state); `before`: what the index held until now (null for
+  // ADDED). `before` leaves the live set here, so the history encodes it. The event keeps no
+  // key of its own: the object's states name it (an undo reads them anyway).
+  void Record(const api::ResourceInfo& resource, api::EventType type, const api::ObjectPtr& object,
+              const api::ObjectPtr& before, uint64_t rv);
 
   // Forgets every event; watches and lists at or below `evicted_rv` get 410 from now on.
   void Clear(uint64_t evicted_rv);
@@ -93,8 +94,8 @@ class History {
   // The same in two steps, as for replays: UndosAfter under the store's lock, Undo (which
   // decodes) without it.
   struct TakenUndo {
-    std::string key;
-    State prev;  // unset: the object was not there
+    State object;  // the state after the change: names the object when prev is unset
+    State prev;    // unset: the object was not there
   };
   std::vector<TakenUndo> UndosAfter(uint64_t rv, const api::ResourceInfo& resource) const;
   static Status Undo(const std::vector<TakenUndo>& undos, const api::ResourceInfo& resource,
@@ -104,7 +105,6 @@ class History {
   struct Event {
     const api::ResourceInfo* resource;
     api::EventType type;
-    std::string key;
     std::shared_ptr<Version> object;
     std::shared_ptr<Version> prev;  // null for ADDED
     uint64_t rv;

@@ -54,9 +54,9 @@ TEST(HistoryTest, ReplacedVersionsAreEncodedAndReadBackEqual) {
   History h(100);
   ObjectPtr v1 = Pod("a");
   ObjectPtr v2 = Relabel(*v1, "two", 2);
-  h.Record(Pods(), EventType::kAdded, "default/a", v1, nullptr, 1);
+  h.Record(Pods(), EventType::kAdded, v1, nullptr, 1);
   EXPECT_EQ(h.encoded_bytes(), 0u);
-  h.Record(Pods(), EventType::kModified, "default/a", v2, v1, 2);
+  h.Record(Pods(), EventType::kModified, v2, v1, 2);
   EXPECT_GT(h.encoded_bytes(), 0u);
 
   std::vector<Seen> seen = Replay(h, 0, /*need_prev=*/true);
@@ -84,8 +84,8 @@ TEST(HistoryTest, WhatProtobufCannotCarryIsKeptAsJson) {
     "spec":{"containers":[{"name":"c","image":"i",
       "livenessProbe":{"httpGet":{"path":"/healthz","port":8080}}}]}})");
   ObjectPtr p1(std::move(probed));
-  h.Record(Pods(), EventType::kAdded, "default/a", p1, nullptr, 1);
-  h.Record(Pods(), EventType::kModified, "default/a", Relabel(*p1, "x", 2), p1, 2);
+  h.Record(Pods(), EventType::kAdded, p1, nullptr, 1);
+  h.Record(Pods(), EventType::kModified, Relabel(*p1, "x", 2), p1, 2);
   std::vector<Seen> seen = Replay(h, 0, true);
   ASSERT_EQ(seen.size(), 2u);
   EXPECT_EQ(testing::JsonAt(*seen[0].object, "/spec/containers/0/livenessProbe/httpGet/path"),
@@ -100,10 +100,10 @@ TEST(HistoryTest, DeletesAndUndo) {
   ObjectPtr a1 = Pod("a");
   ObjectPtr b1 = Pod("b");
   ObjectPtr a2 = Relabel(*a1, "two", 3);
-  h.Record(Pods(), EventType::kAdded, "default/a", a1, nullptr, 1);
-  h.Record(Pods(), EventType::kAdded, "default/b", b1, nullptr, 2);
-  h.Record(Pods(), EventType::kModified, "default/a", a2, a1, 3);
-  h.Record(Pods(), EventType::kDeleted, "default/b", b1, b1, 4);
+  h.Record(Pods(), EventType::kAdded, a1, nullptr, 1);
+  h.Record(Pods(), EventType::kAdded, b1, nullptr, 2);
+  h.Record(Pods(), EventType::kModified, a2, a1, 3);
+  h.Record(Pods(), EventType::kDeleted, b1, b1, 4);
 
   std::vector<Seen> seen = Replay(h, 3, false);
   ASSERT_EQ(seen.size(), 1u);
@@ -124,10 +124,10 @@ TEST(HistoryTest, DeletesAndUndo) {
 TEST(HistoryTest, EvictionBoundsEventsAndFreesEncodings) {
   History h(3);
   ObjectPtr cur = Pod("a");
-  h.Record(Pods(), EventType::kAdded, "default/a", cur, nullptr, 1);
+  h.Record(Pods(), EventType::kAdded, cur, nullptr, 1);
   for (uint64_t rv = 2; rv <= 50; ++rv) {
     ObjectPtr next = Relabel(*cur, std::to_string(rv), rv);
-    h.Record(Pods(), EventType::kModified, "default/a", next, cur, rv);
+    h.Record(Pods(), EventType::kModified, next, cur, rv);
     cur = next;
   }
   EXPECT_EQ(h.size(), 3u);
@@ -153,10 +153,10 @@ TEST(HistoryTest, AVersionEvictedWhileCurrentIsEncodedFromTheIndexObject) {
   History h(1);
   ObjectPtr a1 = Pod("a");
   ObjectPtr b1 = Pod("b");
-  h.Record(Pods(), EventType::kAdded, "default/a", a1, nullptr, 1);
-  h.Record(Pods(), EventType::kAdded, "default/b", b1, nullptr, 2);  // evicts a's event
+  h.Record(Pods(), EventType::kAdded, a1, nullptr, 1);
+  h.Record(Pods(), EventType::kAdded, b1, nullptr, 2);  // evicts a's event
   ObjectPtr a2 = Relabel(*a1, "two", 3);
-  h.Record(Pods(), EventType::kModified, "default/a", a2, a1, 3);
+  h.Record(Pods(), EventType::kModified, a2, a1, 3);
   std::vector<Seen> seen = Replay(h, 0, true);
   ASSERT_EQ(seen.size(), 1u);
   ASSERT_TRUE(seen[0].prev);

@@ -17,6 +17,7 @@
 #include "common/log.h"
 #include "common/process_stats.h"
 #include "store/history.h"
+#include "store/object_key.h"
 #include "store/watch_impl.h"
 
 namespace allot::store {
@@ -26,14 +27,6 @@ namespace {
 constexpr std::string_view kGenerateNameAlphabet = "bcdfghjklmnpqrstvwxz2456789";
 constexpr size_t kMaxGenerateNamePrefix = 58;
 constexpr int kGenerateNameAttempts = 8;
-
-std::string ObjectKey(const ResourceInfo& r, std::string_view ns, std::string_view name) {
-  if (!r.namespaced) return std::string(name);
-  std::string k(ns);
-  k += '/';
-  k.append(name);
-  return k;
-}
 
 std::string BackendKey(const ResourceInfo& r, const std::string& key) {
   return (r.group.empty() ? std::string("core") : r.group) + "/" + r.resource + "/" + key;
@@ -1141,7 +1134,7 @@ void Store::Impl::Publish(std::vector<Change>& changes) {
       ApplyToIndex(c);
       // `object` is what watchers see (the last state for DELETED); `before` is what the index
       // held, so exact lists can undo the event.
-      history_.Record(*c.resource, type, c.key, c.object ? c.object : c.prev, before, c.rv);
+      history_.Record(*c.resource, type, c.object ? c.object : c.prev, before, c.rv);
       const ObjectPtr& obj = c.object ? c.object : c.prev;
       for (auto& w : watchers_) {
         if (w->Offer(*c.resource, type, obj, before, c.rv)) to_notify.push_back(w);
@@ -1204,7 +1197,8 @@ Result<ListResult> Store::Impl::List(const ResourceInfo& r, const ListOptions& o
       }
       if (!opts.continue_token.empty()) return ExpiredContinue();
       return Status(StatusCode::kExpired, "too old resource version: " + std::to_string(at_rv) +
-                                              " (" + std::to_string(history_.evicted_rv() + 1) + ")");
+                                              " (" + std::to_string(history_.evicted_rv() + 1) +
+                                              ")");
     }
     // Rebuild the state as of at_rv by undoing newer events of this resource. The snapshot is
     // this list's own: the undos, which decode old states, need no lock.
@@ -1314,11 +1308,10 @@ Result<std::unique_ptr<Watcher>> Store::Impl::Watch(const ResourceInfo* r, Watch
     // The state before a change matters only to selectors (an object may enter or leave the
     // selection); the namespace of an object never changes.
     bool need_prev = !opts.label_selector.Empty() || !opts.field_selector.Empty();
-    Status st = History::Read(replay, need_prev,
-                              [&](const ResourceInfo& res, EventType type, const ObjectPtr& obj,
-                                  const ObjectPtr& prev, uint64_t rv) {
-                                w->OfferReplayed(res, type, obj, prev, rv);
-                              });
+    Status st = History::Read(
+        replay, need_prev,
+        [&](const ResourceInfo& res, EventType type, const ObjectPtr& obj, const ObjectPtr& prev,
+            uint64_t rv) { w->OfferReplayed(res, type, obj, prev, rv); });
     if (!st.ok()) {
       WatchEvent ev;
       ev.type = EventType::kError;
