@@ -60,7 +60,7 @@ void Cache::AddPodLocked(const PodInfoPtr& pod, const std::string& node) {
   Touched(item);
 }
 
-void Cache::RemovePodLocked(const std::string& uid, const std::string& node) {
+void Cache::RemovePodLocked(std::string_view uid, const std::string& node) {
   auto it = nodes_.find(node);
   if (it == nodes_.end()) return;
   it->second.info->RemovePod(uid);
@@ -76,8 +76,7 @@ allot::Status Cache::AssumePod(PodInfoPtr pod, const std::string& node) {
                                                          ") is in the cache, so can't be assumed");
   }
   AddPodLocked(pod, node);
-  PodState& st = pods_[pod->uid()];
-  st.pod = std::move(pod);
+  PodState& st = SetPodLocked(std::move(pod));
   st.node = node;
   st.assumed = true;
   ++assumed_count_;
@@ -108,13 +107,14 @@ void Cache::AddPod(PodInfoPtr pod) {
     // The assumed pod is confirmed (or a known pod re-added): count the real object.
     RemovePodLocked(pod->uid(), it->second.node);
     if (it->second.assumed) --assumed_count_;
-    it->second = PodState{};
   }
-  const std::string& node = pod->pod->spec.nodeName;
+  const std::string& node = pod->pod->spec.nodeName;  // lives as long as the entry's pod
   AddPodLocked(pod, node);
-  PodState& st = pods_[pod->uid()];
+  PodState& st = SetPodLocked(std::move(pod));
   st.node = node;
-  st.pod = std::move(pod);
+  st.assumed = false;
+  st.binding_finished = false;
+  st.deadline.reset();
 }
 
 void Cache::UpdatePod(PodInfoPtr pod) { AddPod(std::move(pod)); }
@@ -172,12 +172,20 @@ size_t Cache::ReservationCount() const {
   return reservations_.size();
 }
 
+Cache::PodState& Cache::SetPodLocked(PodInfoPtr pod) {
+  auto it = pods_.find(pod->uid());
+  if (it == pods_.end()) it = pods_.emplace(UidKey{pod->uid()}, PodState{}).first;
+  it->second.pod = std::move(pod);  // may free the PodInfo the key viewed: re-point it now
+  it->first.uid = it->second.pod->uid();
+  return it->second;
+}
+
 void Cache::ReplacePodLocked(PodState& st, PodInfoPtr pod) {
   NodeItem& item = ItemFor(st.node);
   item.info->RemovePod(pod->uid());
   item.info->AddPod(pod);
   Touched(item);
-  st.pod = std::move(pod);
+  SetPodLocked(std::move(pod));
 }
 
 allot::Status Cache::AssignToReservation(const std::string& pod_uid,
@@ -263,7 +271,7 @@ void Cache::CleanupExpiredAssumedPods() {
   for (auto it = pods_.begin(); it != pods_.end();) {
     const PodState& st = it->second;
     if (st.assumed && st.binding_finished && st.deadline && now > *st.deadline) {
-      RemovePodLocked(it->first, st.node);
+      RemovePodLocked(it->first.uid, st.node);
       --assumed_count_;
       it = pods_.erase(it);
     } else {

@@ -30,6 +30,7 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "common/status.h"
@@ -102,13 +103,31 @@ class Cache final : public ReservationLedger {
     bool binding_finished = false;
     std::optional<std::chrono::steady_clock::time_point> deadline;
   };
+  // pods_'s key: a view of the uid in the entry's own PodInfo, so the uid is not copied.
+  // SetPodLocked re-points it whenever the entry's PodInfo is replaced (the uid is the same;
+  // only its storage moves), so it never outlives what it views.
+  struct UidKey {
+    mutable std::string_view uid;
+  };
+  struct UidLess {
+    using is_transparent = void;
+    static std::string_view View(const UidKey& k) { return k.uid; }
+    static std::string_view View(std::string_view s) { return s; }
+    template <class A, class B>
+    bool operator()(const A& a, const B& b) const {
+      return View(a) < View(b);
+    }
+  };
+  using PodMap = std::map<UidKey, PodState, UidLess>;
 
   NodeItem& ItemFor(const std::string& name);  // creates a node-less item if needed
   void Touched(NodeItem& item);                // moves the item to the recency head
   void AddPodLocked(const PodInfoPtr& pod, const std::string& node);
-  void RemovePodLocked(const std::string& uid, const std::string& node);
+  void RemovePodLocked(std::string_view uid, const std::string& node);
   void MaybeDropItem(const std::string& name);  // drops a node-less item without pods
   void RemoveReservationLocked(const std::string& uid);
+  // The entry of `pod`'s uid (made if new) now holding `pod`; its other fields are kept.
+  PodState& SetPodLocked(PodInfoPtr pod);
   // Replaces a known pod's PodInfo (same node) with `pod`.
   void ReplacePodLocked(PodState& st, PodInfoPtr pod);
 
@@ -120,7 +139,7 @@ class Cache final : public ReservationLedger {
   std::vector<std::string> node_order_;                 // nodes with a Node object
   bool order_changed_ = true;                           // node_order_ changed since snapshot
   bool items_dropped_ = false;                          // items erased since snapshot
-  std::map<std::string, PodState, std::less<>> pods_;   // by uid; guarded by mu_
+  PodMap pods_;                                         // by uid; guarded by mu_
   std::map<std::string, std::string, std::less<>> reservations_;  // uid -> node; guarded by mu_
   size_t assumed_count_ = 0;
 };

@@ -60,6 +60,33 @@ TEST_F(CacheTest, ConfirmationOnAnotherNodeMovesThePod) {
   EXPECT_EQ(SnapshotCpu("n2"), 1000);
 }
 
+// The cache keys its pods by a view of the uid inside the PodInfo it holds: each replacement
+// frees the PodInfo the key viewed, and every lookup afterwards must still find the pod (under
+// ALLOT_SANITIZE a stale view is a use-after-free).
+TEST_F(CacheTest, PodsStayFoundWhileTheirPodInfosAreReplaced) {
+  cache_.AddNode(NodeBuilder("n1").Cap("64", "64Gi").Build());
+  cache_.AddNode(NodeBuilder("n2").Cap("64", "64Gi").Build());
+  const std::vector<std::string> names = {"d", "b", "e", "a", "c"};
+  for (const std::string& name : names) ASSERT_TRUE(cache_.AssumePod(Pod(name, ""), "n1").ok());
+  for (int round = 0; round < 3; ++round) {
+    for (const std::string& name : names) cache_.AddPod(Pod(name, round % 2 ? "n1" : "n2"));
+  }
+  EXPECT_EQ(cache_.PodCount(), names.size());
+  EXPECT_EQ(cache_.AssumedPodCount(), 0u);
+  for (const std::string& name : names) {
+    const std::string uid = Pod(name, "")->uid();
+    EXPECT_EQ(cache_.NodeOf(uid), "n2") << name;
+    EXPECT_FALSE(cache_.IsAssumed(uid)) << name;
+  }
+  cache_.RemovePod(*Pod("b", "")->pod);
+  cache_.RemovePod(*Pod("e", "")->pod);
+  EXPECT_EQ(cache_.PodCount(), 3u);
+  EXPECT_EQ(cache_.NodeOf(Pod("b", "")->uid()), std::nullopt);
+  cache_.UpdateSnapshot(snapshot_);
+  EXPECT_EQ(SnapshotCpu("n2"), 3000);
+  EXPECT_EQ(SnapshotCpu("n1"), 0);
+}
+
 TEST_F(CacheTest, AssumedPodsExpireOnlyAfterBindingFinishedAndTtl) {
   cache_.AddNode(NodeBuilder("n1").Cap("4", "8Gi").Build());
   auto p = Pod("p", "n1");
