@@ -27,8 +27,15 @@ class PodHeap {
     return it == index_.end() ? nullptr : items_[it->second].pod.get();
   }
 
+  // A pod whose uid is queued already replaces the queued one in its place.
   void Push(std::unique_ptr<QueuedPodInfo> p) {
-    auto [it, inserted] = index_.insert_or_assign(p->pod_info->uid(), items_.size());
+    auto [it, inserted] = index_.try_emplace(p->pod_info->uid(), items_.size());
+    if (!inserted) {
+      items_[it->second].pod = std::move(p);
+      Up(it->second);
+      Down(it->second);
+      return;
+    }
     items_.push_back({std::move(p), &it->second});
     Up(items_.size() - 1);
   }
