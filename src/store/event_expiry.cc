@@ -1,6 +1,7 @@
 #include "store/event_expiry.h"
 
 #include <algorithm>
+#include <cstdlib>
 
 #include "api/core/types.h"
 #include "common/log.h"
@@ -55,7 +56,8 @@ Status EventExpiry::ListAndWatch() {
   for (const ObjectPtr& event : stored->items) {
     const Time last = std::min(LatestTimestamp(*event), now);
     const std::chrono::microseconds age(now.unix_micros - last.unix_micros);
-    listed.push_back({steady_now + std::max(ttl_ - age, std::chrono::microseconds(0)), event});
+    listed.push_back(
+        NoteFor(*event, steady_now + std::max(ttl_ - age, std::chrono::microseconds(0))));
   }
 
   WatchOptions watch;
@@ -66,8 +68,8 @@ Status EventExpiry::ListAndWatch() {
   if (!w.ok()) return w.status();
   {
     std::lock_guard<std::mutex> lock(mu_);
-    // A re-list notes versions that already have notes; the second note finds its version
-    // gone or deleted and does nothing.
+    // A re-list notes versions that already have notes; the second delete finds the Event
+    // gone (404) and does nothing.
     notes_.insert(notes_.end(), std::make_move_iterator(listed.begin()),
                   std::make_move_iterator(listed.end()));
     std::stable_sort(notes_.begin(), notes_.end(),
@@ -109,7 +111,7 @@ void EventExpiry::TakeWrites() {
   for (WatchEvent& ev : drained_) {
     // A DELETED Event needs nothing: its last note finds the version gone.
     if ((ev.type == EventType::kAdded || ev.type == EventType::kModified) && ev.object) {
-      notes_.push_back({due, ev.object});
+      notes_.push_back(NoteFor(*ev.object, due));
     } else if (ev.type == EventType::kError) {
       ended = true;
     }
@@ -126,8 +128,16 @@ void EventExpiry::TakeWrites() {
   }
 }
 
+EventExpiry::Note EventExpiry::NoteFor(const Object& event, SteadyPoint due) {
+  std::string key = event.metadata.namespace_;
+  key += '/';
+  key += event.metadata.name;
+  return Note{due, std::strtoull(event.metadata.resourceVersion.c_str(), nullptr, 10),
+              std::move(key)};
+}
+
 void EventExpiry::Run() {
-  std::vector<ObjectPtr> due;
+  std::vector<Note> due;
   std::unique_lock<std::mutex> lock(mu_);
   while (!stopping_) {
     SteadyPoint deadline = notes_.empty() ? SteadyPoint::max() : notes_.front().due;
@@ -147,30 +157,28 @@ void EventExpiry::Run() {
     }
     const SteadyPoint now = clock_.Steady();
     while (!notes_.empty() && notes_.front().due <= now) {
-      if (ObjectPtr version = notes_.front().version.lock()) due.push_back(std::move(version));
+      due.push_back(std::move(notes_.front()));
       notes_.pop_front();
     }
     if (due.empty()) continue;
     lock.unlock();
-    for (const ObjectPtr& version : due) Expire(version);
+    for (const Note& note : due) Expire(note);
     due.clear();
     lock.lock();
   }
 }
 
-void EventExpiry::Expire(const ObjectPtr& version) {
-  const auto& meta = version->metadata;
+void EventExpiry::Expire(const Note& note) {
+  const size_t slash = note.key.find('/');  // neither a namespace nor a name holds one
   // Only the version the note was taken for: a later write has a later note.
-  auto current = store_.Get(*events_, meta.namespace_, meta.name);
-  if (!current.ok() || current->get() != version.get()) return;
   DeleteOptions opts;
-  opts.precondition_resource_version = meta.resourceVersion;
+  opts.precondition_resource_version = std::to_string(note.resource_version);
   {
     std::lock_guard<std::mutex> lock(deletes_mu_);
     ++deletes_in_flight_;
   }
-  store_.DeleteAsync(*events_, meta.namespace_, meta.name, std::move(opts),
-                     [this](Result<DeleteResult> result) {
+  store_.DeleteAsync(*events_, note.key.substr(0, slash), note.key.substr(slash + 1),
+                     std::move(opts), [this](Result<DeleteResult> result) {
                        // 404 and 409: deleted or written again meanwhile; nothing to do.
                        if (result.ok()) expired_.fetch_add(1);
                        std::lock_guard<std::mutex> lock(deletes_mu_);

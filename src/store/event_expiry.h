@@ -7,11 +7,13 @@
 // see the Event DELETED. EventExpiry keeps that contract without leases, on every backend:
 //  - It watches Events through the Store and notes, for each version written, when it is due.
 //    Writes are noted in commit order and the TTL is fixed, so the notes form a queue, oldest
-//    first; a note is the due time and a weak reference to that version (24 bytes), so it keeps
-//    no replaced version alive.
-//  - When a note falls due and its version is still the stored one, the Event is deleted
-//    through the Store with that resourceVersion as a precondition: a write that lands in
-//    between wins (409), and it has its own, later note. Watchers see the usual DELETED event.
+//    first; a note is the due time, the Event's namespace/name and that version's
+//    resourceVersion. (The store keeps Events encoded, store/encoded_object.h, so there is no
+//    decoded version to refer to.)
+//  - When a note falls due, the Event is deleted through the Store with that resourceVersion
+//    as a precondition: if a later write replaced the version, or the Event is gone, the store
+//    answers 409 or 404 and nothing happens (the later write has its own, later note).
+//    Watchers see the usual DELETED event.
 //  - A note is taken on the thread that commits the write (the watch's notify), so it is due TTL
 //    after the commit, give or take the wake-up of this class's own thread.
 //
@@ -40,6 +42,7 @@
 #include <deque>
 #include <memory>
 #include <mutex>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -75,15 +78,18 @@ class EventExpiry {
   using SteadyPoint = Clock::SteadyPoint;
   struct Note {
     SteadyPoint due;
-    std::weak_ptr<const Object> version;
+    uint64_t resource_version;
+    std::string key;  // "<namespace>/<name>"
   };
+  // The note for `event` as written, due at `due`.
+  static Note NoteFor(const Object& event, SteadyPoint due);
 
   // Notes the stored Events and opens the watch (at Start, and again whenever the store ends
   // the watch).
   Status ListAndWatch();
   void TakeWrites();  // the watch's notify: runs on the committer thread
   void Run();
-  void Expire(const ObjectPtr& version);
+  void Expire(const Note& note);
 
   Store& store_;
   Clock& clock_;
@@ -96,11 +102,11 @@ class EventExpiry {
 
   mutable std::mutex mu_;
   std::condition_variable cv_;
-  std::deque<Note> notes_;            // oldest due first
-  std::vector<WatchEvent> drained_;   // TakeWrites' buffer, reused
-  bool woken_ = false;                // a note arrived at an empty queue: wait again
-  bool watch_ended_ = false;          // the store ended the watch: list and watch again
-  SteadyPoint next_watch_{};          // ... not before this
+  std::deque<Note> notes_;           // oldest due first
+  std::vector<WatchEvent> drained_;  // TakeWrites' buffer, reused
+  bool woken_ = false;               // a note arrived at an empty queue: wait again
+  bool watch_ended_ = false;         // the store ended the watch: list and watch again
+  SteadyPoint next_watch_{};         // ... not before this
   bool stopping_ = false;
   std::thread thread_;
 

@@ -3,8 +3,7 @@
 #include <unordered_set>
 #include <utility>
 
-#include "api/codec/codec.h"
-#include "api/protobuf.h"
+#include "store/encoded_object.h"
 #include "store/object_key.h"
 
 namespace allot::store {
@@ -13,9 +12,9 @@ using api::EventType;
 using api::ObjectPtr;
 using api::ResourceInfo;
 
-// One state of an object as events name it: the object itself while it is current, its
-// encoding once retired. The first byte of the encoding says which: 'p' a protobuf message of
-// the resource's kind, 'j' JSON.
+// One state of an object as events name it: the object itself while it is current (as the
+// store's index holds it: an Event is an EncodedObject already), its encoding once retired
+// (EncodeForKeeping).
 class History::Version {
  public:
   explicit Version(ObjectPtr live) : live_(std::move(live)) {}
@@ -25,39 +24,19 @@ class History::Version {
   const ObjectPtr& live_object() const { return live_; }
   size_t encoded_size() const { return encoded_.capacity(); }
 
-  // Encodes the object and lets go of it.
+  // Encodes the object (an EncodedObject is kept as it is) and lets go of it.
   void Retire() {
-    encoded_.push_back('p');
-    if (!api::EncodeProtobufMessage(*live_, encoded_)) {
-      // No message for the kind, or a field protobuf cannot carry (a pod's probe).
-      encoded_.assign(1, 'j');
-      encoded_ += api::EncodeJson(*live_);
-    }
-    encoded_.shrink_to_fit();
+    const EncodedObject* kept = EncodedObject::Of(*live_);
+    encoded_ = kept ? kept->encoded() : EncodeForKeeping(*live_);
     live_.reset();
   }
 
   Result<ObjectPtr> Get(const ResourceInfo& r) const {
-    if (live_) return live_;
-    std::string_view body = std::string_view(encoded_).substr(1);
-    if (encoded_[0] == 'p') {
-      auto obj = api::DecodeProtobufMessage(*r.type, body);
-      if (!obj.ok()) return Undecodable(r, obj.status());
-      return ObjectPtr(std::move(obj).value());
-    }
-    api::DecodeOptions opts;
-    opts.expected = r.type;
-    auto decoded = api::DecodeJson(body, opts);
-    if (!decoded.ok()) return Undecodable(r, decoded.status());
-    return ObjectPtr(std::move(decoded->object));
+    if (live_) return Materialize(r, live_);
+    return DecodeKept(r, encoded_);
   }
 
  private:
-  static Status Undecodable(const ResourceInfo& r, const Status& why) {
-    return InternalError("the store's history holds " + r.QualifiedResource() +
-                         " it cannot read back: " + why.message());
-  }
-
   ObjectPtr live_;
   std::string encoded_;
 };
@@ -79,7 +58,7 @@ History::State History::Take(const std::shared_ptr<Version>& v) {
 }
 
 Result<ObjectPtr> History::State::Read(const ResourceInfo& resource) const {
-  if (live) return live;
+  if (live) return Materialize(resource, live);
   return encoded->Get(resource);
 }
 
@@ -151,8 +130,8 @@ Status History::Read(const std::vector<Taken>& events, bool need_prev, const Eve
   for (const Taken& t : events) {
     ALLOT_ASSIGN_OR_RETURN(ObjectPtr object, t.object.Read(*t.resource));
     ObjectPtr prev;
-    if (t.prev.live) {
-      prev = t.prev.live;
+    if (t.prev.live && !EncodedObject::Of(*t.prev.live)) {
+      prev = t.prev.live;  // decoded already: free to pass on
     } else if (t.prev && need_prev) {
       ALLOT_ASSIGN_OR_RETURN(prev, t.prev.Read(*t.resource));
     } else if (t.prev) {

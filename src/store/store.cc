@@ -16,6 +16,7 @@
 #include "common/await.h"
 #include "common/log.h"
 #include "common/process_stats.h"
+#include "store/encoded_object.h"
 #include "store/history.h"
 #include "store/object_key.h"
 #include "store/watch_impl.h"
@@ -155,7 +156,7 @@ class Store::Impl {
     explicit BatchReader(const Impl& impl) : impl_(impl) {}
     ObjectPtr Get(const ResourceInfo& r, std::string_view ns,
                   std::string_view name) const override {
-      return impl_.Lookup(r, ObjectKey(r, ns, name));
+      return impl_.Decoded(r, impl_.Lookup(r, ObjectKey(r, ns, name)));
     }
     std::vector<ObjectPtr> List(const ResourceInfo& r) const override;
 
@@ -221,7 +222,12 @@ class Store::Impl {
                      Subresource sub, bool dry_run, ObjectPtr& result, bool& removed);
   void Stage(const ResourceInfo& r, std::string key, ObjectPtr obj, ObjectPtr prev,
              uint64_t base_rv);
+  // The object at `key` as the committer sees it (this batch's writes first), as the index
+  // holds it: an Event is an EncodedObject there. Decoded() before handing it to anyone.
   ObjectPtr Lookup(const ResourceInfo& r, const std::string& key) const;
+  // `obj` decoded (Materialize). A kept encoding that no longer decodes is a bug: logged, and
+  // the object reads as absent.
+  ObjectPtr Decoded(const ResourceInfo& r, const ObjectPtr& obj) const;
   Status CheckNamespace(const std::string& ns) const;
   // Creates `obj` unless an object of its name exists (Open: well-known objects).
   Status EnsureExists(const ResourceInfo& r, std::unique_ptr<Object> obj);
@@ -231,7 +237,9 @@ class Store::Impl {
   std::string RandomSuffix(const std::string& prefix);
   // Publishes a committed batch to the index, history and watchers.
   void Publish(std::vector<Change>& changes);
-  void ApplyToIndex(const Change& c);
+  // Returns what the index now holds for c.key: c.object, or its EncodedObject for a kind kept
+  // encoded (null when c deletes).
+  ObjectPtr ApplyToIndex(const Change& c);
 
   std::unique_ptr<Backend> backend_;
   SharedBackend* shared_ = nullptr;
@@ -704,7 +712,7 @@ void Store::Impl::ApplyShared(std::vector<SharedChange>& changes, uint64_t curre
       auto t = tables_.find(r);
       if (t != tables_.end()) {
         auto o = t->second.find(std::string(object_key));
-        if (o != t->second.end()) last = o->second;
+        if (o != t->second.end()) last = Decoded(*r, o->second);
       }
     }
     if (!last && !sc.prev_value.empty()) {
@@ -737,12 +745,20 @@ ObjectPtr Store::Impl::Lookup(const ResourceInfo& r, const std::string& key) con
   return o == t->second.end() ? nullptr : o->second;
 }
 
+ObjectPtr Store::Impl::Decoded(const ResourceInfo& r, const ObjectPtr& obj) const {
+  auto decoded = Materialize(r, obj);
+  if (decoded.ok()) return *decoded;
+  log::Error("store", decoded.status().ToString());
+  return nullptr;
+}
+
 std::vector<ObjectPtr> Store::Impl::BatchReader::List(const ResourceInfo& r) const {
   std::vector<ObjectPtr> out;
   auto t = impl_.tables_.find(&r);
   if (t != impl_.tables_.end()) {
     for (const auto& [key, obj] : t->second) {
-      if (!impl_.overlay_.count({&r, key})) out.push_back(obj);
+      if (impl_.overlay_.count({&r, key})) continue;
+      if (ObjectPtr decoded = impl_.Decoded(r, obj)) out.push_back(std::move(decoded));
     }
   }
   for (const auto& [rk, obj] : impl_.overlay_) {
@@ -978,7 +994,7 @@ Status Store::Impl::StageUpdate(const ResourceInfo& r, const ObjectPtr& current,
 
 void Store::Impl::RunUpdate(Op& op) {
   const ResourceInfo& r = *op.resource;
-  ObjectPtr current = Lookup(r, ObjectKey(r, op.ns, op.name));
+  ObjectPtr current = Decoded(r, Lookup(r, ObjectKey(r, op.ns, op.name)));
   if (!current) {
     if (!op.update_opts.create_if_missing) {
       op.status = NotFoundError(r.QualifiedResource(), op.name);
@@ -1014,7 +1030,7 @@ void Store::Impl::RunDelete(Op& op) {
   const ResourceInfo& r = *op.resource;
   const DeleteOptions& opts = op.delete_opts;
   std::string key = ObjectKey(r, op.ns, op.name);
-  ObjectPtr current = Lookup(r, key);
+  ObjectPtr current = Decoded(r, Lookup(r, key));
   if (!current) {
     op.status = NotFoundError(r.QualifiedResource(), op.name);
     return;
@@ -1086,7 +1102,7 @@ void Store::Impl::RunDelete(Op& op) {
 
 // --- publishing -------------------------------------------------------------------------------
 
-void Store::Impl::ApplyToIndex(const Change& c) {
+ObjectPtr Store::Impl::ApplyToIndex(const Change& c) {
   Table& table = tables_[c.resource];
   auto unindex = [&](const ObjectPtr& o) {
     if (!o) return;
@@ -1104,16 +1120,20 @@ void Store::Impl::ApplyToIndex(const Change& c) {
   auto it = table.find(c.key);
   if (it != table.end()) unindex(it->second);  // before the old version may be freed
   if (c.object) {
-    auto node = table.insert_or_assign(c.key, c.object).first;
-    const std::string_view uid = c.object->metadata.uid;
+    ObjectPtr stored = KeptEncoded(*c.resource) && !EncodedObject::Of(*c.object)
+                           ? EncodedObject::Make(*c.object)
+                           : c.object;
+    auto node = table.insert_or_assign(c.key, stored).first;
+    const std::string_view uid = stored->metadata.uid;
     by_uid_.erase(uid);  // a stale entry's key may point into another object
     by_uid_.emplace(uid, std::make_pair(c.resource, &node->first));
-    for (const auto& ref : c.object->metadata.ownerReferences) {
+    for (const auto& ref : stored->metadata.ownerReferences) {
       dependents_.emplace(std::string_view(ref.uid), uid);
     }
-  } else if (it != table.end()) {
-    table.erase(it);
+    return stored;
   }
+  if (it != table.end()) table.erase(it);
+  return nullptr;
 }
 
 void Store::Impl::Publish(std::vector<Change>& changes) {
@@ -1131,13 +1151,20 @@ void Store::Impl::Publish(std::vector<Change>& changes) {
       }
       EventType type =
           !c.object ? EventType::kDeleted : (before ? EventType::kModified : EventType::kAdded);
-      ApplyToIndex(c);
-      // `object` is what watchers see (the last state for DELETED); `before` is what the index
-      // held, so exact lists can undo the event.
-      history_.Record(*c.resource, type, c.object ? c.object : c.prev, before, c.rv);
+      ObjectPtr stored = ApplyToIndex(c);
+      // The history names what the index holds (`stored`, and `before`), so that it can tell
+      // a current version from a replaced one; for DELETED, the last state.
+      history_.Record(*c.resource, type, c.object ? stored : c.prev, before, c.rv);
+      if (watchers_.empty()) continue;
+      // Watchers see decoded objects: the written one, and the one it replaced (for a
+      // selection it may leave), which for a kind kept encoded the writer decoded already.
       const ObjectPtr& obj = c.object ? c.object : c.prev;
+      ObjectPtr replaced = before;
+      if (before && EncodedObject::Of(*before)) {
+        replaced = c.prev && !EncodedObject::Of(*c.prev) ? c.prev : Decoded(*c.resource, before);
+      }
       for (auto& w : watchers_) {
-        if (w->Offer(*c.resource, type, obj, before, c.rv)) to_notify.push_back(w);
+        if (w->Offer(*c.resource, type, obj, replaced, c.rv)) to_notify.push_back(w);
       }
     }
     rv_ = changes.back().rv;
@@ -1155,13 +1182,17 @@ void Store::Impl::Publish(std::vector<Change>& changes) {
 
 Result<ObjectPtr> Store::Impl::Get(const ResourceInfo& r, std::string_view ns,
                                    std::string_view name) const {
-  std::shared_lock lock(mu_);
-  auto t = tables_.find(&r);
-  if (t != tables_.end()) {
-    auto o = t->second.find(ObjectKey(r, ns, name));
-    if (o != t->second.end()) return o->second;
+  ObjectPtr found;
+  {
+    std::shared_lock lock(mu_);
+    auto t = tables_.find(&r);
+    if (t != tables_.end()) {
+      auto o = t->second.find(ObjectKey(r, ns, name));
+      if (o != t->second.end()) found = o->second;
+    }
   }
-  return NotFoundError(r.QualifiedResource(), name);
+  if (!found) return NotFoundError(r.QualifiedResource(), name);
+  return Materialize(r, found);  // outside the lock: an Event decodes here
 }
 
 Result<ListResult> Store::Impl::List(const ResourceInfo& r, const ListOptions& opts) const {
@@ -1208,6 +1239,13 @@ Result<ListResult> Store::Impl::List(const ResourceInfo& r, const ListOptions& o
     ALLOT_RETURN_IF_ERROR(History::Undo(undos, r, snapshot));
     table = &snapshot;
   }
+  if (KeptEncoded(r) && table != &snapshot) {
+    // Decoding every kept object under the lock would hold the committer back: copy the
+    // index's (encoded, shared) objects and decode them without it.
+    snapshot = *table;
+    lock.unlock();
+    table = &snapshot;
+  }
   const uint64_t list_rv = at_rv != 0 ? at_rv : current;
   ListResult out;
   out.resource_version = list_rv;
@@ -1220,12 +1258,13 @@ Result<ListResult> Store::Impl::List(const ResourceInfo& r, const ListOptions& o
   if (!start_after.empty()) it = table->upper_bound(std::max(start_after, prefix));
   for (; it != table->end(); ++it) {
     if (!prefix.empty() && it->first.compare(0, prefix.size(), prefix) != 0) break;
-    if (!filter.Matches(r, *it->second)) continue;
+    ALLOT_ASSIGN_OR_RETURN(ObjectPtr obj, Materialize(r, it->second));
+    if (!filter.Matches(r, *obj)) continue;
     if (opts.limit > 0 && static_cast<int64_t>(out.items.size()) == opts.limit) {
       out.continue_token = Base64Url(std::to_string(list_rv) + ":" + std::prev(it)->first);
       break;
     }
-    out.items.push_back(it->second);
+    out.items.push_back(std::move(obj));
   }
   return out;
 }
@@ -1336,7 +1375,10 @@ std::vector<std::pair<const ResourceInfo*, ObjectPtr>> Store::Impl::Dependents(
     auto t = tables_.find(u->second.first);
     if (t == tables_.end()) continue;
     auto o = t->second.find(*u->second.second);
-    if (o != t->second.end()) out.emplace_back(u->second.first, o->second);
+    if (o == t->second.end()) continue;
+    if (ObjectPtr obj = Decoded(*u->second.first, o->second)) {
+      out.emplace_back(u->second.first, std::move(obj));
+    }
   }
   return out;
 }
@@ -1349,7 +1391,9 @@ std::pair<const ResourceInfo*, ObjectPtr> Store::Impl::FindByUid(std::string_vie
   if (t == tables_.end()) return {nullptr, nullptr};
   auto o = t->second.find(*u->second.second);
   if (o == t->second.end()) return {nullptr, nullptr};
-  return {u->second.first, o->second};
+  ObjectPtr obj = Decoded(*u->second.first, o->second);
+  if (!obj) return {nullptr, nullptr};
+  return {u->second.first, std::move(obj)};
 }
 
 Store::Stats Store::Impl::GetStats() const {
