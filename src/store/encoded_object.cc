@@ -50,7 +50,9 @@ const api::TypeInfo& EncodedType() {
 }  // namespace
 
 bool KeptEncoded(const api::ResourceInfo& r) {
-  return r.resource == "events" && (r.group.empty() || r.group == "events.k8s.io");
+  // The one policy, as kube-apiserver's DefaultWatchCacheSizes is one map: core Events (this
+  // build serves no events.k8s.io resource of its own).
+  return r.group.empty() && r.resource == "events";
 }
 
 api::ObjectPtr EncodedObject::Make(const api::Object& obj) {

@@ -29,7 +29,7 @@ std::string EncodeForKeeping(const api::Object& obj);
 // failure is a bug).
 Result<api::ObjectPtr> DecodeKept(const api::ResourceInfo& r, std::string_view encoded);
 
-// Whether the store's index keeps objects of `r` encoded (Events, core and events.k8s.io).
+// Whether the store's index keeps objects of `r` encoded (core Events).
 bool KeptEncoded(const api::ResourceInfo& r);
 
 class EncodedObject final : public api::Object {
