@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <string>
 
 #include "api/codec/codec.h"
@@ -306,6 +307,45 @@ TEST(Protobuf, UnknownFieldsAreSkipped) {
   auto r = DecodeProtobufMessage(Pod::Type(), raw.bytes);
   ASSERT_TRUE(r.ok()) << r.status().ToString();
   EXPECT_EQ((*r)->metadata.name, "p");
+}
+
+// Go writes map entries sorted by key; any other order, and repeated keys, must read as the
+// same map std::map would make (of repeated keys the last wins), in every message that holds
+// one, and at no more than a sort's cost however many entries arrive out of order.
+TEST(Protobuf, MapEntriesInAnyOrderReadSortedAndTheLastRepeatWins) {
+  auto entry = [](std::string_view k, std::string_view v) { return Msg().Str(1, k).Str(2, v); };
+  auto quantity = [](std::string_view k, std::string_view v) {
+    return Msg().Str(1, k).Sub(2, Msg().Str(1, v));
+  };
+  Msg meta = Msg().Str(1, "p");
+  meta.Sub(11, entry("b", "2")).Sub(12, entry("z", "26")).Sub(11, entry("a", "1"));
+  meta.Sub(12, entry("y", "25")).Sub(11, entry("b", "3"));
+  Msg requests = Msg().Sub(2, quantity("memory", "1Gi")).Sub(2, quantity("cpu", "2"));
+  Msg spec = Msg()
+                 .Sub(2, Msg().Str(1, "c0").Sub(8, requests))
+                 .Sub(2, Msg().Str(1, "c1").Sub(8, Msg().Sub(2, quantity("cpu", "1"))));
+  // Many keys in descending order: each would otherwise be inserted at the front.
+  for (int i = 999; i >= 0; --i) meta.Sub(12, entry("k" + std::to_string(1000 + i), "v"));
+  auto r = DecodeProtobufMessage(Pod::Type(), Msg().Sub(1, meta).Sub(2, spec).bytes);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  const auto& pod = static_cast<const Pod&>(**r);
+  EXPECT_EQ(pod.metadata.labels, (StringMap{{"a", "1"}, {"b", "3"}}));
+  ASSERT_EQ(pod.metadata.annotations.size(), 1002u);
+  EXPECT_EQ(pod.metadata.annotations.begin()->first, "k1000");
+  EXPECT_EQ(pod.metadata.annotations.at("y"), "25");
+  EXPECT_TRUE(std::is_sorted(
+      pod.metadata.annotations.begin(), pod.metadata.annotations.end(),
+      [](const auto& a, const auto& b) { return a.first < b.first; }));
+  ASSERT_EQ(pod.spec.containers.size(), 2u);
+  const ResourceList& r0 = pod.spec.containers[0].resources.requests;
+  ASSERT_EQ(r0.size(), 2u);
+  EXPECT_EQ(r0.begin()->first, "cpu");
+  EXPECT_EQ(r0.at("memory").ToString(), "1Gi");
+  EXPECT_EQ(pod.spec.containers[1].resources.requests.at("cpu").ToString(), "1");
+  // Read back in order, it is the same pod.
+  auto again = DecodeProtobufObject(Pod::Type(), Envelope(pod));
+  ASSERT_TRUE(again.ok()) << again.status().ToString();
+  EXPECT_TRUE(Pod::Type().equal(**again, pod));
 }
 
 TEST(Protobuf, MalformedInputIsA400) {

@@ -507,7 +507,7 @@ std::unique_ptr<api::Pod> MakeWorkloadPod(const Workload& w, int64_t index, Micr
   auto cpu = w.requests.count("cpu") ? w.requests.at("cpu") : "100m";
   auto memory = w.requests.count("memory") ? w.requests.at("memory") : "500Mi";
   auto pod = workloads::MakePod(w.name + "-" + std::to_string(index), kNamespace, cpu, memory);
-  pod->metadata.labels = w.labels;
+  pod->metadata.labels = api::StringMap(w.labels.begin(), w.labels.end());
   pod->metadata.labels[kWorkloadLabel] = w.name;
   if (run_time >= Micros(0))
     pod->metadata.annotations["allot.dev/run-duration"] = GoMicros(run_time);
@@ -536,7 +536,7 @@ std::unique_ptr<api::Reservation> MakeReservation(const ReservationSpec& r) {
   res->spec.template_ = std::move(tmpl);
   api::ReservationOwner owner;
   api::LabelSelector selector;
-  selector.matchLabels = r.owners;
+  selector.matchLabels = api::StringMap(r.owners.begin(), r.owners.end());
   owner.labelSelector = std::move(selector);
   res->spec.owners.push_back(std::move(owner));
   if (r.ttl) res->spec.ttl = api::Duration{r.ttl->count() * 1000};

@@ -24,6 +24,7 @@
 #include "api/codec/protobuf_wire.h"
 #include "api/machinery/boxed.h"
 #include "api/machinery/field.h"
+#include "api/machinery/flat_map.h"
 #include "api/machinery/meta.h"
 #include "api/machinery/object.h"
 #include "api/machinery/protobuf_fields.h"
@@ -42,6 +43,24 @@ struct DecodeState {
   // of failing; for clients reading a server that models more than they do.
   bool lenient = false;
   bool dropped = false;
+
+  // Maps that received an entry out of key order, sorted once the message that holds them is
+  // read (ReadFields), while they are still where they were read to.
+  template <class M>
+  void ToNormalize(M& map) {
+    if (!unsorted.empty() && unsorted.back().first == &map) return;
+    unsorted.emplace_back(&map, [](void* m) { static_cast<M*>(m)->Normalize(); });
+  }
+  // Sorts each map noted since unsorted.size() was `mark`, once.
+  void NormalizeFrom(size_t mark) {
+    auto first = unsorted.begin() + static_cast<std::ptrdiff_t>(mark);
+    std::sort(first, unsorted.end());
+    for (auto it = first; it != unsorted.end(); ++it) {
+      if (it == first || it->first != std::prev(it)->first) it->second(it->first);
+    }
+    unsorted.erase(first, unsorted.end());
+  }
+  std::vector<std::pair<void*, void (*)(void*)>> unsorted;
 };
 
 template <class T>
@@ -268,10 +287,29 @@ struct Field<std::vector<T>> {
   }
 };
 
+// String-keyed maps: each entry is one record {1: key, 2: value}.
 template <class T>
-struct Field<std::map<std::string, T>> {
-  static bool IsEmpty(const std::map<std::string, T>& v) { return v.empty(); }
-  static bool Write(Writer& w, int n, ProtoAs as, const std::map<std::string, T>& v) {
+bool ReadMapEntry(const Record& r, std::string& key, T& value, ProtoAs as, DecodeState& s) {
+  if (r.type != kLengthDelimited) return WrongType(r, s);
+  Reader entry(r.bytes);
+  Record e;
+  while (entry.Next(e)) {
+    if (e.number == 1) {
+      if (!Field<std::string>::Read(e, key, as, s)) return false;
+    } else if (e.number == 2) {
+      s.ctx.PushKey(key);
+      bool ok = Field<T>::Read(e, value, as, s);
+      s.ctx.Pop();
+      if (!ok) return false;
+    }
+  }
+  if (!entry.ok()) return Malformed(s);
+  return true;
+}
+template <class M, class T>
+struct StringMapField {
+  static bool IsEmpty(const M& v) { return v.empty(); }
+  static bool Write(Writer& w, int n, ProtoAs as, const M& v) {
     for (const auto& [key, value] : v) {
       size_t mark = w.BeginNested(n);
       w.BytesField(1, key);
@@ -280,24 +318,26 @@ struct Field<std::map<std::string, T>> {
     }
     return true;
   }
+};
+template <class T>
+struct Field<std::map<std::string, T>> : StringMapField<std::map<std::string, T>, T> {
   static bool Read(const Record& r, std::map<std::string, T>& out, ProtoAs as, DecodeState& s) {
-    if (r.type != kLengthDelimited) return WrongType(r, s);
     std::string key;
     T value{};
-    Reader entry(r.bytes);
-    Record e;
-    while (entry.Next(e)) {
-      if (e.number == 1) {
-        if (!Field<std::string>::Read(e, key, as, s)) return false;
-      } else if (e.number == 2) {
-        s.ctx.PushKey(key);
-        bool ok = Field<T>::Read(e, value, as, s);
-        s.ctx.Pop();
-        if (!ok) return false;
-      }
-    }
-    if (!entry.ok()) return Malformed(s);
+    if (!ReadMapEntry(r, key, value, as, s)) return false;
     out.insert_or_assign(std::move(key), std::move(value));
+    return true;
+  }
+};
+// Go writes map entries sorted by key, so each one normally lands at the end; one out of order
+// leaves the map to be sorted once the message that holds it is read (DecodeState::ToNormalize),
+// so that no input costs more than a sort.
+template <class T>
+struct Field<FlatMap<std::string, T>> : StringMapField<FlatMap<std::string, T>, T> {
+  static bool Read(const Record& r, FlatMap<std::string, T>& out, ProtoAs as, DecodeState& s) {
+    std::pair<std::string, T> item;
+    if (!ReadMapEntry(r, item.first, item.second, as, s)) return false;
+    if (!out.AppendUnordered(std::move(item))) s.ToNormalize(out);
     return true;
   }
 };
@@ -474,6 +514,7 @@ bool ReadEmbedded(const Record& wrapper, const Layout& layout, T& out, DecodeSta
 template <class T>
 bool ReadFields(std::string_view bytes, T& out, DecodeState& s) {
   const Layout& layout = LayoutOf<T>();
+  const size_t unsorted_mark = s.unsorted.size();
   Reader reader(bytes);
   Record r;
   while (reader.Next(r)) {
@@ -487,6 +528,7 @@ bool ReadFields(std::string_view bytes, T& out, DecodeState& s) {
     const auto p = static_cast<size_t>(position);
     if (!ReadRecord(r, p, *layout.by_position[p], out, s)) return false;
   }
+  if (s.unsorted.size() > unsorted_mark) s.NormalizeFrom(unsorted_mark);
   return reader.ok() || Malformed(s);
 }
 
@@ -520,6 +562,8 @@ template <class F>
 struct Inner<std::vector<F>> : Inner<F> {};
 template <class F>
 struct Inner<std::map<std::string, F>> : Inner<F> {};
+template <class F>
+struct Inner<FlatMap<std::string, F>> : Inner<F> {};
 
 
 template <class T>

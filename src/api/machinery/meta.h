@@ -9,15 +9,17 @@
 #include <vector>
 
 #include "api/machinery/field.h"
+#include "api/machinery/flat_map.h"
 #include "api/machinery/quantity.h"
 #include "api/machinery/rare.h"
 #include "common/time.h"
 
 namespace allot::api {
 
-using StringMap = std::map<std::string, std::string>;
+// Labels, annotations, selectors' matchLabels: sorted, in one block (api/machinery/flat_map.h).
+using StringMap = FlatMap<std::string, std::string>;
 // core/v1 ResourceList: resource name -> quantity.
-using ResourceList = std::map<std::string, Quantity>;
+using ResourceList = FlatMap<std::string, Quantity>;
 
 // metav1.Time: RFC 3339, whole seconds. Distinct type so the codec knows the format.
 struct MicroTime {

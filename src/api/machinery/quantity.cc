@@ -332,12 +332,14 @@ Result<Quantity> Quantity::Parse(std::string_view str) {
   Quantity q;
   q.Normalize(negative, magnitude, exponent);
   q.format_ = format;
-  if (keep_text) q.text_.assign(str);
+  // Kept only where it differs from what the value would print: "100m" and "1Gi" are their own
+  // canonical form, so most quantities hold no text.
+  if (keep_text && q.CanonicalString() != str) q.text_.emplace(str);
   return q;
 }
 
 std::string Quantity::ToString() const {
-  if (!text_.empty()) return text_;
+  if (text_) return *text_;
   return CanonicalString();
 }
 
@@ -407,7 +409,7 @@ int Quantity::Compare(const Quantity& other) const {
 }
 
 Quantity& Quantity::AddImpl(const Quantity& other, bool negate) {
-  text_.clear();
+  text_.reset();
   if (mantissa_ == 0) {
     format_ = other.format_;
     mantissa_ = negate ? -other.mantissa_ : other.mantissa_;
@@ -442,7 +444,7 @@ Quantity& Quantity::Add(const Quantity& other) { return AddImpl(other, false); }
 Quantity& Quantity::Sub(const Quantity& other) { return AddImpl(other, true); }
 
 Quantity& Quantity::Neg() {
-  text_.clear();
+  text_.reset();
   mantissa_ = -mantissa_;
   return *this;
 }
@@ -471,7 +473,7 @@ int64_t Quantity::MilliValue() const { return ScaledValue(-3); }
 
 bool Quantity::RoundUp(int32_t scale) {
   if (mantissa_ == 0 || exponent_ >= scale) return true;
-  text_.clear();
+  text_.reset();
   // The mantissa ends in a non-zero digit, so dropping any digit loses precision.
   const bool negative = mantissa_ < 0;
   Normalize(negative, DivPow10Up(Magnitude(mantissa_), static_cast<int64_t>(scale) - exponent_),

@@ -38,6 +38,7 @@
 #include <string>
 #include <string_view>
 
+#include "api/machinery/boxed.h"
 #include "common/status.h"
 
 namespace allot::api {
@@ -98,7 +99,7 @@ class Quantity {
   Format format() const { return format_; }
   void set_format(Format format) {
     format_ = format;
-    text_.clear();
+    text_.reset();
   }
 
  private:
@@ -117,8 +118,10 @@ class Quantity {
   Int128 mantissa_ = 0;
   int32_t exponent_ = 0;
   Format format_ = Format::kDecimalSI;
-  // The parsed text when Kubernetes would echo it from String(); cleared by any mutation.
-  std::string text_;
+  // The parsed text when Kubernetes would echo it from String() and it differs from
+  // CanonicalString() ("1.500k", "+1"); cleared by any mutation. Out of line, since few
+  // quantities have one: a Quantity is 32 bytes instead of 64.
+  Boxed<std::string> text_;
 };
 
 }  // namespace allot::api

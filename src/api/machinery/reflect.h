@@ -23,6 +23,7 @@
 
 #include "api/machinery/boxed.h"
 #include "api/machinery/field.h"
+#include "api/machinery/flat_map.h"
 #include "api/machinery/meta.h"
 #include "api/machinery/object.h"
 #include "api/machinery/quantity.h"
@@ -310,9 +311,10 @@ struct Codec<std::vector<T>> {
   }
 };
 
-template <class T>
-struct Codec<std::map<std::string, T>> {
-  static void Encode(JsonWriter& w, const std::map<std::string, T>& v) {
+// String-keyed maps: std::map, and FlatMap (labels, annotations, resource lists).
+template <class M, class T>
+struct StringMapCodec {
+  static void Encode(JsonWriter& w, const M& v) {
     w.StartObject();
     for (const auto& [k, e] : v) {
       w.Key(k.data(), static_cast<rapidjson::SizeType>(k.size()));
@@ -320,10 +322,11 @@ struct Codec<std::map<std::string, T>> {
     }
     w.EndObject();
   }
-  static bool IsEmpty(const std::map<std::string, T>& v) { return v.empty(); }
-  static bool Decode(const JsonValue& j, std::map<std::string, T>& out, DecodeContext& ctx) {
+  static bool IsEmpty(const M& v) { return v.empty(); }
+  static bool Decode(const JsonValue& j, M& out, DecodeContext& ctx) {
     if (!j.IsObject()) return ctx.TypeError("object", j);
-    out.clear();
+    std::vector<std::pair<std::string, T>> entries;
+    entries.reserve(j.MemberCount());
     for (const auto& m : j.GetObject()) {
       std::string key(m.name.GetString(), m.name.GetStringLength());
       ctx.PushKey(std::string_view(m.name.GetString(), m.name.GetStringLength()));
@@ -331,7 +334,13 @@ struct Codec<std::map<std::string, T>> {
       bool ok = m.value.IsNull() ? true : Codec<T>::Decode(m.value, value, ctx);
       ctx.Pop();
       if (!ok) return false;
-      out.insert_or_assign(std::move(key), std::move(value));
+      entries.emplace_back(std::move(key), std::move(value));
+    }
+    if constexpr (std::is_same_v<M, FlatMap<std::string, T>>) {
+      out.AssignUnsorted(std::move(entries));  // of repeated keys the last wins
+    } else {
+      out.clear();
+      for (auto& [k, e] : entries) out.insert_or_assign(std::move(k), std::move(e));
     }
     return true;
   }
@@ -341,6 +350,10 @@ struct Codec<std::map<std::string, T>> {
     return n;
   }
 };
+template <class T>
+struct Codec<std::map<std::string, T>> : StringMapCodec<std::map<std::string, T>, T> {};
+template <class T>
+struct Codec<FlatMap<std::string, T>> : StringMapCodec<FlatMap<std::string, T>, T> {};
 
 // --- structs ---------------------------------------------------------------------------------
 
