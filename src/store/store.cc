@@ -18,6 +18,7 @@
 #include "common/process_stats.h"
 #include "store/encoded_object.h"
 #include "store/history.h"
+#include "store/index_key.h"
 #include "store/object_key.h"
 #include "store/watch_impl.h"
 
@@ -186,7 +187,8 @@ class Store::Impl {
   Status WaitForLatest() const;
 
  private:
-  using Table = std::map<std::string, ObjectPtr>;
+  // One resource's objects by key; the keys view the objects' own namespace and name.
+  using Table = std::map<IndexKey, ObjectPtr, IndexKeyLess>;
 
   // --- committer thread -------------------------------------------------------------------
   void CommitLoop();
@@ -199,6 +201,12 @@ class Store::Impl {
   void FollowLoop(uint64_t from);
   void ApplyShared(std::vector<SharedChange>& changes, uint64_t current);
   // A list at a revision older than the history, read from the shared backend.
+  // The page of `table` (the index, or a list's own snapshot of it) that `opts` asks for, at
+  // `list_rv`, after `start_after` (a continue token's key) when set.
+  template <class T>
+  Result<ListResult> ListFrom(const ResourceInfo& r, const ListOptions& opts,
+                              const ObjectFilter& filter, const T& table, uint64_t list_rv,
+                              const std::string& start_after) const;
   Result<ListResult> ListFromBackend(const ResourceInfo& r, const ListOptions& opts,
                                      const ObjectFilter& filter, uint64_t at_rv,
                                      const std::string& start_after) const;
@@ -253,7 +261,7 @@ class Store::Impl {
   // uid -> (resource, key in its table). The views point into the current version of the
   // object the entry names (its metadata.uid, the ownerReference's uid) and the key into its
   // table's node: re-pointed whenever ApplyToIndex replaces the object, so nothing is copied.
-  std::unordered_map<std::string_view, std::pair<const ResourceInfo*, const std::string*>> by_uid_;
+  std::unordered_map<std::string_view, std::pair<const ResourceInfo*, const IndexKey*>> by_uid_;
   std::unordered_multimap<std::string_view, std::string_view> dependents_;  // owner -> dependent
   History history_;
   std::vector<std::shared_ptr<WatcherImpl>> watchers_;
@@ -711,7 +719,7 @@ void Store::Impl::ApplyShared(std::vector<SharedChange>& changes, uint64_t curre
       std::shared_lock lock(mu_);
       auto t = tables_.find(r);
       if (t != tables_.end()) {
-        auto o = t->second.find(std::string(object_key));
+        auto o = t->second.find(object_key);
         if (o != t->second.end()) last = Decoded(*r, o->second);
       }
     }
@@ -756,8 +764,11 @@ std::vector<ObjectPtr> Store::Impl::BatchReader::List(const ResourceInfo& r) con
   std::vector<ObjectPtr> out;
   auto t = impl_.tables_.find(&r);
   if (t != impl_.tables_.end()) {
+    // This batch's writes of `r`, if any, stand in for the index's objects (below).
+    auto first = impl_.overlay_.lower_bound({&r, std::string()});
+    const bool overlaid = first != impl_.overlay_.end() && first->first.first == &r;
     for (const auto& [key, obj] : t->second) {
-      if (impl_.overlay_.count({&r, key})) continue;
+      if (overlaid && impl_.overlay_.count({&r, key.str()})) continue;
       if (ObjectPtr decoded = impl_.Decoded(r, obj)) out.push_back(std::move(decoded));
     }
   }
@@ -1123,7 +1134,18 @@ ObjectPtr Store::Impl::ApplyToIndex(const Change& c) {
     ObjectPtr stored = KeptEncoded(*c.resource) && !EncodedObject::Of(*c.object)
                            ? EncodedObject::Make(*c.object)
                            : c.object;
-    auto node = table.insert_or_assign(c.key, stored).first;
+    // The key views the stored object: a replaced one may be freed once nothing else holds it.
+    const IndexKey key{
+        c.resource->namespaced ? std::string_view(stored->metadata.namespace_) : "",
+        stored->metadata.name};
+    auto node = it;
+    if (node != table.end()) {
+      node->second = stored;
+      node->first.ns = key.ns;
+      node->first.name = key.name;
+    } else {
+      node = table.emplace_hint(table.lower_bound(key), key, stored);
+    }
     const std::string_view uid = stored->metadata.uid;
     by_uid_.erase(uid);  // a stale entry's key may point into another object
     by_uid_.emplace(uid, std::make_pair(c.resource, &node->first));
@@ -1187,7 +1209,7 @@ Result<ObjectPtr> Store::Impl::Get(const ResourceInfo& r, std::string_view ns,
     std::shared_lock lock(mu_);
     auto t = tables_.find(&r);
     if (t != tables_.end()) {
-      auto o = t->second.find(ObjectKey(r, ns, name));
+      auto o = t->second.find(IndexKey{r.namespaced ? ns : std::string_view(), name});
       if (o != t->second.end()) found = o->second;
     }
   }
@@ -1218,7 +1240,6 @@ Result<ListResult> Store::Impl::List(const ResourceInfo& r, const ListOptions& o
   static const Table kEmpty;
   auto t = tables_.find(&r);
   const Table* table = t == tables_.end() ? &kEmpty : &t->second;
-  Table snapshot;
   if (at_rv != 0 && at_rv < current) {
     if (at_rv < history_.evicted_rv()) {
       if (shared_) {
@@ -1232,36 +1253,60 @@ Result<ListResult> Store::Impl::List(const ResourceInfo& r, const ListOptions& o
                                               ")");
     }
     // Rebuild the state as of at_rv by undoing newer events of this resource. The snapshot is
-    // this list's own: the undos, which decode old states, need no lock.
-    snapshot = *table;
+    // this list's own, with keys of its own (the older states it takes in are its own too):
+    // the undos, which decode old states, need no lock.
+    History::Table past;
+    for (const auto& [key, obj] : *table) past.emplace_hint(past.end(), key.str(), obj);
     std::vector<History::TakenUndo> undos = history_.UndosAfter(at_rv, r);
     lock.unlock();
-    ALLOT_RETURN_IF_ERROR(History::Undo(undos, r, snapshot));
-    table = &snapshot;
+    ALLOT_RETURN_IF_ERROR(History::Undo(undos, r, past));
+    return ListFrom(r, opts, filter, past, at_rv, start_after);
   }
-  if (KeptEncoded(r) && table != &snapshot) {
+  if (KeptEncoded(r)) {
     // Decoding every kept object under the lock would hold the committer back: copy the
-    // index's (encoded, shared) objects and decode them without it.
-    snapshot = *table;
+    // index's (encoded, shared) objects and decode them without it. The copy holds the
+    // objects its keys view.
+    Table snapshot = *table;
     lock.unlock();
-    table = &snapshot;
+    return ListFrom(r, opts, filter, snapshot, current, start_after);
   }
-  const uint64_t list_rv = at_rv != 0 ? at_rv : current;
+  return ListFrom(r, opts, filter, *table, at_rv != 0 ? at_rv : current, start_after);
+}
+
+namespace {
+
+// A key of the index (IndexKey) or of a list's own snapshot (the ObjectKey string).
+std::string KeyString(const IndexKey& k) { return k.str(); }
+const std::string& KeyString(const std::string& k) { return k; }
+// Whether the key is in namespace `ns`.
+bool KeyInNamespace(const IndexKey& k, std::string_view ns) { return k.ns == ns; }
+bool KeyInNamespace(const std::string& k, std::string_view ns) {
+  return k.size() > ns.size() && k.compare(0, ns.size(), ns) == 0 && k[ns.size()] == '/';
+}
+
+}  // namespace
+
+template <class T>
+Result<ListResult> Store::Impl::ListFrom(const ResourceInfo& r, const ListOptions& opts,
+                                         const ObjectFilter& filter, const T& table,
+                                         uint64_t list_rv, const std::string& start_after) const {
   ListResult out;
   out.resource_version = list_rv;
-  auto it = table->begin();
+  auto it = table.begin();
   std::string prefix;
-  if (r.namespaced && !opts.namespace_.empty()) {
+  const bool one_namespace = r.namespaced && !opts.namespace_.empty();
+  if (one_namespace) {
     prefix = opts.namespace_ + "/";
-    it = table->lower_bound(prefix);
+    it = table.lower_bound(prefix);
   }
-  if (!start_after.empty()) it = table->upper_bound(std::max(start_after, prefix));
-  for (; it != table->end(); ++it) {
-    if (!prefix.empty() && it->first.compare(0, prefix.size(), prefix) != 0) break;
+  if (!start_after.empty()) it = table.upper_bound(std::max(start_after, prefix));
+  for (; it != table.end(); ++it) {
+    if (one_namespace && !KeyInNamespace(it->first, opts.namespace_)) break;
     ALLOT_ASSIGN_OR_RETURN(ObjectPtr obj, Materialize(r, it->second));
     if (!filter.Matches(r, *obj)) continue;
     if (opts.limit > 0 && static_cast<int64_t>(out.items.size()) == opts.limit) {
-      out.continue_token = Base64Url(std::to_string(list_rv) + ":" + std::prev(it)->first);
+      out.continue_token =
+          Base64Url(std::to_string(list_rv) + ":" + KeyString(std::prev(it)->first));
       break;
     }
     out.items.push_back(std::move(obj));
