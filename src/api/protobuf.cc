@@ -301,7 +301,7 @@ Result<ProtobufList> DecodeProtobufList(const TypeInfo& type, std::string_view b
     if (r.number == 1) {
       DecodeState s;
       if (!protobuf::ReadFields(r.bytes, list.meta, s)) return DecodeError(s, "ListMeta");
-        } else if (r.number == 2) {
+    } else if (r.number == 2) {
       ALLOT_ASSIGN_OR_RETURN(auto item, DecodeProtobufMessage(type, r.bytes, dropped));
       list.items.push_back(std::move(item));
     }
