@@ -166,7 +166,7 @@ void Scheduler::CheckWaitingReservations() {
 
 void Scheduler::ReportReservationFailure(const PodInfo& reserve_pod, const std::string& reason,
                                          const std::string& message) {
-  const api::Reservation& current = *reserve_pod.reservation->object;
+  const api::Reservation& current = *reserve_pod.reservation()->object;
   events_->Record(current, client::kEventTypeWarning, "FailedScheduling", "Scheduling",
                   message.size() > 1024 ? message.substr(0, 1024) : message);
   const api::ReservationCondition* cur =

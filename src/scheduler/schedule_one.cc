@@ -213,7 +213,7 @@ void Scheduler::BindingSucceeded(std::shared_ptr<BindingContext> ctx) {
   ctx->fw->RunPostBindPlugins(*ctx->state, pod, ctx->host);
   ObserveAttempt(*ctx->fw, kScheduled, ctx->start);
   if (pod.IsReservePod()) {
-    events_->Record(*pod.reservation->object, client::kEventTypeNormal, "Scheduled", "Binding",
+    events_->Record(*pod.reservation()->object, client::kEventTypeNormal, "Scheduled", "Binding",
                     "Successfully assigned " + pod.name() + " to " + ctx->host);
   } else {
     events_->Record(

@@ -197,7 +197,7 @@ allot::Status Cache::AssignToReservation(const std::string& pod_uid,
   if (r == reservations_.end() || r->second != it->second.node) {
     return allot::NotFoundError("reservations.scheduling.koordinator.sh", reservation_uid);
   }
-  if (it->second.pod->allocated_from == reservation_uid) return allot::Status::Ok();
+  if (it->second.pod->allocated_from() == reservation_uid) return allot::Status::Ok();
   ReplacePodLocked(it->second, it->second.pod->WithAllocatedFrom(reservation_uid));
   return allot::Status::Ok();
 }
@@ -205,7 +205,7 @@ allot::Status Cache::AssignToReservation(const std::string& pod_uid,
 void Cache::UnassignFromReservation(const std::string& pod_uid) {
   std::lock_guard<std::mutex> lock(mu_);
   auto it = pods_.find(pod_uid);
-  if (it == pods_.end() || it->second.pod->allocated_from.empty()) return;
+  if (it == pods_.end() || it->second.pod->allocated_from().empty()) return;
   ReplacePodLocked(it->second, it->second.pod->WithAllocatedFrom(""));
 }
 

@@ -148,7 +148,7 @@ PodInfoPtr MakeReservePodInfo(ReservationInfoPtr info) {
   auto pod = MakeReservePod(*info->object);
   auto base = PodInfo::Make(std::move(pod));
   auto out = std::make_shared<PodInfo>(*base);
-  out->reservation = std::move(info);
+  out->edit_rare().reservation = std::move(info);
   return out;
 }
 

@@ -131,23 +131,34 @@ std::shared_ptr<const PodInfo> PodInfo::Make(std::shared_ptr<const api::Pod> pod
   auto info = std::make_shared<PodInfo>();
   info->requests = Resource::FromList(api::PodRequests(*pod, false));
   info->non_zero_requests = Resource::FromList(api::PodRequests(*pod, true));
-  for (const api::Container& c : pod->spec.containers) AddHostPorts(c, info->host_ports);
+  std::vector<HostPort> ports;
+  for (const api::Container& c : pod->spec.containers) AddHostPorts(c, ports);
   for (const api::Container& c : pod->spec.initContainers) {
-    if (api::IsRestartableInitContainer(c)) AddHostPorts(c, info->host_ports);
+    if (api::IsRestartableInitContainer(c)) AddHostPorts(c, ports);
   }
+  if (!ports.empty()) info->edit_rare().host_ports = std::move(ports);
   info->priority = pod->spec.priority.value_or(0);
   static const std::string kAllocated(api::kAnnotationReservationAllocated);  // once, not per pod
   auto ann = pod->metadata.annotations.find(kAllocated);
   if (ann != pod->metadata.annotations.end()) {
-    if (auto r = api::ParseReservationAllocated(ann->second)) info->allocated_from = r->uid;
+    if (auto r = api::ParseReservationAllocated(ann->second)) {
+      info->edit_rare().allocated_from = r->uid;
+    }
   }
   info->pod = std::move(pod);
   return info;
 }
 
+const PodInfo::Rare& PodInfo::rare() const {
+  static const Rare kNone;
+  return rare_ ? *rare_ : kNone;
+}
+
 std::shared_ptr<const PodInfo> PodInfo::WithAllocatedFrom(std::string reservation_uid) const {
   auto copy = std::make_shared<PodInfo>(*this);
-  copy->allocated_from = std::move(reservation_uid);
+  if (!reservation_uid.empty() || copy->rare_) {
+    copy->edit_rare().allocated_from = std::move(reservation_uid);
+  }
   return copy;
 }
 
@@ -193,9 +204,9 @@ void NodeInfo::ClearNode() {
 void NodeInfo::AddPod(PodInfoPtr pod) {
   requested_.Add(pod->requests);
   non_zero_requested_.Add(pod->non_zero_requests);
-  for (const HostPort& p : pod->host_ports) used_ports_.Add(p);
-  if (!pod->allocated_from.empty()) {
-    if (ReservedSlot* slot = MutableReservation(pod->allocated_from)) {
+  for (const HostPort& p : pod->host_ports()) used_ports_.Add(p);
+  if (!pod->allocated_from().empty()) {
+    if (ReservedSlot* slot = MutableReservation(pod->allocated_from())) {
       Resource before = slot->Held();
       slot->allocated.Add(MaskTo(pod->requests, slot->info->allocatable));
       ++slot->owners;
@@ -213,9 +224,9 @@ bool NodeInfo::RemovePod(std::string_view uid) {
     const PodInfo& p = *pods_[i];
     requested_.Sub(p.requests);
     non_zero_requested_.Sub(p.non_zero_requests);
-    for (const HostPort& hp : p.host_ports) used_ports_.Remove(hp);
-    if (!p.allocated_from.empty()) {
-      if (ReservedSlot* slot = MutableReservation(p.allocated_from)) {
+    for (const HostPort& hp : p.host_ports()) used_ports_.Remove(hp);
+    if (!p.allocated_from().empty()) {
+      if (ReservedSlot* slot = MutableReservation(p.allocated_from())) {
         Resource before = slot->Held();
         slot->allocated.Sub(MaskTo(p.requests, slot->info->allocatable));
         --slot->owners;
@@ -255,7 +266,7 @@ void NodeInfo::AddReservation(std::shared_ptr<const ReservationInfo> info) {
   ReservedSlot slot;
   slot.info = std::move(info);
   for (const PodInfoPtr& p : pods_) {
-    if (p->allocated_from != slot.info->uid) continue;
+    if (p->allocated_from() != slot.info->uid) continue;
     slot.allocated.Add(MaskTo(p->requests, slot.info->allocatable));
     ++slot.owners;
   }

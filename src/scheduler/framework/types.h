@@ -19,6 +19,7 @@
 
 #include "api/core/pod_requests.h"
 #include "api/core/types.h"
+#include "api/machinery/boxed.h"
 
 namespace allot::scheduler {
 
@@ -83,21 +84,34 @@ struct PodInfo {
   std::shared_ptr<const api::Pod> pod;
   Resource requests;           // what the pod needs (Filter)
   Resource non_zero_requests;  // with defaults for missing cpu / memory (scoring)
-  std::vector<HostPort> host_ports;
   int32_t priority = 0;
-  // Set only for a reserve pod: the reservation it places (scheduler/framework/reservation_info.h).
-  std::shared_ptr<const ReservationInfo> reservation;
-  // The uid of the reservation this pod draws from: its reservation-allocated annotation, or,
-  // for a pod the scheduler has assumed, the reservation it chose. Empty: none.
-  std::string allocated_from;
+
+  // What few pods have, out of line (a pointer while unset instead of 72 bytes in each of
+  // 50,000 PodInfos; docs/performance.md).
+  struct Rare {
+    std::vector<HostPort> host_ports;
+    // Set only for a reserve pod: the reservation it places (framework/reservation_info.h).
+    std::shared_ptr<const ReservationInfo> reservation;
+    // The uid of the reservation this pod draws from: its reservation-allocated annotation,
+    // or, for a pod the scheduler has assumed, the reservation it chose. Empty: none.
+    std::string allocated_from;
+  };
+  const std::vector<HostPort>& host_ports() const { return rare().host_ports; }
+  const std::shared_ptr<const ReservationInfo>& reservation() const { return rare().reservation; }
+  const std::string& allocated_from() const { return rare().allocated_from; }
+  const Rare& rare() const;
+  Rare& edit_rare() { return rare_ ? *rare_ : rare_.emplace(); }
 
   static std::shared_ptr<const PodInfo> Make(std::shared_ptr<const api::Pod> pod);
   // A copy that draws from `reservation_uid` ("" for none).
   std::shared_ptr<const PodInfo> WithAllocatedFrom(std::string reservation_uid) const;
-  bool IsReservePod() const { return reservation != nullptr; }
+  bool IsReservePod() const { return reservation() != nullptr; }
   const std::string& uid() const { return pod->metadata.uid; }
   const std::string& name() const { return pod->metadata.name; }
   const std::string& namespace_() const { return pod->metadata.namespace_; }
+
+ private:
+  api::Boxed<Rare> rare_;
 };
 using PodInfoPtr = std::shared_ptr<const PodInfo>;
 

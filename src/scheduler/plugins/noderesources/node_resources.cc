@@ -362,7 +362,7 @@ std::vector<std::string> NodeResourcesFit::InsufficientResources(const PodInfo& 
 }
 
 Status NodeResourcesFit::Filter(const CycleState&, const PodInfo& pod, const NodeInfo& node) const {
-  if (pod.reservation && pod.reservation->pre_allocation) {
+  if (pod.reservation() && pod.reservation()->pre_allocation) {
     // A preAllocation reservation skips the free-capacity check (it waits on the node until
     // the capacity frees up, docs/reservations.md); it must still fit the node at all.
     NodeInfo empty;

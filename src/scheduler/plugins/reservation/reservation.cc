@@ -123,8 +123,8 @@ Status Reservation::PreFilter(CycleState& state, const PodInfo& pod, PreFilterRe
     CycleData d;
     d.reserve_pod = true;
     state.Write(kStateKey, std::move(d));
-    if (!pod.reservation->pinned_node.empty()) {
-      result.node_names = std::vector<std::string>{pod.reservation->pinned_node};
+    if (!pod.reservation()->pinned_node.empty()) {
+      result.node_names = std::vector<std::string>{pod.reservation()->pinned_node};
     }
     return Status::Success();
   }
@@ -199,7 +199,7 @@ Status Reservation::Filter(const CycleState& state, const PodInfo& pod,
   const CycleData* d = state.Read(kStateKey);
   if (!d) return Status::Success();
   if (d->reserve_pod) {
-    const ReservationInfo& r = *pod.reservation;
+    const ReservationInfo& r = *pod.reservation();
     if (!r.pinned_node.empty() && r.pinned_node != node.name()) {
       return Status(Code::kUnschedulableAndUnresolvable,
                     std::string(kErrReasonReservationNodeName));
@@ -288,7 +288,7 @@ Status Reservation::Reserve(CycleState& state, const PodInfo& pod, const std::st
     // from before this reserve pod was assumed), else Waiting.
     const NodeInfo* n = handle_.snapshot().Get(node);
     d->waiting =
-        pod.reservation->pre_allocation && (!n || !FitsNodeAlone(pod.requests, *n, Resource{}));
+        pod.reservation()->pre_allocation && (!n || !FitsNodeAlone(pod.requests, *n, Resource{}));
     return Status::Success();
   }
   NodeMatches* m = d->For(node);
@@ -346,7 +346,7 @@ void Reservation::Bind(CycleState& state, const PodInfo& pod, const std::string&
     done(Status::Error("Reservation has no API client"));
     return;
   }
-  const api::Reservation& current = *pod.reservation->object;
+  const api::Reservation& current = *pod.reservation()->object;
   if (current.status.phase == api::kReservationFailed ||
       current.status.phase == api::kReservationSucceeded) {
     done(Status::Error("reservation is not active"));
