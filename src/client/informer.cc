@@ -11,6 +11,7 @@
 #include <tuple>
 #include <unordered_map>
 
+#include "api/machinery/object_key_view.h"
 #include "common/process_stats.h"
 
 namespace allot::client {
@@ -21,76 +22,60 @@ constexpr int64_t kListPageSize = 500;
 constexpr std::chrono::milliseconds kMinBackoff{100};
 constexpr std::chrono::milliseconds kMaxBackoff{10000};
 
-std::string KeyOf(std::string_view ns, std::string_view name) {
-  std::string key(ns);
+// "<ns>/<name>" (cluster-scoped: "/<name>"): the key of a relisted object.
+std::string KeyOf(const Object& obj) {
+  std::string key(obj.metadata.namespace_);
   key += '/';
-  key.append(name);
+  key.append(obj.metadata.name);
   return key;
 }
 
-std::string KeyOf(const Object& obj) { return KeyOf(obj.metadata.namespace_, obj.metadata.name); }
-
-// A key looked up without building it: Get() runs in every scheduling cycle.
-struct KeyParts {
-  std::string_view ns;
-  std::string_view name;
-};
-
-KeyParts Split(std::string_view key) {
-  size_t slash = key.find('/');  // neither a namespace nor a name holds one
-  return {key.substr(0, slash), key.substr(slash + 1)};
+// The cache's key for `obj`: views of its own namespace and name (api/machinery/
+// object_key_view.h), re-pointed whenever the cache replaces the object.
+api::ObjectKeyView KeyViewOf(const Object& obj) {
+  return {obj.metadata.namespace_, obj.metadata.name};
 }
 
-struct KeyHash {
-  using is_transparent = void;
-  size_t operator()(KeyParts k) const {
-    return std::hash<std::string_view>()(k.ns) ^
-           (std::hash<std::string_view>()(k.name) * 0x9E3779B97F4A7C15ULL);
+// Object key -> object. Looked up by key, or by key string; Get() runs in every scheduling
+// cycle and builds no key.
+using Cache = std::unordered_map<api::ObjectKeyView, ObjectPtr, api::ObjectKeyViewHash,
+                                 api::ObjectKeyViewEq>;
+using Entry = Cache::value_type;  // a node of the cache: stays put until erased
+
+// Orders entries as their keys.
+struct EntryLess {
+  bool operator()(const Entry* a, const Entry* b) const {
+    return api::ObjectKeyViewLess()(a->first, b->first);
   }
-  size_t operator()(std::string_view key) const { return (*this)(Split(key)); }
-  size_t operator()(const std::string& key) const { return (*this)(Split(key)); }
 };
 
-struct KeyEq {
-  using is_transparent = void;
-  bool operator()(std::string_view a, std::string_view b) const { return a == b; }
-  bool operator()(KeyParts a, std::string_view b) const {
-    return b.size() == a.ns.size() + 1 + a.name.size() && b.starts_with(a.ns) &&
-           b[a.ns.size()] == '/' && b.ends_with(a.name);
-  }
-  bool operator()(std::string_view a, KeyParts b) const { return (*this)(b, a); }
-};
-
-// "<ns>/<name>" (cluster-scoped: "/<name>") -> object.
-using Cache = std::unordered_map<std::string, ObjectPtr, KeyHash, KeyEq>;
-
-// The keys of the objects an index holds under one value, as views of the keys the cache
-// holds. Most values name one object (a pod's claim, a claim's owning pod), so the first key
-// is kept inline and a set is made only when a second arrives: a value costs 24 bytes here
-// instead of a 48-byte set and its 48-byte node. Iteration is in key order either way.
+// The cache entries of the objects an index holds under one value. Most values name one object
+// (a pod's claim, a claim's owning pod), so the first entry is kept inline and a set is made
+// only when a second arrives: a value costs 16 bytes here instead of a 48-byte set and its
+// 48-byte node. Iteration is in key order either way.
 class IndexedKeys {
  public:
-  bool empty() const { return !more_ && one_.data() == nullptr; }
+  bool empty() const { return !more_ && one_ == nullptr; }
 
-  void Insert(std::string_view key) {
+  void Insert(const Entry* e) {
     if (more_) {
-      more_->insert(key);
-    } else if (one_.data() == nullptr) {
-      one_ = key;
-    } else if (one_ != key) {
-      more_ = std::make_unique<std::set<std::string_view>>();
+      more_->insert(e);
+    } else if (one_ == nullptr) {
+      one_ = e;
+    } else if (one_ != e) {
+      more_ = std::make_unique<std::set<const Entry*, EntryLess>>();
       more_->insert(one_);
-      more_->insert(key);
-      one_ = {};
+      more_->insert(e);
+      one_ = nullptr;
     }
   }
 
-  void Erase(std::string_view key) {
+  void Erase(const Entry* e) {
     if (!more_) {
-      if (one_ == key) one_ = {};
+      if (one_ == e) one_ = nullptr;
       return;
     }
-    more_->erase(key);
+    more_->erase(e);
     if (more_->size() == 1) {
       one_ = *more_->begin();
       more_.reset();
@@ -100,15 +85,15 @@ class IndexedKeys {
   template <class Fn>
   void ForEach(Fn&& fn) const {
     if (more_) {
-      for (std::string_view key : *more_) fn(key);
-    } else if (one_.data() != nullptr) {
-      fn(one_);
+      for (const Entry* e : *more_) fn(*e);
+    } else if (one_ != nullptr) {
+      fn(*one_);
     }
   }
 
  private:
-  std::string_view one_;  // the only key while more_ is null; unset (null data) for none
-  std::unique_ptr<std::set<std::string_view>> more_;
+  const Entry* one_ = nullptr;  // the only entry while more_ is null
+  std::unique_ptr<std::set<const Entry*, EntryLess>> more_;
 };
 
 bool IsExpired(const Status& st) { return !st.ok() && HttpCode(st.code()) == 410; }
@@ -158,7 +143,7 @@ class Informer::Impl {
     Index& index = indexes_[name];
     index.fn = std::move(fn);
     index.by_value.clear();
-    for (const auto& [key, obj] : cache_) IndexAdd(index, key, *obj);
+    for (const Entry& e : cache_) IndexAdd(index, e);
   }
 
   Status Start() {
@@ -208,7 +193,7 @@ class Informer::Impl {
 
   ObjectPtr Get(std::string_view ns, std::string_view name) const {
     std::shared_lock lock(cache_mu_);
-    auto it = cache_.find(KeyParts{resource_.namespaced ? ns : std::string_view(), name});
+    auto it = cache_.find(api::ObjectKeyView{resource_.namespaced ? ns : std::string_view(), name});
     return it == cache_.end() ? nullptr : it->second;
   }
 
@@ -232,10 +217,7 @@ class Informer::Impl {
     if (i == indexes_.end()) return out;
     auto v = i->second.by_value.find(value);
     if (v == i->second.by_value.end()) return out;
-    v->second.ForEach([&](std::string_view key) {
-      auto it = cache_.find(key);
-      if (it != cache_.end()) out.push_back(it->second);
-    });
+    v->second.ForEach([&](const Entry& e) { out.push_back(e.second); });
     return out;
   }
 
@@ -250,8 +232,8 @@ class Informer::Impl {
  private:
   struct Index {
     IndexFn fn;
-    // Index value -> the keys of the objects that have it, as views of the keys cache_ holds
-    // (a node's key stays put until the node is erased, and entries go before their node).
+    // Index value -> the cache entries of the objects that have it (an entry stays put until
+    // it is erased, and leaves the index before).
     std::unordered_map<std::string, IndexedKeys> by_value;
   };
   enum class WatchEnd { kResume, kRetry, kRelist };
@@ -291,7 +273,7 @@ class Informer::Impl {
 
   // Lists every page at one resourceVersion, replaces the cache and delivers the difference.
   Status Relist() {
-    std::map<std::string, ObjectPtr> fresh;
+    std::map<std::string, ObjectPtr, std::less<>> fresh;
     uint64_t rv = 0;
     api::ListOptions opts;
     opts.namespace_ = options_.namespace_;
@@ -317,12 +299,12 @@ class Informer::Impl {
   }
 
   // Makes `fresh` the cache. Objects whose resourceVersion did not change keep their old value.
-  std::vector<Delta> Replace(std::map<std::string, ObjectPtr> fresh) {
+  std::vector<Delta> Replace(std::map<std::string, ObjectPtr, std::less<>> fresh) {
     std::vector<Delta> deltas;
-    std::vector<std::pair<std::string_view, ObjectPtr>> gone;
+    std::vector<std::pair<api::ObjectKeyView, ObjectPtr>> gone;
     std::unique_lock lock(cache_mu_);
     for (auto& [key, obj] : fresh) {
-      auto old = cache_.find(key);
+      auto old = cache_.find(std::string_view(key));
       if (old == cache_.end()) {
         deltas.push_back({Delta::kAdd, nullptr, obj});
       } else if (old->second->metadata.resourceVersion != obj->metadata.resourceVersion) {
@@ -332,18 +314,21 @@ class Informer::Impl {
       }
     }
     for (const auto& [key, obj] : cache_) {
-      if (!fresh.count(key)) gone.emplace_back(key, obj);
+      if (!fresh.count(key.str())) gone.emplace_back(key, obj);
     }
-    std::sort(gone.begin(), gone.end());  // deltas in key order, as the adds
+    // Deltas in key order, as the adds.
+    std::sort(gone.begin(), gone.end(), [](const auto& a, const auto& b) {
+      return api::ObjectKeyViewLess()(a.first, b.first);
+    });
     for (auto& [key, obj] : gone) deltas.push_back({Delta::kDelete, std::move(obj), nullptr});
     gone.clear();
     Cache next;
     next.reserve(fresh.size());
-    for (auto& [key, obj] : fresh) next.emplace(key, std::move(obj));
+    for (auto& [key, obj] : fresh) next.emplace(KeyViewOf(*obj), std::move(obj));
+    for (auto& [name, index] : indexes_) index.by_value.clear();  // before the entries go
     cache_ = std::move(next);
     for (auto& [name, index] : indexes_) {
-      index.by_value.clear();
-      for (const auto& [key, obj] : cache_) IndexAdd(index, key, *obj);
+      for (const Entry& e : cache_) IndexAdd(index, e);
     }
     return deltas;
   }
@@ -409,11 +394,10 @@ class Informer::Impl {
       AdvanceRv(ev.resource_version);
       return;
     }
-    std::string key = KeyOf(*ev.object);
     Delta delta;
     {
       std::unique_lock lock(cache_mu_);
-      auto it = cache_.find(key);
+      auto it = cache_.find(KeyViewOf(*ev.object));
       ObjectPtr old = it == cache_.end() ? nullptr : it->second;
       if (ev.type == api::EventType::kDeleted) {
         if (!old) {
@@ -421,16 +405,19 @@ class Informer::Impl {
           AdvanceRv(ev.resource_version);
           return;
         }
-        for (auto& [name, index] : indexes_) IndexRemove(index, key, *old);
+        for (auto& [name, index] : indexes_) IndexRemove(index, *it);
         cache_.erase(it);
         delta = {Delta::kDelete, old, nullptr};
       } else {
         if (old) {
-          for (auto& [name, index] : indexes_) IndexUpdate(index, it->first, *old, *ev.object);
+          for (auto& [name, index] : indexes_) IndexUpdate(index, *it, *ev.object);
           it->second = ev.object;
+          // The key views the new object; `old` may be freed once the handlers have it.
+          it->first.ns = ev.object->metadata.namespace_;
+          it->first.name = ev.object->metadata.name;
         } else {
-          it = cache_.emplace(key, ev.object).first;
-          for (auto& [name, index] : indexes_) IndexAdd(index, it->first, *ev.object);
+          it = cache_.emplace(KeyViewOf(*ev.object), ev.object).first;
+          for (auto& [name, index] : indexes_) IndexAdd(index, *it);
         }
         delta =
             old ? Delta{Delta::kUpdate, old, ev.object} : Delta{Delta::kAdd, nullptr, ev.object};
@@ -515,34 +502,32 @@ class Informer::Impl {
     delay = std::min(delay * 2, kMaxBackoff);
   }
 
-  // `key` must be the key cache_ holds for `obj` (the index keeps a view of it).
-  static void IndexAdd(Index& index, const std::string& key, const Object& obj) {
-    for (std::string& v : index.fn(obj)) index.by_value[std::move(v)].Insert(key);
+  // `e` is the cache's entry of an object (the index keeps a pointer to it).
+  static void IndexAdd(Index& index, const Entry& e) {
+    for (std::string& v : index.fn(*e.second)) index.by_value[std::move(v)].Insert(&e);
   }
 
-  static void IndexRemove(Index& index, std::string_view key, const Object& obj) {
-    RemoveValues(index, key, index.fn(obj));
+  static void IndexRemove(Index& index, const Entry& e) {
+    RemoveValues(index, e, index.fn(*e.second));
   }
 
-  static void RemoveValues(Index& index, std::string_view key,
-                           const std::vector<std::string>& values) {
+  static void RemoveValues(Index& index, const Entry& e, const std::vector<std::string>& values) {
     for (const std::string& v : values) {
       auto it = index.by_value.find(v);
       if (it == index.by_value.end()) continue;
-      it->second.Erase(key);
+      it->second.Erase(&e);
       if (it->second.empty()) index.by_value.erase(it);
     }
   }
 
-  // `key` (the cache's, as for IndexAdd) changes from `old` to `now`. Most updates leave the
-  // indexed values as they were (a pod's status, its binding), and then nothing is touched.
-  static void IndexUpdate(Index& index, const std::string& key, const Object& old,
-                          const Object& now) {
-    std::vector<std::string> before = index.fn(old);
+  // The entry `e` changes from the object it holds to `now`. Most updates leave the indexed
+  // values as they were (a pod's status, its binding), and then nothing is touched.
+  static void IndexUpdate(Index& index, const Entry& e, const Object& now) {
+    std::vector<std::string> before = index.fn(*e.second);
     std::vector<std::string> after = index.fn(now);
     if (before == after) return;
-    RemoveValues(index, key, before);
-    for (std::string& v : after) index.by_value[std::move(v)].Insert(key);
+    RemoveValues(index, e, before);
+    for (std::string& v : after) index.by_value[std::move(v)].Insert(&e);
   }
 
   Client& client_;

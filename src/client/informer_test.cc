@@ -318,6 +318,55 @@ TEST_P(InformerTest, IndexFollowsUpdates) {
   EXPECT_EQ(Names(informer_->ByIndex("app", "db")), (std::vector<std::string>{"a"}));
 }
 
+// The cache keys each object by views of its own namespace and name: they must follow the
+// object through updates (the replaced versions are freed), and order as "<ns>/<name>" does,
+// where a namespace that prefixes another sorts by its '/'.
+TEST_P(InformerTest, KeysFollowTheirObjectsAndOrderAsTheirStrings) {
+  for (const char* ns : {"team", "team-a"}) {
+    ASSERT_OK(client_->Create(testing::Resource("", "namespaces"),
+                              testing::ObjectFromJson(std::string(R"({"apiVersion":"v1",
+                                  "kind":"Namespace","metadata":{"name":")") + ns + R"("}})")));
+  }
+  const std::string long_name = "a-pod-whose-name-is-longer-than-a-short-string";
+  CreatePod(long_name, {}, "team");
+  CreatePod(long_name, {}, "team-a");
+  Informer inf(*client_, Pods(), InformerOptions{});  // every namespace
+  inf.AddIndex("app", [](const Object& o) {
+    auto it = o.metadata.labels.find("app");
+    return it == o.metadata.labels.end() ? std::vector<std::string>{}
+                                         : std::vector<std::string>{it->second};
+  });
+  ASSERT_TRUE(inf.Start().ok());
+  ASSERT_TRUE(inf.WaitForSync(std::chrono::seconds(10)));
+  for (int round = 0; round < 20; ++round) {
+    for (const char* ns : {"team", "team-a"}) {
+      ObjectPtr current = inf.Get(ns, long_name);
+      ASSERT_NE(current, nullptr) << ns << " round " << round;
+      auto pod = Mutable(current);
+      pod->metadata.labels["app"] = "web";
+      pod->metadata.labels["round"] = std::to_string(round);
+      ASSERT_OK(client_->Update(Pods(), std::move(pod)));
+    }
+    // Churn, so the memory of the replaced versions is reused.
+    CreatePod("churn-" + std::to_string(round), {}, "team");
+    ASSERT_TRUE(inf.WaitForResourceVersion(store_->CurrentResourceVersion(),
+                                                  std::chrono::seconds(10)));
+  }
+  for (const char* ns : {"team", "team-a"}) {
+    ObjectPtr got = inf.Get(ns, long_name);
+    ASSERT_NE(got, nullptr) << ns;
+    EXPECT_EQ(got->metadata.labels.at("round"), "19");
+  }
+  std::vector<std::string> web;
+  for (const ObjectPtr& o : inf.ByIndex("app", "web")) web.push_back(o->metadata.namespace_);
+  EXPECT_EQ(web, (std::vector<std::string>{"team-a", "team"}));  // "team-a/..." < "team/..."
+  ASSERT_OK(client_->Delete(Pods(), "team", long_name));
+  ASSERT_TRUE(inf.WaitForResourceVersion(store_->CurrentResourceVersion(),
+                                                std::chrono::seconds(10)));
+  EXPECT_EQ(inf.Get("team", long_name), nullptr);
+  EXPECT_EQ(inf.ByIndex("app", "web").size(), 1u);
+}
+
 TEST_P(InformerTest, LateHandlerSeesCacheAsAdds) {
   CreatePod("a");
   CreatePod("b");

@@ -1,4 +1,4 @@
-#include "store/index_key.h"
+#include "api/machinery/object_key_view.h"
 
 #include <gtest/gtest.h>
 
@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-namespace allot::store {
+namespace allot::api {
 namespace {
 
 int Sign(int c) { return c < 0 ? -1 : (c > 0 ? 1 : 0); }
@@ -22,7 +22,7 @@ std::string Word(std::mt19937& rng, std::string_view alphabet, size_t max_len) {
   return w;
 }
 
-TEST(IndexKeyTest, OrdersExactlyAsTheObjectKeyString) {
+TEST(ObjectKeyViewTest, OrdersExactlyAsTheObjectKeyString) {
   std::mt19937 rng(7);
   constexpr std::string_view kName = "ab-.0";
   constexpr std::string_view kAny = "ab-./0z";  // strings a continue token may carry
@@ -33,31 +33,31 @@ TEST(IndexKeyTest, OrdersExactlyAsTheObjectKeyString) {
     others.push_back(i % 10 == 0 ? std::string() : Word(rng, kAny, 8));
   }
   for (bool namespaced : {true, false}) {
-    std::vector<IndexKey> keys;
+    std::vector<ObjectKeyView> keys;
     for (size_t i = 0; i < nss.size(); ++i) {
-      keys.push_back(IndexKey{namespaced ? std::string_view(nss[i]) : "", names[i]});
+      keys.push_back(ObjectKeyView{namespaced ? std::string_view(nss[i]) : "", names[i]});
     }
-    for (const IndexKey& a : keys) {
-      for (const IndexKey& b : keys) {
-        ASSERT_EQ(index_key_internal::Compare(a, b), Sign(a.str().compare(b.str())))
+    for (const ObjectKeyView& a : keys) {
+      for (const ObjectKeyView& b : keys) {
+        ASSERT_EQ(object_key_view_internal::Compare(a, b), Sign(a.str().compare(b.str())))
             << a.str() << " vs " << b.str();
       }
       for (const std::string& s : others) {
-        ASSERT_EQ(index_key_internal::Compare(a, s), Sign(a.str().compare(s)))
+        ASSERT_EQ(object_key_view_internal::Compare(a, s), Sign(a.str().compare(s)))
             << a.str() << " vs " << s;
       }
-      ASSERT_EQ(index_key_internal::Compare(a, a.str()), 0);
+      ASSERT_EQ(object_key_view_internal::Compare(a, a.str()), 0);
     }
   }
 }
 
-TEST(IndexKeyTest, AMapOfKeysFindsByStringAndRangesByNamespacePrefix) {
+TEST(ObjectKeyViewTest, AMapOfKeysFindsByStringAndRangesByNamespacePrefix) {
   std::vector<std::pair<std::string, std::string>> objects = {
       {"a", "x"}, {"a-b", "y"}, {"a", "z"}, {"ab", "w"}, {"a.c", "v"}};
-  std::map<IndexKey, int, IndexKeyLess> index;
+  std::map<ObjectKeyView, int, ObjectKeyViewLess> index;
   std::map<std::string, int> by_string;
   for (size_t i = 0; i < objects.size(); ++i) {
-    index.emplace(IndexKey{objects[i].first, objects[i].second}, static_cast<int>(i));
+    index.emplace(ObjectKeyView{objects[i].first, objects[i].second}, static_cast<int>(i));
     by_string.emplace(objects[i].first + "/" + objects[i].second, static_cast<int>(i));
   }
   std::vector<int> a, b;
@@ -76,4 +76,4 @@ TEST(IndexKeyTest, AMapOfKeysFindsByStringAndRangesByNamespacePrefix) {
 }
 
 }  // namespace
-}  // namespace allot::store
+}  // namespace allot::api
