@@ -296,7 +296,7 @@ TEST_P(ConformanceTest, DeleteWithFinalizersAndPreconditions) {
   auto pending = client_->Delete(Pods(), "default", "held");
   ASSERT_OK(pending);
   EXPECT_FALSE(pending->removed);
-  EXPECT_TRUE(pending->object->metadata.deletionTimestamp.has_value());
+  EXPECT_TRUE(pending->object->metadata.rare->deletionTimestamp.has_value());
 
   auto release = Mutable(pending->object);
   release->metadata.finalizers.clear();

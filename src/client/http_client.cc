@@ -155,7 +155,7 @@ Result<api::DeleteResult> DeleteResultFrom(const ResourceInfo& r, std::string_vi
   bool dropped = false;  // deletes ask for JSON
   ALLOT_ASSIGN_OR_RETURN(out.object, DecodeAnswer(res, r, &dropped));
   // With finalizers (or a grace period) pending, the object comes back marked for deletion.
-  out.removed = res.status != 202 && !out.object->metadata.deletionTimestamp;
+  out.removed = res.status != 202 && !out.object->metadata.rare->deletionTimestamp;
   return out;
 }
 

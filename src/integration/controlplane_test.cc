@@ -543,7 +543,7 @@ TEST_F(ControlPlaneTest, AClaimDeletedWhileItsDriverIsDownGoesOnceTheDriverIsBac
   ASSERT_TRUE(WaitFor(
       [&] {
         auto c = GetClaim(claim);
-        return c && c->metadata.deletionTimestamp.has_value();
+        return c && c->metadata.rare->deletionTimestamp.has_value();
       },
       seconds(10)));
   EXPECT_TRUE(GetClaim(claim)) << "the finalizer holds the claim until its driver releases it";

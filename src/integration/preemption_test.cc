@@ -155,7 +155,7 @@ TEST_F(PreemptionTest, TerminatingVictimKeepsTheNominationAndTheSpace) {
   Start();
   ASSERT_TRUE(SlowVictimAndNominatedPreemptor()) << PodMessage("high");
   auto slow = GetPod("slow");
-  ASSERT_TRUE(slow->metadata.deletionTimestamp);
+  ASSERT_TRUE(slow->metadata.rare->deletionTimestamp);
   const api::PodCondition* dt = Condition(*slow, "DisruptionTarget");
   ASSERT_NE(dt, nullptr);
   EXPECT_EQ(dt->reason, "PreemptionByScheduler");
@@ -318,11 +318,11 @@ TEST_F(PreemptionTest, ASecondPreemptorDoesNotCountOnTheFirstOnesVictim) {
   // "first" preempts "slow" (the least important), which stays terminating with its device.
   CpuPod("first", "1", "high", "", "one-gpu");
   ASSERT_TRUE(WaitFor([&] { return Nominated("first") == "node-0"; }, seconds(10)));
-  ASSERT_TRUE(GetPod("slow")->metadata.deletionTimestamp);
+  ASSERT_TRUE(GetPod("slow")->metadata.rare->deletionTimestamp);
   // "second" needs a device of its own: "b"'s, not the one "slow" frees for "first".
   CpuPod("second", "1", "high", "", "one-gpu");
   ASSERT_TRUE(WaitGone("b")) << PodMessage("second");
-  EXPECT_TRUE(GetPod("slow")->metadata.deletionTimestamp);
+  EXPECT_TRUE(GetPod("slow")->metadata.rare->deletionTimestamp);
   auto copy = GetPod("slow")->Clone();
   copy->metadata.finalizers.clear();
   ASSERT_TRUE(client_->Update(api::ResourceFor<api::Pod>(), std::move(copy)).ok());

@@ -157,8 +157,8 @@ Result<std::optional<std::chrono::microseconds>> RunDuration(const api::Pod& pod
 
 std::chrono::seconds GracePeriod(const api::Pod& pod) {
   int64_t s = kDefaultGracePeriodSeconds;
-  if (pod.metadata.deletionGracePeriodSeconds) {
-    s = *pod.metadata.deletionGracePeriodSeconds;
+  if (pod.metadata.rare->deletionGracePeriodSeconds) {
+    s = *pod.metadata.rare->deletionGracePeriodSeconds;
   } else if (pod.spec.terminationGracePeriodSeconds) {
     s = *pod.spec.terminationGracePeriodSeconds;
   }

@@ -110,7 +110,7 @@ TEST(PodStatusTest, RunDurationAndGracePeriod) {
   EXPECT_EQ(GracePeriod(*pod), std::chrono::seconds(30));
   pod->spec.terminationGracePeriodSeconds = 5;
   EXPECT_EQ(GracePeriod(*pod), std::chrono::seconds(5));
-  pod->metadata.deletionGracePeriodSeconds = 2;
+  pod->metadata.rare.edit().deletionGracePeriodSeconds = 2;
   EXPECT_EQ(GracePeriod(*pod), std::chrono::seconds(2));
 }
 

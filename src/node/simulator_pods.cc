@@ -92,7 +92,7 @@ void NodeSimulator::Impl::ScheduleFinishLocked(const std::string& key, SimPod& p
 // restarted) is adopted as it is: its IP is claimed and its run duration counted from its
 // startTime; its claims are not prepared again.
 void NodeSimulator::Impl::FirstSightLocked(SimPod& p, const api::Pod& pod, Time now) {
-  if (pod.metadata.deletionTimestamp) return;  // ReconcileLocked starts the termination
+  if (pod.metadata.rare->deletionTimestamp) return;  // ReconcileLocked starts the termination
   std::string key = PodKey(pod.metadata);
   if (api::IsPodTerminal(pod)) {
     SetStageLocked(p, PodStage::kDone);
@@ -111,7 +111,7 @@ void NodeSimulator::Impl::FirstSightLocked(SimPod& p, const api::Pod& pod, Time 
 
 void NodeSimulator::Impl::ReconcileLocked(const std::string& key, SimPod& p, Time now) {
   const api::Pod& pod = AsPod(p.latest);
-  if (pod.metadata.deletionTimestamp) {
+  if (pod.metadata.rare->deletionTimestamp) {
     if (p.stage != PodStage::kTerminating && p.stage != PodStage::kDeleting) {
       SetStageLocked(p, PodStage::kTerminating);
       p.retrying = false;

@@ -163,7 +163,7 @@ TEST_F(SimulatorPodsTest, GracefulDeletionStopsContainersThenDeletes) {
   ASSERT_TRUE(TickUntil([&] { return client_->Count("delete", "pods") == 1; }));
   const api::Pod* pod = GetPod("p");
   ASSERT_NE(pod, nullptr);  // the finalizer holds it
-  EXPECT_TRUE(pod->metadata.deletionTimestamp);
+  EXPECT_TRUE(pod->metadata.rare->deletionTimestamp);
   EXPECT_EQ(pod->status.phase, "Succeeded");
   ASSERT_TRUE(pod->status.containerStatuses.at(0).state.terminated);
   for (const RecordingClient::Call& call : client_->Calls()) {
@@ -199,7 +199,7 @@ TEST_F(SimulatorPodsTest, GracePeriodIsCappedOnTheClock) {
   for (const auto& [name, g] : grace) {
     ASSERT_TRUE(store_->Delete(api::ResourceFor<api::Pod>(), "default", name).ok());
     auto deleting = GetPod(name)->Clone();
-    deleting->metadata.deletionGracePeriodSeconds = g;
+    deleting->metadata.rare.edit().deletionGracePeriodSeconds = g;
     sim_->OnPodChanged(api::ObjectPtr(std::move(deleting)));
   }
   TickAndWait();

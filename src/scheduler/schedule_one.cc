@@ -53,7 +53,7 @@ bool Scheduler::ScheduleOne(std::chrono::milliseconds wait) {
   const api::Pod& pod = qpi->pod();
   Framework* fw = FrameworkFor(pod.spec.schedulerName);
   // A pod being deleted, or one we already placed (its update raced the binding): skip it.
-  if (!fw || pod.metadata.deletionTimestamp || cache_->IsAssumed(pod.metadata.uid)) {
+  if (!fw || pod.metadata.rare->deletionTimestamp || cache_->IsAssumed(pod.metadata.uid)) {
     queue_->Done(pod.metadata.uid);
     return true;
   }

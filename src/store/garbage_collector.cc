@@ -48,7 +48,7 @@ void GarbageCollector::Handle(const WatchEvent& ev) {
     // An owner waiting in foreground deletion may now be unblocked.
     for (const auto& ref : obj->metadata.ownerReferences) {
       auto [owner_r, owner] = store_.FindByUid(ref.uid);
-      if (owner && owner->metadata.deletionTimestamp &&
+      if (owner && owner->metadata.rare->deletionTimestamp &&
           HasFinalizer(*owner, "foregroundDeletion")) {
         AdvanceForeground(*owner_r, owner);
       }
@@ -57,7 +57,7 @@ void GarbageCollector::Handle(const WatchEvent& ev) {
     return;
   }
   if (!obj->metadata.ownerReferences.empty()) CheckOwners(r, obj);
-  if (obj->metadata.deletionTimestamp) {
+  if (obj->metadata.rare->deletionTimestamp) {
     if (HasFinalizer(*obj, "orphan")) AdvanceOrphan(r, obj);
     if (HasFinalizer(*obj, "foregroundDeletion")) AdvanceForeground(r, obj);
   }
@@ -73,7 +73,7 @@ void GarbageCollector::CheckOwners(const ResourceInfo& r, const ObjectPtr& obj) 
   }
   if (dangling.empty()) return;
   if (dangling.size() == obj->metadata.ownerReferences.size()) {
-    if (!obj->metadata.deletionTimestamp) DeleteObject(r, obj, "Background");
+    if (!obj->metadata.rare->deletionTimestamp) DeleteObject(r, obj, "Background");
   } else {
     RemoveOwnerRefs(r, obj, dangling);
   }
@@ -92,7 +92,7 @@ void GarbageCollector::AdvanceForeground(const ResourceInfo& r, const ObjectPtr&
     for (const auto& ref : dep->metadata.ownerReferences) {
       if (ref.uid == owner->metadata.uid && ref.blockOwnerDeletion.value_or(false)) blocks = true;
     }
-    if (!dep->metadata.deletionTimestamp) DeleteObject(*dep_r, dep, "Foreground");
+    if (!dep->metadata.rare->deletionTimestamp) DeleteObject(*dep_r, dep, "Foreground");
     blocked = blocked || blocks;
   }
   if (!blocked) RemoveFinalizer(r, owner, "foregroundDeletion");

@@ -83,7 +83,7 @@ TEST_P(GcTest, ForegroundWaitsForBlockingDependents) {
   // The dependent gets deleted (held by its finalizer); the owner waits.
   EXPECT_TRUE(Eventually([&] {
     auto d = store_->Get(pods(), "default", "dep");
-    return d.ok() && (*d)->metadata.deletionTimestamp.has_value();
+    return d.ok() && (*d)->metadata.rare->deletionTimestamp.has_value();
   }));
   EXPECT_FALSE(Gone("owner"));
   ASSERT_TRUE(store_

@@ -28,7 +28,7 @@ Status CheckBindable(const api::Pod& pod, const PodBinding& b) {
         "Precondition failed: ResourceVersion in precondition: " + b.resource_version +
             ", ResourceVersion in object meta: " + meta.resourceVersion);
   }
-  if (meta.deletionTimestamp) {
+  if (meta.rare->deletionTimestamp) {
     return BindingConflict(meta.name,
                            "pod " + meta.name + " is being deleted, cannot be assigned to a host");
   }

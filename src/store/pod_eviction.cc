@@ -130,7 +130,7 @@ bool ResourceVersionUnset(const api::DeleteOptions& o) {
 // canIgnorePDB: the pod's deletion disrupts nothing a budget counts.
 bool CanIgnoreBudgets(const api::Pod& pod) {
   return api::IsPodTerminal(pod) || pod.status.phase == "Pending" ||
-         pod.metadata.deletionTimestamp.has_value();
+         pod.metadata.rare->deletionTimestamp.has_value();
 }
 
 }  // namespace

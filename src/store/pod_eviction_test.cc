@@ -230,7 +230,7 @@ TEST_F(PodEvictionTest, TheEvictedPodIsMarkedDisruptionTargetWhileItTerminates) 
   auto obj = store_->Get(Pods(), "default", "a");
   ASSERT_TRUE(obj.ok());  // a finalizer holds it: terminating
   const auto* pod = api::As<api::Pod>(**obj);
-  EXPECT_TRUE(pod->metadata.deletionTimestamp);
+  EXPECT_TRUE(pod->metadata.rare->deletionTimestamp);
   const api::PodCondition* c = api::FindPodCondition(pod->status, "DisruptionTarget");
   ASSERT_TRUE(c);
   EXPECT_EQ(c->status, "True");

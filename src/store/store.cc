@@ -13,16 +13,19 @@
 #include <unordered_map>
 
 #include "api/codec/codec.h"
+#include "api/machinery/object_key_view.h"
 #include "common/await.h"
 #include "common/log.h"
 #include "common/process_stats.h"
 #include "store/encoded_object.h"
 #include "store/history.h"
-#include "store/index_key.h"
 #include "store/object_key.h"
 #include "store/watch_impl.h"
 
 namespace allot::store {
+
+using api::ObjectKeyView;
+using api::ObjectKeyViewLess;
 
 namespace {
 
@@ -188,7 +191,7 @@ class Store::Impl {
 
  private:
   // One resource's objects by key; the keys view the objects' own namespace and name.
-  using Table = std::map<IndexKey, ObjectPtr, IndexKeyLess>;
+  using Table = std::map<ObjectKeyView, ObjectPtr, ObjectKeyViewLess>;
 
   // --- committer thread -------------------------------------------------------------------
   void CommitLoop();
@@ -261,7 +264,7 @@ class Store::Impl {
   // uid -> (resource, key in its table). The views point into the current version of the
   // object the entry names (its metadata.uid, the ownerReference's uid) and the key into its
   // table's node: re-pointed whenever ApplyToIndex replaces the object, so nothing is copied.
-  std::unordered_map<std::string_view, std::pair<const ResourceInfo*, const IndexKey*>> by_uid_;
+  std::unordered_map<std::string_view, std::pair<const ResourceInfo*, const ObjectKeyView*>> by_uid_;
   std::unordered_multimap<std::string_view, std::string_view> dependents_;  // owner -> dependent
   History history_;
   std::vector<std::shared_ptr<WatcherImpl>> watchers_;
@@ -789,7 +792,7 @@ Status Store::Impl::CheckNamespace(const std::string& ns) const {
   if (!namespaces_) return Status::Ok();
   ObjectPtr obj = Lookup(*namespaces_, ns);
   if (!obj) return NotFoundError("namespaces", ns);
-  if (obj->metadata.deletionTimestamp) {
+  if (obj->metadata.rare->deletionTimestamp) {
     Status s(StatusCode::kForbidden,
              "unable to create new content in namespace " + ns + " because it is being terminated");
     return s;
@@ -889,13 +892,11 @@ Status Store::Impl::StageCreate(const ResourceInfo& r, std::unique_ptr<Object> o
   }
   meta.uid = NewUid(r, key);
   meta.creationTimestamp = clock_.Now().TruncatedToSeconds();
-  meta.deletionTimestamp.reset();
-  meta.deletionGracePeriodSeconds.reset();
+  meta.rare.set(&api::ObjectMetaRare::deletionTimestamp, std::nullopt);
+  meta.rare.set(&api::ObjectMetaRare::deletionGracePeriodSeconds, std::nullopt);
   meta.generation = 1;
-  if (!meta.rare->selfLink.empty()) {
-    meta.rare.edit().selfLink.clear();
-    meta.rare.compact();
-  }
+  if (!meta.rare->selfLink.empty()) meta.rare.edit().selfLink.clear();
+  meta.rare.compact();  // nothing allocated for fields the server cleared
   if (dry_run) {
     result = ObjectPtr(std::move(obj));
     return Status::Ok();
@@ -935,7 +936,7 @@ Status Store::Impl::StageUpdate(const ResourceInfo& r, const ObjectPtr& current,
     if (sub == Subresource::kMain && r.status_subresource && type.copy_status) {
       type.copy_status(*current, *obj);
     }
-    if (cur.deletionTimestamp) {
+    if (cur.rare->deletionTimestamp) {
       for (const auto& f : meta.finalizers) {
         if (!HasFinalizer(*current, f)) {
           api::FieldErrors errs;
@@ -953,13 +954,12 @@ Status Store::Impl::StageUpdate(const ResourceInfo& r, const ObjectPtr& current,
   meta.namespace_ = cur.namespace_;
   meta.uid = cur.uid;
   meta.creationTimestamp = cur.creationTimestamp;
-  meta.deletionTimestamp = cur.deletionTimestamp;
-  meta.deletionGracePeriodSeconds = cur.deletionGracePeriodSeconds;
+  meta.rare.set(&api::ObjectMetaRare::deletionTimestamp, cur.rare->deletionTimestamp);
+  meta.rare.set(&api::ObjectMetaRare::deletionGracePeriodSeconds,
+                cur.rare->deletionGracePeriodSeconds);
   meta.generation = cur.generation;
-  if (!meta.rare->selfLink.empty()) {
-    meta.rare.edit().selfLink.clear();
-    meta.rare.compact();
-  }
+  if (!meta.rare->selfLink.empty()) meta.rare.edit().selfLink.clear();
+  meta.rare.compact();  // nothing allocated for fields the server cleared
   if (meta.generateName.empty()) meta.generateName = cur.generateName;
   if (sub == Subresource::kMain && r.admit_update) {
     ALLOT_RETURN_IF_ERROR(r.admit_update(*obj, *current, BatchReader(*this)));
@@ -979,7 +979,7 @@ Status Store::Impl::StageUpdate(const ResourceInfo& r, const ObjectPtr& current,
     meta.generation = cur.generation + 1;
   }
   meta.resourceVersion = cur.resourceVersion;
-  const bool finalized = cur.deletionTimestamp && meta.finalizers.empty();
+  const bool finalized = cur.rare->deletionTimestamp && meta.finalizers.empty();
   if (!finalized && type.equal(*obj, *current)) {
     result = current;  // nothing changed: no write, no new resourceVersion
     return Status::Ok();
@@ -1078,7 +1078,7 @@ void Store::Impl::RunDelete(Op& op) {
   api::ObjectMeta& meta = next->metadata;
   // Foreground and orphan deletion are carried out by the garbage collector through these
   // finalizers; they are added only while the object is not yet being deleted.
-  if (!cur.deletionTimestamp) {
+  if (!cur.rare->deletionTimestamp) {
     if (policy == "Foreground" && !HasFinalizer(*current, "foregroundDeletion")) {
       meta.finalizers.push_back("foregroundDeletion");
     } else if (policy == "Orphan" && !HasFinalizer(*current, "orphan")) {
@@ -1097,9 +1097,9 @@ void Store::Impl::RunDelete(Op& op) {
     Stage(r, key, nullptr, last_ptr, ParseRv(cur.resourceVersion));
     return;
   }
-  if (!meta.deletionTimestamp) {
-    meta.deletionTimestamp = clock_.Now().TruncatedToSeconds();
-    meta.deletionGracePeriodSeconds = 0;
+  if (!meta.rare->deletionTimestamp) {
+    meta.rare.edit().deletionTimestamp = clock_.Now().TruncatedToSeconds();
+    meta.rare.edit().deletionGracePeriodSeconds = 0;
   }
   if (opts.dry_run || r.type->equal(*next, *current)) {
     op.result = opts.dry_run ? ObjectPtr(std::move(next)) : current;
@@ -1135,7 +1135,7 @@ ObjectPtr Store::Impl::ApplyToIndex(const Change& c) {
                            ? EncodedObject::Make(*c.object)
                            : c.object;
     // The key views the stored object: a replaced one may be freed once nothing else holds it.
-    const IndexKey key{
+    const ObjectKeyView key{
         c.resource->namespaced ? std::string_view(stored->metadata.namespace_) : "",
         stored->metadata.name};
     auto node = it;
@@ -1209,7 +1209,7 @@ Result<ObjectPtr> Store::Impl::Get(const ResourceInfo& r, std::string_view ns,
     std::shared_lock lock(mu_);
     auto t = tables_.find(&r);
     if (t != tables_.end()) {
-      auto o = t->second.find(IndexKey{r.namespaced ? ns : std::string_view(), name});
+      auto o = t->second.find(ObjectKeyView{r.namespaced ? ns : std::string_view(), name});
       if (o != t->second.end()) found = o->second;
     }
   }
@@ -1275,11 +1275,11 @@ Result<ListResult> Store::Impl::List(const ResourceInfo& r, const ListOptions& o
 
 namespace {
 
-// A key of the index (IndexKey) or of a list's own snapshot (the ObjectKey string).
-std::string KeyString(const IndexKey& k) { return k.str(); }
+// A key of the index (ObjectKeyView) or of a list's own snapshot (the ObjectKey string).
+std::string KeyString(const ObjectKeyView& k) { return k.str(); }
 const std::string& KeyString(const std::string& k) { return k; }
 // Whether the key is in namespace `ns`.
-bool KeyInNamespace(const IndexKey& k, std::string_view ns) { return k.ns == ns; }
+bool KeyInNamespace(const ObjectKeyView& k, std::string_view ns) { return k.ns == ns; }
 bool KeyInNamespace(const std::string& k, std::string_view ns) {
   return k.size() > ns.size() && k.compare(0, ns.size(), ns) == 0 && k[ns.size()] == '/';
 }

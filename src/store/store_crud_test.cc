@@ -203,8 +203,8 @@ TEST_P(StoreTest, FinalizersHoldDeletionUntilRemoved) {
   auto del = store_->Delete(pods(), "default", "p");
   ASSERT_TRUE(del.ok());
   EXPECT_FALSE(del->removed);
-  ASSERT_TRUE(del->object->metadata.deletionTimestamp);
-  EXPECT_EQ(del->object->metadata.deletionTimestamp->unix_seconds(), clock_.Now().unix_seconds());
+  ASSERT_TRUE(del->object->metadata.rare->deletionTimestamp);
+  EXPECT_EQ(del->object->metadata.rare->deletionTimestamp->unix_seconds(), clock_.Now().unix_seconds());
   // Still readable, and no new finalizers may be added.
   ASSERT_TRUE(store_->Get(pods(), "default", "p").ok());
   auto add = store_->Update(pods(), "default", "p",

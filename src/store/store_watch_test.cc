@@ -150,7 +150,7 @@ TEST_P(StoreTest, WatchSeesFinalizerDeletionAsModifiedThenDeleted) {
   auto events = Collect(**w, 2);
   ASSERT_EQ(events.size(), 2u);
   EXPECT_EQ(Describe(events[0]), "MODIFIED p");
-  EXPECT_TRUE(events[0].object->metadata.deletionTimestamp);
+  EXPECT_TRUE(events[0].object->metadata.rare->deletionTimestamp);
   EXPECT_EQ(Describe(events[1]), "DELETED p");
 }
 

@@ -129,9 +129,9 @@ PodSummary SummarizePod(const Pod& pod) {
     }
   }
   bool terminal = IsPodTerminal(pod);
-  if (pod.metadata.deletionTimestamp && pod.status.rare->reason == "NodeLost") {
+  if (pod.metadata.rare->deletionTimestamp && pod.status.rare->reason == "NodeLost") {
     s.reason = "Unknown";
-  } else if (pod.metadata.deletionTimestamp && !terminal) {
+  } else if (pod.metadata.rare->deletionTimestamp && !terminal) {
     s.reason = "Terminating";
   }
   return s;

@@ -566,7 +566,7 @@ TEST(CoreTablesTest, PodRows) {
       {.name = "c", .state = {.running = ContainerStateRunning{}}, .ready = true});
   EXPECT_EQ(PodStatusText(running), "Running");
   EXPECT_EQ(std::get<std::string>(PodRow(running, now)[0]), "1/1");
-  running.metadata.deletionTimestamp = now;
+  running.metadata.rare.edit().deletionTimestamp = now;
   EXPECT_EQ(PodStatusText(running), "Terminating");
 
   Pod crash = pending;
@@ -591,7 +591,7 @@ TEST(CoreTablesTest, PodRows) {
   done.status.phase = "Succeeded";
   done.status.containerStatuses.push_back(
       {.name = "c", .state = {.terminated = ContainerStateTerminated{.reason = "Completed"}}});
-  done.metadata.deletionTimestamp = now;  // terminal pods do not show Terminating
+  done.metadata.rare.edit().deletionTimestamp = now;  // terminal pods do not show Terminating
   EXPECT_EQ(PodStatusText(done), "Completed");
 
   Pod killed = pending;

@@ -544,7 +544,7 @@ TEST(PodValidationTest, StatusUpdates) {
 TEST(MetaValidationTest, NoNewFinalizersWhileDeleting) {
   ObjectMeta old;
   old.name = "x";
-  old.deletionTimestamp = Time::FromUnixSeconds(1);
+  old.rare.edit().deletionTimestamp = Time::FromUnixSeconds(1);
   old.finalizers = {"a/b"};
   ObjectMeta now = old;
   now.finalizers = {"a/b", "x/y", "c/d"};

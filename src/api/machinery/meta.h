@@ -70,6 +70,10 @@ struct ManagedFieldsEntry {
 struct ObjectMetaRare {
   std::string selfLink;                           // deprecated; never set by the server
   std::vector<ManagedFieldsEntry> managedFields;  // not tracked (api/machinery/options.h)
+  // Set only while an object is being deleted (it waits for finalizers, or a pod for its
+  // grace period): rare for as long as most objects live.
+  std::optional<Time> deletionTimestamp;
+  std::optional<int64_t> deletionGracePeriodSeconds;
   bool operator==(const ObjectMetaRare&) const = default;
 };
 
@@ -81,13 +85,13 @@ struct ObjectMeta {
   std::string resourceVersion;
   int64_t generation = 0;
   std::optional<Time> creationTimestamp;
-  std::optional<Time> deletionTimestamp;
-  std::optional<int64_t> deletionGracePeriodSeconds;
   StringMap labels;
   StringMap annotations;
   std::vector<OwnerReference> ownerReferences;
   std::vector<std::string> finalizers;
-  Rare<ObjectMetaRare> rare;  // selfLink, managedFields
+  // selfLink, managedFields, deletionTimestamp, deletionGracePeriodSeconds: read them as
+  // `meta.rare->deletionTimestamp`, write with `meta.rare.set(&ObjectMetaRare::..., v)`.
+  Rare<ObjectMetaRare> rare;
 
   template <class V> void Visit(V& v) {
     v("name", name);
@@ -98,8 +102,8 @@ struct ObjectMeta {
     v("resourceVersion", resourceVersion);
     v("generation", generation);
     v("creationTimestamp", creationTimestamp);
-    v("deletionTimestamp", deletionTimestamp);
-    v("deletionGracePeriodSeconds", deletionGracePeriodSeconds);
+    VisitRare(v, "deletionTimestamp", rare, &ObjectMetaRare::deletionTimestamp);
+    VisitRare(v, "deletionGracePeriodSeconds", rare, &ObjectMetaRare::deletionGracePeriodSeconds);
     v("labels", labels);
     v("annotations", annotations);
     v("ownerReferences", ownerReferences, {.merge_key = "uid"});

@@ -216,7 +216,7 @@ void ValidateObjectMeta(const ObjectMeta& meta, bool namespaced, NameValidator n
 
 void ValidateObjectMetaUpdate(const ObjectMeta& meta, const ObjectMeta& old, FieldErrors& errs,
                               const Path& path) {
-  if (old.deletionTimestamp) {
+  if (old.rare->deletionTimestamp) {
     std::set<std::string> extra(meta.finalizers.begin(), meta.finalizers.end());
     for (const std::string& f : old.finalizers) extra.erase(f);
     if (!extra.empty()) {
@@ -240,12 +240,12 @@ void ValidateObjectMetaUpdate(const ObjectMeta& meta, const ObjectMeta& old, Fie
   immutable(meta.uid == old.uid, "uid", meta.uid);
   immutable(meta.creationTimestamp == old.creationTimestamp, "creationTimestamp",
             time_text(meta.creationTimestamp));
-  immutable(meta.deletionTimestamp == old.deletionTimestamp, "deletionTimestamp",
-            time_text(meta.deletionTimestamp));
-  if (meta.deletionGracePeriodSeconds != old.deletionGracePeriodSeconds) {
+  immutable(meta.rare->deletionTimestamp == old.rare->deletionTimestamp, "deletionTimestamp",
+            time_text(meta.rare->deletionTimestamp));
+  if (meta.rare->deletionGracePeriodSeconds != old.rare->deletionGracePeriodSeconds) {
     Path p = path.Child("deletionGracePeriodSeconds");
-    if (meta.deletionGracePeriodSeconds) {
-      errs.InvalidInt(p, *meta.deletionGracePeriodSeconds, kFieldImmutableErrorMsg);
+    if (meta.rare->deletionGracePeriodSeconds) {
+      errs.InvalidInt(p, *meta.rare->deletionGracePeriodSeconds, kFieldImmutableErrorMsg);
     } else {
       errs.Invalid(p, "null", kFieldImmutableErrorMsg);
     }

@@ -216,8 +216,8 @@ void ValidateTemplateObjectMeta(const ObjectMeta& meta, const Path& p, FieldErro
   forbid(!meta.resourceVersion.empty(), "resourceVersion");
   forbid(meta.generation != 0, "generation");
   forbid(meta.creationTimestamp.has_value(), "creationTimestamp");
-  forbid(meta.deletionTimestamp.has_value(), "deletionTimestamp");
-  forbid(meta.deletionGracePeriodSeconds.has_value(), "deletionGracePeriodSeconds");
+  forbid(meta.rare->deletionTimestamp.has_value(), "deletionTimestamp");
+  forbid(meta.rare->deletionGracePeriodSeconds.has_value(), "deletionGracePeriodSeconds");
   forbid(!meta.ownerReferences.empty(), "ownerReferences");
   forbid(!meta.finalizers.empty(), "finalizers");
   forbid(!meta.rare->managedFields.empty(), "managedFields");

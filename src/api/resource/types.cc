@@ -55,7 +55,7 @@ std::string_view EffectiveClaimAllocationMode(const ResourceClaimSpec& spec) {
 std::string ResourceClaimState(const ResourceClaim& claim) {
   // pkg/printers/internalversion resourceClaimState.
   std::vector<std::string_view> states;
-  bool deleted = claim.metadata.deletionTimestamp.has_value();
+  bool deleted = claim.metadata.rare->deletionTimestamp.has_value();
   if (deleted) states.push_back("deleted");
   if (!claim.status.allocation) {
     if (!deleted) states.push_back("pending");

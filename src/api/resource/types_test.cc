@@ -298,7 +298,7 @@ TEST(DraResourcesTest, TableRows) {
   EXPECT_EQ(claims->row(claim, now), (std::vector<TableCell>{"allocated", "3m12s"}));
   claim.status.reservedFor.push_back({.resource = "pods", .name = "p", .uid = "u"});
   EXPECT_EQ(claims->row(claim, now), (std::vector<TableCell>{"allocated,reserved", "3m12s"}));
-  claim.metadata.deletionTimestamp = now;
+  claim.metadata.rare.edit().deletionTimestamp = now;
   EXPECT_EQ(claims->row(claim, now),
             (std::vector<TableCell>{"deleted,allocated,reserved", "3m12s"}));
   claim.status.allocation.reset();

@@ -159,7 +159,7 @@ void ValidateResourceClaimStatusUpdate(const ResourceClaim& obj, const ResourceC
   ValidateObjectMetaUpdate(obj.metadata, old.metadata, errs);
   Path p("status");
   const ResourceClaimStatus& status = obj.status;
-  bool deleted = obj.metadata.deletionTimestamp.has_value();
+  bool deleted = obj.metadata.rare->deletionTimestamp.has_value();
   ValidateReservedFor(status, old.status, deleted, p, errs);
 
   std::set<std::string> allocated;

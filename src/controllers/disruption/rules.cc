@@ -82,7 +82,7 @@ BudgetSync SyncBudget(const api::PodDisruptionBudget& pdb, const std::vector<con
   // disruptedPods: keep the entries of live pods whose deletion may still come.
   std::map<std::string, Time> disrupted;
   for (const api::Pod* pod : pods) {
-    if (pod->metadata.deletionTimestamp) continue;
+    if (pod->metadata.rare->deletionTimestamp) continue;
     auto it = pdb.status.disruptedPods.find(pod->metadata.name);
     if (it == pdb.status.disruptedPods.end()) continue;
     const Time expires{it->second.unix_micros +
@@ -97,7 +97,7 @@ BudgetSync SyncBudget(const api::PodDisruptionBudget& pdb, const std::vector<con
 
   int32_t healthy = 0;
   for (const api::Pod* pod : pods) {
-    if (pod->metadata.deletionTimestamp) continue;
+    if (pod->metadata.rare->deletionTimestamp) continue;
     if (disrupted.count(pod->metadata.name)) continue;
     if (api::IsPodReady(*pod)) ++healthy;
   }

@@ -84,7 +84,7 @@ TEST_F(DisruptionRulesTest, MinAvailableCountsReadyPods) {
 TEST_F(DisruptionRulesTest, UnreadyAndDeletingPodsAreNotHealthy) {
   AddPod("a");
   AddPod("b", /*ready=*/false);
-  AddPod("c").metadata.deletionTimestamp = kNow;
+  AddPod("c").metadata.rare.edit().deletionTimestamp = kNow;
   BudgetSync s = SyncBudget(MinAvailable(Int(1)), Pods(), kNow);
   ASSERT_TRUE(s.status);
   EXPECT_EQ(s.status->expectedPods, 3);  // every selected pod is expected

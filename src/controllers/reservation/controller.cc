@@ -45,7 +45,7 @@ std::vector<std::string> ReservationNode(const api::Object& obj) {
 }
 
 bool PodActive(const api::Pod& pod) {
-  return !pod.metadata.deletionTimestamp && !api::IsPodTerminal(pod);
+  return !pod.metadata.rare->deletionTimestamp && !api::IsPodTerminal(pod);
 }
 
 std::chrono::steady_clock::duration Until(Time at, Time now) {
@@ -167,7 +167,7 @@ Result<bool> ReservationController::NodeExists(const std::string& node) {
 Status ReservationController::SyncReservation(const std::string& name) {
   api::ObjectPtr obj = reservations_->Get("", name);
   const auto* r = obj ? api::As<api::Reservation>(*obj) : nullptr;
-  if (!r || r->metadata.deletionTimestamp) return Status::Ok();
+  if (!r || r->metadata.rare->deletionTimestamp) return Status::Ok();
   const Time now = clock_.Now();
   const std::string key = std::string(kReservationKeyPrefix) + name;
 

@@ -44,7 +44,7 @@ Status ResourceClaimController::SyncClaim(const std::string& ns, const std::stri
   }
   if (valid.size() < claim.status.reservedFor.size()) {
     ALLOT_RETURN_IF_ERROR(ReleaseConsumers(claim, valid));
-  } else if (valid.empty() && claim.metadata.deletionTimestamp) {
+  } else if (valid.empty() && claim.metadata.rare->deletionTimestamp) {
     ALLOT_RETURN_IF_ERROR(FinishDeletion(claim));
   }
   if (valid.empty()) ALLOT_RETURN_IF_ERROR(DeleteIfOwnerDone(claim));
@@ -126,7 +126,7 @@ Status ResourceClaimController::RemoveFinalizer(const api::ResourceClaim& claim)
 
 Status ResourceClaimController::DeleteIfOwnerDone(const api::ResourceClaim& claim) {
   // Already on its way.
-  if (claim.metadata.deletionTimestamp || deleted_claims_.Has(claim.metadata.uid)) {
+  if (claim.metadata.rare->deletionTimestamp || deleted_claims_.Has(claim.metadata.uid)) {
     return Status::Ok();
   }
   bool done = false;

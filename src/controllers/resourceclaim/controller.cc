@@ -189,7 +189,7 @@ void ResourceClaimController::OnPod(const api::Pod& pod, bool removed) {
 }
 
 bool ResourceClaimController::PodNeedsWork(const api::Pod& pod) const {
-  if (pod.metadata.deletionTimestamp || api::IsPodTerminal(pod)) return false;
+  if (pod.metadata.rare->deletionTimestamp || api::IsPodTerminal(pod)) return false;
   for (const api::PodResourceClaim& pc : pod.spec.resourceClaims) {
     PodClaimName n = ClaimNameFor(pod, pc);
     if (n.kind == PodClaimName::Kind::kNotNeeded) continue;

@@ -31,7 +31,7 @@ Status ResourceClaimController::SyncPod(const std::string& ns, const std::string
   const api::Pod& pod = *api::As<api::Pod>(*obj);
   // Nothing to create for a pod that is being deleted or finished (its claims would only be
   // deleted again).
-  if (pod.metadata.deletionTimestamp || api::IsPodTerminal(pod)) return Status::Ok();
+  if (pod.metadata.rare->deletionTimestamp || api::IsPodTerminal(pod)) return Status::Ok();
 
   std::map<std::string, std::string> new_statuses;  // pod claim -> claim name
   for (const api::PodResourceClaim& pc : pod.spec.resourceClaims) {
@@ -71,7 +71,7 @@ void ResourceClaimController::SyncPodAsync(const std::string& ns, const std::str
   api::ObjectPtr obj = pods_->Get(ns, name);
   if (!obj) return done(Status::Ok());
   const api::Pod& pod = *api::As<api::Pod>(*obj);
-  if (pod.metadata.deletionTimestamp || api::IsPodTerminal(pod)) return done(Status::Ok());
+  if (pod.metadata.rare->deletionTimestamp || api::IsPodTerminal(pod)) return done(Status::Ok());
   // A bound pod's claims may need a reservation or a scheduling context, which read before
   // they write: that sync stays synchronous (it is not the scheduling path).
   if (!pod.spec.nodeName.empty()) return done(SyncPod(ns, name));

@@ -25,7 +25,7 @@ std::vector<std::string> ReservationClaimNames(const api::Reservation& r) {
 }
 
 bool HoldsNothing(const api::Reservation& r) {
-  return IsReservationTerminal(r) || r.metadata.deletionTimestamp.has_value();
+  return IsReservationTerminal(r) || r.metadata.rare->deletionTimestamp.has_value();
 }
 
 }  // namespace

@@ -64,11 +64,11 @@ bool IsReservedForPod(const api::Pod& pod, const api::ResourceClaim& claim) {
 
 bool CanBeReserved(const api::ResourceClaim& claim) {
   return claim.status.reservedFor.size() < api::kResourceClaimReservedForMaxSize &&
-         !claim.status.deallocationRequested && !claim.metadata.deletionTimestamp;
+         !claim.status.deallocationRequested && !claim.metadata.rare->deletionTimestamp;
 }
 
 bool ClaimChangeNeedsSync(const api::ResourceClaim& before, const api::ResourceClaim& after) {
-  if (after.metadata.deletionTimestamp || before.metadata.deletionTimestamp) return true;
+  if (after.metadata.rare->deletionTimestamp || before.metadata.rare->deletionTimestamp) return true;
   if (before.status.allocation.has_value() != after.status.allocation.has_value()) return true;
   const auto& a = before.status.reservedFor;
   const auto& b = after.status.reservedFor;
@@ -86,7 +86,7 @@ bool ClaimChangeNeedsSync(const api::ResourceClaim& before, const api::ResourceC
 }
 
 bool IsPodDone(const api::Pod& pod) {
-  return api::IsPodTerminal(pod) || (pod.metadata.deletionTimestamp && pod.spec.nodeName.empty());
+  return api::IsPodTerminal(pod) || (pod.metadata.rare->deletionTimestamp && pod.spec.nodeName.empty());
 }
 
 bool PodNeedsClaims(const api::Pod& pod, bool removed) { return !removed && !IsPodDone(pod); }
@@ -126,7 +126,7 @@ bool NeedsSchedulingContext(const api::Pod& pod, const api::ResourceClaim& claim
   return !pod.spec.nodeName.empty() && !claim.status.allocation &&
          !claim.spec.controllerName.empty() &&
          claim.spec.allocationMode != api::kClaimAllocationImmediate &&
-         !claim.metadata.deletionTimestamp;
+         !claim.metadata.rare->deletionTimestamp;
 }
 
 bool IsControlPlaneClaim(const api::ResourceClaim& claim) {

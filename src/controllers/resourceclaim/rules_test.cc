@@ -71,11 +71,11 @@ TEST(PodStateTest, DoneAndNeedsClaims) {
   EXPECT_FALSE(IsPodDone(pod));
   EXPECT_TRUE(PodNeedsClaims(pod, false));
   EXPECT_FALSE(PodNeedsClaims(pod, true));
-  pod.metadata.deletionTimestamp = Time::FromUnixSeconds(1);
+  pod.metadata.rare.edit().deletionTimestamp = Time::FromUnixSeconds(1);
   EXPECT_TRUE(IsPodDone(pod)) << "deleted before scheduling";
   pod.spec.nodeName = "n1";
   EXPECT_FALSE(IsPodDone(pod)) << "deleted but maybe still running on its node";
-  pod.metadata.deletionTimestamp.reset();
+  pod.metadata.rare.edit().deletionTimestamp.reset();
   for (const char* phase : {"Succeeded", "Failed"}) {
     pod.status.phase = phase;
     EXPECT_TRUE(IsPodDone(pod)) << phase;
@@ -111,7 +111,7 @@ TEST(ClaimChangeTest, OnlyChangesTheClaimSyncReadsNeedASync) {
   EXPECT_TRUE(ClaimChangeNeedsSync(allocated, after));
   // Any change while it is being deleted (its finalizer may be removed now).
   api::ResourceClaim deleting = after;
-  deleting.metadata.deletionTimestamp = Time::FromUnixSeconds(1);
+  deleting.metadata.rare.edit().deletionTimestamp = Time::FromUnixSeconds(1);
   EXPECT_TRUE(ClaimChangeNeedsSync(after, deleting));
   EXPECT_TRUE(ClaimChangeNeedsSync(deleting, deleting));
   // Another owner.

@@ -219,7 +219,7 @@ Status Controller::SyncClaim(const std::string& ns, const std::string& name) {
   api::ObjectPtr obj = claims_->Get(ns, name);
   const api::ResourceClaim* claim = obj ? AsClaim(*obj) : nullptr;
   if (claim == nullptr || !IsOurs(*claim)) return Status::Ok();
-  const bool deleting = claim->metadata.deletionTimestamp.has_value();
+  const bool deleting = claim->metadata.rare->deletionTimestamp.has_value();
   if (deleting || claim->status.deallocationRequested) {
     if (!claim->status.reservedFor.empty() || !HasFinalizer(claim->metadata, finalizer_)) {
       return Status::Ok();  // still in use, or not ours to release
@@ -234,7 +234,7 @@ Status Controller::SyncClaim(const std::string& ns, const std::string& name) {
     claim = AsClaim(*obj);
     if (claim == nullptr || !claim->status.reservedFor.empty() ||
         !HasFinalizer(claim->metadata, finalizer_) ||
-        !(claim->metadata.deletionTimestamp || claim->status.deallocationRequested)) {
+        !(claim->metadata.rare->deletionTimestamp || claim->status.deallocationRequested)) {
       return Status::Ok();
     }
     if (claim->status.allocation) ALLOT_RETURN_IF_ERROR(driver_.Deallocate(*claim));
@@ -289,7 +289,7 @@ Status Controller::SyncClaim(const std::string& ns, const std::string& name) {
     return fresh.status().code() == StatusCode::kNotFound ? Status::Ok() : fresh.status();
   }
   claim = AsClaim(**fresh);
-  if (claim == nullptr || claim->metadata.deletionTimestamp || claim->status.allocation ||
+  if (claim == nullptr || claim->metadata.rare->deletionTimestamp || claim->status.allocation ||
       claim->status.deallocationRequested || !claim->status.reservedFor.empty()) {
     return Status::Ok();
   }
@@ -310,7 +310,7 @@ Status Controller::AllocateClaims(std::span<ClaimAllocation> claims, const std::
             return ConflictError(res.QualifiedResource(), o.metadata.name,
                                  "the claim was replaced");
           }
-          if (o.metadata.deletionTimestamp) {
+          if (o.metadata.rare->deletionTimestamp) {
             return ConflictError(res.QualifiedResource(), o.metadata.name,
                                  "the claim is being deleted");
           }
@@ -379,11 +379,11 @@ Status Controller::AllocateClaims(std::span<ClaimAllocation> claims, const std::
 Status Controller::SyncContext(const std::string& ns, const std::string& name) {
   api::ObjectPtr ctx_obj = contexts_->Get(ns, name);
   const auto* ctx = ctx_obj ? api::As<api::PodSchedulingContext>(*ctx_obj) : nullptr;
-  if (ctx == nullptr || ctx->metadata.deletionTimestamp) return Status::Ok();
+  if (ctx == nullptr || ctx->metadata.rare->deletionTimestamp) return Status::Ok();
   if (ctx->spec.selectedNode.empty() && ctx->spec.potentialNodes.empty()) return Status::Ok();
   api::ObjectPtr pod_obj = pods_->Get(ns, name);
   const auto* pod = pod_obj ? api::As<api::Pod>(*pod_obj) : nullptr;
-  if (pod == nullptr || pod->metadata.deletionTimestamp) return Status::Ok();
+  if (pod == nullptr || pod->metadata.rare->deletionTimestamp) return Status::Ok();
   if (const api::OwnerReference* owner = api::ControllerOf(ctx->metadata);
       owner && owner->uid != pod->metadata.uid) {
     return Status::Ok();  // left by an earlier pod of the same name
@@ -396,7 +396,7 @@ Status Controller::SyncContext(const std::string& ns, const std::string& name) {
     const api::ResourceClaim* claim = obj ? AsClaim(*obj) : nullptr;
     if (claim == nullptr || !IsOurs(*claim)) continue;
     if (use.generated && !api::IsControlledBy(claim->metadata, pod->metadata.uid)) continue;
-    if (claim->metadata.deletionTimestamp || claim->status.deallocationRequested) continue;
+    if (claim->metadata.rare->deletionTimestamp || claim->status.deallocationRequested) continue;
     if (claim->status.allocation) continue;
     pending.push_back({.pod_claim_name = use.entry,
                        .claim = std::static_pointer_cast<const api::ResourceClaim>(obj)});

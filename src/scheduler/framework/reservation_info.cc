@@ -125,16 +125,16 @@ std::shared_ptr<const ReservationInfo> ReservationInfo::Make(
 
 bool ReservationInfo::IsAvailable() const {
   return !node.empty() && object->status.phase == api::kReservationAvailable &&
-         !object->metadata.deletionTimestamp;
+         !object->metadata.rare->deletionTimestamp;
 }
 
 bool ReservationInfo::IsWaiting() const {
   return !node.empty() && object->status.phase == api::kReservationWaiting &&
-         !object->metadata.deletionTimestamp;
+         !object->metadata.rare->deletionTimestamp;
 }
 
 bool ReservationInfo::NeedsScheduling() const {
-  return node.empty() && !Terminal(*object) && !object->metadata.deletionTimestamp &&
+  return node.empty() && !Terminal(*object) && !object->metadata.rare->deletionTimestamp &&
          object->spec.template_.has_value() && !object->spec.owners.empty();
 }
 

@@ -44,7 +44,7 @@ Result<int32_t> IntField(const rapidjson::Value& v, std::string_view key, int32_
 
 // A pod terminating because the scheduler preempted it.
 bool TerminatingByPreemption(const api::Pod& pod) {
-  if (!pod.metadata.deletionTimestamp) return false;
+  if (!pod.metadata.rare->deletionTimestamp) return false;
   for (const api::PodCondition& c : pod.status.conditions) {
     if (c.type == kDisruptionTarget && c.status == "True" &&
         c.reason == kReasonPreemptionByScheduler) {
@@ -268,7 +268,7 @@ void DefaultPreemption::Prepare(const PodInfo& pod, const Candidate& c) {
       w->Reject(names::kDefaultPreemption, "preempted");
       continue;
     }
-    if (victim.metadata.deletionTimestamp) continue;  // already going
+    if (victim.metadata.rare->deletionTimestamp) continue;  // already going
     if (client) {
       const std::string& ns = victim.metadata.namespace_;
       const std::string& name = victim.metadata.name;

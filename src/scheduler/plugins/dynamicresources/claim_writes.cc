@@ -37,7 +37,7 @@ void DynamicResources::WriteClaimAsync(const PodInfo& pod, const api::ResourceCl
     const auto* cur = api::As<api::ResourceClaim>(o);
     if (!cur) return allot::InternalError("not a ResourceClaim");
     if (cur->metadata.uid != uid) return conflict("the claim was replaced");
-    if (cur->metadata.deletionTimestamp) return conflict("the claim is being deleted");
+    if (cur->metadata.rare->deletionTimestamp) return conflict("the claim is being deleted");
     return cur;
   };
   client::Executor retry_on = [this](std::function<void()> task) {

@@ -271,7 +271,7 @@ Status DynamicResources::GatherClaims(const api::Pod& pod, ClaimList& out,
     if (!claim) {
       return Unresolvable("resourceclaim \"" + *name + "\" not found");
     }
-    if (claim->metadata.deletionTimestamp) {
+    if (claim->metadata.rare->deletionTimestamp) {
       return Unresolvable("resourceclaim \"" + *name + "\" is being deleted");
     }
     if (from_template && !api::IsControlledBy(claim->metadata, pod.metadata.uid)) {
@@ -318,7 +318,7 @@ void DynamicResources::ReadContext(const api::Pod& pod, DraState& s) {
       contexts_ ? AsContext(contexts_->Get(pod.metadata.namespace_, pod.metadata.name)) : nullptr;
   // One left by an earlier pod of the same name is not this pod's: PreBind replaces it.
   if (ctx && !api::IsControlledBy(ctx->metadata, pod.metadata.uid)) ctx = nullptr;
-  if (ctx && ctx->metadata.deletionTimestamp) ctx = nullptr;
+  if (ctx && ctx->metadata.rare->deletionTimestamp) ctx = nullptr;
   s.context = ctx;
   for (PendingControllerClaim& p : s.pending_controller) {
     std::vector<std::string> reported;
