@@ -1,8 +1,10 @@
 // AllocatedState: recorded uses by device ID, plus indexes by the inventory's dense indices.
 //
-// The source of truth is `uses` (device ID -> exclusive count and shares); everything indexed
-// by DeviceIndex / CounterIndex is derived from it, so Rebase only re-derives and Remove after
-// Add restores the exact state (sums are recomputed from the shares, never subtracted).
+// The source of truth is the exclusive counts of the inventory's devices (exclusive_, by index)
+// and `uses` (device ID -> shares, and exclusive counts of devices outside the inventory);
+// everything else indexed by DeviceIndex / CounterIndex is derived from them, so Rebase (which
+// first names the indexed counts by ID) only re-derives, and Remove after Add restores the exact
+// state (sums are recomputed from the shares, never subtracted).
 #include "dra/allocated_state.h"
 
 #include <algorithm>
@@ -16,6 +18,8 @@ using DeviceId = std::tuple<std::string, std::string, std::string>;
 using Capacity = std::map<std::string, api::Quantity>;
 
 struct AllocatedState::Impl {
+  // A device's use that exclusive_ does not count: its shares, and exclusive uses of a device
+  // outside the inventory (or beyond kMaxExclusive).
   struct Use {
     uint32_t exclusive = 0;
     std::multimap<std::string, Capacity> shares;  // shareID ("" when unset) -> consumed
@@ -75,15 +79,21 @@ Capacity SumShares(const std::multimap<std::string, Capacity>& shares) {
 }  // namespace
 
 void AllocatedState::Apply(const api::AllocationResult& allocation, int sign) {
-  Impl& m = Mutable();
   for (const api::DeviceRequestAllocationResult& r : allocation.devices.results) {
     if (r.rare->adminAccess.value_or(false)) continue;
+    std::optional<DeviceIndex> index;
+    if (inventory_) index = inventory_->Find(r.driver, r.pool, r.device);
+    if (index && !r.rare->shareID) {
+      ApplyExclusive(*index, sign);
+      continue;
+    }
+    Impl& m = Mutable();
     DeviceId id{r.driver, r.pool, r.device};
     auto it = m.uses.find(id);
     if (sign < 0 && it == m.uses.end()) continue;
     if (it == m.uses.end()) it = m.uses.emplace(id, Impl::Use{}).first;
     Impl::Use& use = it->second;
-    const bool was_used = !use.empty();
+    const bool was_used = !use.empty() || (index && exclusive_[*index] > 0);
     const std::string share = r.rare->shareID.value_or("");
     if (r.rare->shareID) {
       if (sign > 0) {
@@ -98,13 +108,11 @@ void AllocatedState::Apply(const api::AllocationResult& allocation, int sign) {
         }
       }
     } else if (sign > 0) {
-      ++use.exclusive;
+      ++use.exclusive;  // a device outside the inventory
     } else if (use.exclusive > 0) {
       --use.exclusive;
     }
-    const bool is_used = !use.empty();
-    std::optional<DeviceIndex> index;
-    if (inventory_) index = inventory_->Find(r.driver, r.pool, r.device);
+    const bool is_used = !use.empty() || (index && exclusive_[*index] > 0);
     const uint32_t home = index ? inventory_->home(*index) : Inventory::kNoHome;
     if (home < node_gen_.size()) {
       ++node_gen_[home];
@@ -112,7 +120,6 @@ void AllocatedState::Apply(const api::AllocationResult& allocation, int sign) {
       ++shared_gen_;
     }
     if (index) {
-      exclusive_[*index] = static_cast<uint16_t>(std::min<uint32_t>(use.exclusive, 0xffff));
       if (use.shares.empty()) {
         m.consumed.erase(*index);
         m.share_count.erase(*index);
@@ -122,7 +129,52 @@ void AllocatedState::Apply(const api::AllocationResult& allocation, int sign) {
       }
       if (was_used != is_used) ApplyCounters(*inventory_, *index, is_used ? 1 : -1, m.counters);
     }
-    if (!is_used) m.uses.erase(it);
+    if (use.empty()) m.uses.erase(it);
+  }
+}
+
+namespace {
+
+DeviceId IdOf(const Inventory& inv, DeviceIndex i) {
+  const Inventory::DeviceRef& d = inv.device(i);
+  return DeviceId{std::string(d.driver), std::string(d.pool), std::string(d.name)};
+}
+
+}  // namespace
+
+void AllocatedState::ApplyExclusive(DeviceIndex i, int sign) {
+  const bool was_used = IsInUse(i);
+  if (sign > 0) {
+    if (exclusive_[i] < kMaxExclusive) {
+      ++exclusive_[i];
+      ++exclusive_total_;
+    } else {
+      ++Mutable().uses[IdOf(*inventory_, i)].exclusive;  // beyond what the vector counts
+    }
+  } else {
+    if (exclusive_[i] == kMaxExclusive && rest_ != nullptr &&
+        rest_->uses.count(IdOf(*inventory_, i)) > 0 &&
+        rest_->uses.at(IdOf(*inventory_, i)).exclusive > 0) {
+      Impl& m = Mutable();
+      auto it = m.uses.find(IdOf(*inventory_, i));
+      --it->second.exclusive;
+      if (it->second.empty()) m.uses.erase(it);
+    } else if (exclusive_[i] > 0) {
+      --exclusive_[i];
+      --exclusive_total_;
+    } else {
+      return;  // nothing recorded to remove
+    }
+  }
+  const uint32_t home = inventory_->home(i);
+  if (home < node_gen_.size()) {
+    ++node_gen_[home];
+  } else {
+    ++shared_gen_;
+  }
+  const bool is_used = IsInUse(i);
+  if (was_used != is_used && !inventory_->info(i).counters.empty()) {
+    ApplyCounters(*inventory_, i, is_used ? 1 : -1, Mutable().counters);
   }
 }
 
@@ -130,12 +182,24 @@ void AllocatedState::Add(const api::AllocationResult& allocation) { Apply(alloca
 void AllocatedState::Remove(const api::AllocationResult& allocation) { Apply(allocation, -1); }
 
 void AllocatedState::Rebase(std::shared_ptr<const Inventory> inventory) {
+  // Exclusive uses of the old inventory's devices are counted by index only: name them, so
+  // that Reindex finds them in the new one (or remembers them by ID if they are gone).
+  if (inventory_ && exclusive_total_ > 0) {
+    Impl& m = Mutable();
+    for (DeviceIndex i = 0; i < exclusive_.size(); ++i) {
+      if (exclusive_[i] == 0) continue;
+      const Inventory::DeviceRef& d = inventory_->device(i);
+      m.uses[DeviceId{std::string(d.driver), std::string(d.pool), std::string(d.name)}].exclusive +=
+          exclusive_[i];
+    }
+  }
   inventory_ = std::move(inventory);
   Reindex();
 }
 
 void AllocatedState::Reindex() {
   exclusive_.assign(inventory_ ? inventory_->size() : 0, 0);
+  exclusive_total_ = 0;
   node_gen_.assign(inventory_ ? inventory_->node_slots() : 0, 0);
   shared_gen_ = 0;
   if (rest_ == nullptr) return;
@@ -144,17 +208,28 @@ void AllocatedState::Reindex() {
   m.share_count.clear();
   m.counters.clear();
   if (!inventory_) return;
-  for (const auto& [id, use] : m.uses) {
+  std::vector<DeviceIndex> used;
+  for (auto it = m.uses.begin(); it != m.uses.end();) {
+    const auto& [id, use] = *it;
     std::optional<DeviceIndex> index =
         inventory_->Find(std::get<0>(id), std::get<1>(id), std::get<2>(id));
-    if (!index) continue;
-    exclusive_[*index] = static_cast<uint16_t>(std::min<uint32_t>(use.exclusive, 0xffff));
+    if (!index) {
+      ++it;
+      continue;
+    }
+    // Exclusive uses of a device in the inventory are counted in exclusive_ (up to its limit).
+    const uint32_t moved = std::min<uint32_t>(it->second.exclusive, kMaxExclusive);
+    exclusive_[*index] = static_cast<uint16_t>(moved);
+    exclusive_total_ += moved;
+    it->second.exclusive -= moved;
     if (!use.shares.empty()) {
       m.consumed[*index] = SumShares(use.shares);
       m.share_count[*index] = use.shares.size();
     }
-    ApplyCounters(*inventory_, *index, 1, m.counters);
+    used.push_back(*index);
+    it = it->second.empty() ? m.uses.erase(it) : std::next(it);
   }
+  for (DeviceIndex i : used) ApplyCounters(*inventory_, i, 1, m.counters);
 }
 
 bool AllocatedState::IsInUse(DeviceIndex i) const {
@@ -191,6 +266,7 @@ size_t AllocatedState::ShareCount(DeviceIndex i) const {
 }
 
 bool AllocatedState::empty() const {
+  if (exclusive_total_ > 0) return false;
   if (rest_ == nullptr) return true;
   return rest_->read_only ? !rest_->read_only_nonempty : rest_->uses.empty();
 }
@@ -199,6 +275,7 @@ AllocatedState AllocatedState::ForReading() const {
   AllocatedState out;
   out.inventory_ = inventory_;
   out.exclusive_ = exclusive_;
+  out.exclusive_total_ = exclusive_total_;
   out.node_gen_ = node_gen_;
   out.shared_gen_ = shared_gen_;
   if (rest_ != nullptr) {

@@ -107,6 +107,32 @@ TEST(AllocatedState, RebaseKeepsUsesOfDevicesThatComeBack) {
   EXPECT_EQ(s.ConsumedCounter(kDriver, "p", "set", "mem"), Q("2"));
 }
 
+// Exclusive uses of the inventory's devices are counted by index alone; a rebase must carry
+// them by name through an inventory that lacks the device and back.
+TEST(AllocatedState, ExclusiveUsesCountedByIndexSurviveRebases) {
+  auto big = Inv(3);
+  AllocatedState s(big);
+  s.Add(Results({{"d-2", ""}}));
+  s.Add(Results({{"d-2", ""}}));  // twice: a reservation's claim and its owner's
+  EXPECT_FALSE(s.empty());
+  EXPECT_EQ(s.ExclusiveUses(*big->Find(kDriver, "p", "d-2")), 2u);
+  s.Rebase(Inv(1));  // d-2 is gone: remembered by ID
+  EXPECT_FALSE(s.empty());
+  auto again = Inv(3);
+  s.Rebase(again);
+  EXPECT_EQ(s.ExclusiveUses(*again->Find(kDriver, "p", "d-2")), 2u);
+  EXPECT_EQ(s.ConsumedCounter(kDriver, "p", "set", "mem"), Q("2"));  // once while in use
+  s.Remove(Results({{"d-2", ""}}));
+  EXPECT_EQ(s.ConsumedCounter(kDriver, "p", "set", "mem"), Q("2"));
+  s.Remove(Results({{"d-2", ""}}));
+  EXPECT_FALSE(s.IsInUse(*again->Find(kDriver, "p", "d-2")));
+  EXPECT_EQ(s.ConsumedCounter(kDriver, "p", "set", "mem"), Q("0"));
+  EXPECT_TRUE(s.empty());
+  s.Remove(Results({{"d-2", ""}}));  // nothing left to remove
+  EXPECT_TRUE(s.empty());
+  EXPECT_TRUE(s.ForReading().empty());
+}
+
 TEST(AllocatedState, CopiesAreIndependent) {
   auto inv = Inv();
   AllocatedState master(inv);
