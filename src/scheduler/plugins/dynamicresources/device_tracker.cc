@@ -15,7 +15,7 @@ void DeviceTracker::SlicesChanged() {
 
 DeviceTracker::AllocationPtr DeviceTracker::EffectiveLocked(const std::string& uid) const {
   if (auto it = assumed_.find(uid); it != assumed_.end()) return it->second.allocation;
-  if (auto it = seen_.find(uid); it != seen_.end()) return it->second;
+  if (auto it = seen_.find(std::string_view(uid)); it != seen_.end()) return it->second;
   return nullptr;
 }
 
@@ -39,13 +39,20 @@ void DeviceTracker::ClaimChanged(const std::shared_ptr<const api::ResourceClaim>
 
   if (new_claim && new_claim->status.allocation) {
     // Shares the claim: the allocation lives as long as the entry names it.
-    seen_[uid] = AllocationPtr(new_claim, &*new_claim->status.allocation);
+    AllocationPtr allocation(new_claim, &*new_claim->status.allocation);
+    auto it = seen_.find(std::string_view(uid));
+    if (it == seen_.end()) {
+      seen_.emplace(UidView{new_claim->metadata.uid}, std::move(allocation));
+    } else {
+      it->second = std::move(allocation);
+      it->first.uid = new_claim->metadata.uid;  // the claim the entry now keeps alive
+    }
     // Our write came back (or someone else's won): the informer is authoritative from now on.
     if (auto it = assumed_.find(uid); it != assumed_.end() && it->second.written) {
       assumed_.erase(it);
     }
   } else {
-    seen_.erase(uid);
+    if (auto it = seen_.find(std::string_view(uid)); it != seen_.end()) seen_.erase(it);
     // A deleted claim takes any assumption with it.
     if (!new_claim) assumed_.erase(uid);
   }
@@ -122,7 +129,7 @@ void DeviceTracker::Written(const std::string& claim_uid) {
   std::lock_guard<std::mutex> lock(mu_);
   auto it = assumed_.find(claim_uid);
   if (it == assumed_.end()) return;
-  auto seen = seen_.find(claim_uid);
+  auto seen = seen_.find(std::string_view(claim_uid));
   if (seen != seen_.end()) {
     // The informer was faster than the write's return.
     AllocationPtr before = std::move(it->second.allocation);

@@ -23,6 +23,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "api/resource/types.h"
@@ -97,7 +98,18 @@ class DeviceTracker {
   dra::AllocatedState state_;                             // guarded by mu_
   std::shared_ptr<const dra::AllocatedState> published_;  // guarded by mu_; null when stale
   // Claim uid -> the allocation in the claim the informer delivered last (sharing the claim).
-  std::map<std::string, AllocationPtr> seen_;
+  // The key views the uid of that same claim, which the allocation keeps alive; ClaimChanged
+  // re-points it when a newer claim replaces the entry (a uid string per claim saved).
+  struct UidView {
+    mutable std::string_view uid;
+  };
+  struct UidViewLess {
+    using is_transparent = void;
+    bool operator()(const UidView& a, const UidView& b) const { return a.uid < b.uid; }
+    bool operator()(const UidView& a, std::string_view b) const { return a.uid < b; }
+    bool operator()(std::string_view a, const UidView& b) const { return a < b.uid; }
+  };
+  std::map<UidView, AllocationPtr, UidViewLess> seen_;
   std::map<std::string, Assumed> assumed_;                // claim uid -> chosen allocation
   // Claims held by reservations: claim uid -> (reservation uids, devices); guarded by mu_.
   std::map<std::string, std::pair<std::vector<std::string>, std::vector<HeldDevice>>>
