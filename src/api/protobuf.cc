@@ -271,6 +271,7 @@ Result<std::unique_ptr<Object>> DecodeProtobufMessage(const TypeInfo& type, std:
   DecodeState s;
   s.lenient = dropped != nullptr;
   if (!codec->decode(raw, *obj, s)) return DecodeError(s, type.kind);
+  s.Finish();
   if (dropped) *dropped = *dropped || s.dropped;
   return obj;
 }
@@ -301,6 +302,7 @@ Result<ProtobufList> DecodeProtobufList(const TypeInfo& type, std::string_view b
     if (r.number == 1) {
       DecodeState s;
       if (!protobuf::ReadFields(r.bytes, list.meta, s)) return DecodeError(s, "ListMeta");
+      s.Finish();
     } else if (r.number == 2) {
       ALLOT_ASSIGN_OR_RETURN(auto item, DecodeProtobufMessage(type, r.bytes, dropped));
       list.items.push_back(std::move(item));
@@ -337,6 +339,7 @@ Result<ProtobufStatus> DecodeProtobufStatus(std::string_view body) {
   WireStatus wire;
   DecodeState s;
   if (!protobuf::ReadFields(env.raw, wire, s)) return DecodeError(s, "Status");
+  s.Finish();
   ProtobufStatus out{
       std::move(wire.status), std::move(wire.message), std::move(wire.reason), wire.code, {}};
   StatusDetails& d = out.details;

@@ -342,6 +342,19 @@ TEST(Protobuf, MapEntriesInAnyOrderReadSortedAndTheLastRepeatWins) {
   EXPECT_EQ(r0.begin()->first, "cpu");
   EXPECT_EQ(r0.at("memory").ToString(), "1Gi");
   EXPECT_EQ(pod.spec.containers[1].resources.requests.at("cpu").ToString(), "1");
+  // Protobuf merges a message that repeats: each copy of metadata adds its label (K copies must
+  // not cost K sorts of the growing map).
+  Msg merged;
+  for (int i = 499; i >= 0; --i) {
+    merged.Sub(1, Msg().Sub(11, entry("l" + std::to_string(1000 + i), "v")));
+  }
+  auto m = DecodeProtobufMessage(Pod::Type(), merged.bytes);
+  ASSERT_TRUE(m.ok()) << m.status().ToString();
+  const StringMap& labels = (*m)->metadata.labels;
+  ASSERT_EQ(labels.size(), 500u);
+  EXPECT_EQ(labels.begin()->first, "l1000");
+  EXPECT_TRUE(std::is_sorted(labels.begin(), labels.end(),
+                             [](const auto& a, const auto& b) { return a.first < b.first; }));
   // Read back in order, it is the same pod.
   auto again = DecodeProtobufObject(Pod::Type(), Envelope(pod));
   ASSERT_TRUE(again.ok()) << again.status().ToString();

@@ -22,14 +22,6 @@ constexpr int64_t kListPageSize = 500;
 constexpr std::chrono::milliseconds kMinBackoff{100};
 constexpr std::chrono::milliseconds kMaxBackoff{10000};
 
-// "<ns>/<name>" (cluster-scoped: "/<name>"): the key of a relisted object.
-std::string KeyOf(const Object& obj) {
-  std::string key(obj.metadata.namespace_);
-  key += '/';
-  key.append(obj.metadata.name);
-  return key;
-}
-
 // The cache's key for `obj`: views of its own namespace and name (api/machinery/
 // object_key_view.h), re-pointed whenever the cache replaces the object.
 api::ObjectKeyView KeyViewOf(const Object& obj) {
@@ -284,7 +276,7 @@ class Informer::Impl {
       ALLOT_ASSIGN_OR_RETURN(api::ListResult page, client_.List(resource_, opts));
       if (opts.continue_token.empty()) rv = page.resource_version;
       for (ObjectPtr& obj : page.items) {
-        std::string key = KeyOf(*obj);
+        std::string key = KeyViewOf(*obj).str();  // as Replace names the cache's keys
         fresh.emplace(std::move(key), std::move(obj));
       }
       opts.continue_token = std::move(page.continue_token);

@@ -320,6 +320,13 @@ Result<ObjectPtr> Store::Impl::DecodeStored(const ResourceInfo& r, std::string_v
     return InternalError("corrupt stored object " + std::string(key) + ": " +
                          decoded.status().message());
   }
+  // The index keys an object by views of its own name (ObjectKeyView): one stored under
+  // another object's key would be filed in the wrong place.
+  const api::ObjectMeta& meta = decoded->object->metadata;
+  if (BackendKey(r, ObjectKey(r, meta.namespace_, meta.name)) != key) {
+    return InternalError("corrupt stored object " + std::string(key) + ": it names " +
+                         ObjectKey(r, meta.namespace_, meta.name));
+  }
   // A shared backend stores objects without resourceVersion: it is the key's revision.
   decoded->object->metadata.resourceVersion = std::to_string(rv);
   return ObjectPtr(std::move(decoded->object));

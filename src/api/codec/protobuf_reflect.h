@@ -44,12 +44,28 @@ struct DecodeState {
   bool lenient = false;
   bool dropped = false;
 
-  // Maps that received an entry out of key order, sorted once the message that holds them is
-  // read (ReadFields), while they are still where they were read to.
+  // Maps that received an entry out of key order. Each is sorted once, when the decode ends
+  // (Finish), or earlier where what holds it may move: a vector's element once it is read
+  // (the next element may reallocate the vector), a value read into a temporary before it is
+  // moved (ReadScoped). Sorting a map again each time its message repeats (protobuf merges
+  // repeated messages) would let K records cost K sorts.
   template <class M>
   void ToNormalize(M& map) {
     if (!unsorted.empty() && unsorted.back().first == &map) return;
     unsorted.emplace_back(&map, [](void* m) { static_cast<M*>(m)->Normalize(); });
+  }
+  // Call once a decode has succeeded, before the object is used.
+  void Finish() {
+    if (!unsorted.empty()) NormalizeFrom(0);
+  }
+  // Runs `read` (which reads into something about to move or be moved) and sorts the maps it
+  // noted while they are still where it read them.
+  template <class Fn>
+  bool ReadScoped(Fn&& read) {
+    const size_t mark = unsorted.size();
+    const bool ok = read();
+    if (unsorted.size() > mark) NormalizeFrom(mark);
+    return ok;
   }
   // Sorts each map noted since unsorted.size() was `mark`, once.
   void NormalizeFrom(size_t mark) {
@@ -281,7 +297,8 @@ struct Field<std::vector<T>> {
   }
   static bool Read(const Record& r, std::vector<T>& out, ProtoAs as, DecodeState& s) {
     s.ctx.PushIndex(static_cast<int64_t>(out.size()));
-    bool ok = Field<T>::Read(r, out.emplace_back(), as, s);
+    T& element = out.emplace_back();
+    bool ok = s.ReadScoped([&] { return Field<T>::Read(r, element, as, s); });
     s.ctx.Pop();
     return ok;
   }
@@ -298,7 +315,7 @@ bool ReadMapEntry(const Record& r, std::string& key, T& value, ProtoAs as, Decod
       if (!Field<std::string>::Read(e, key, as, s)) return false;
     } else if (e.number == 2) {
       s.ctx.PushKey(key);
-      bool ok = Field<T>::Read(e, value, as, s);
+      bool ok = s.ReadScoped([&] { return Field<T>::Read(e, value, as, s); });
       s.ctx.Pop();
       if (!ok) return false;
     }
@@ -330,8 +347,8 @@ struct Field<std::map<std::string, T>> : StringMapField<std::map<std::string, T>
   }
 };
 // Go writes map entries sorted by key, so each one normally lands at the end; one out of order
-// leaves the map to be sorted once the message that holds it is read (DecodeState::ToNormalize),
-// so that no input costs more than a sort.
+// leaves the map to be sorted once (DecodeState::ToNormalize), so that no input costs more than
+// a sort per map.
 template <class T>
 struct Field<FlatMap<std::string, T>> : StringMapField<FlatMap<std::string, T>, T> {
   static bool Read(const Record& r, FlatMap<std::string, T>& out, ProtoAs as, DecodeState& s) {
@@ -478,7 +495,10 @@ struct DecodeFieldVisitor {
       (*this)(name, r.edit().*m, tags);
     } else {
       F value{};  // unset, so reading into an empty value is the same as merging into it
-      (*this)(name, value, tags);
+      s.ReadScoped([&] {
+        (*this)(name, value, tags);
+        return ok;
+      });
       r.set(m, std::move(value));
     }
   }
@@ -514,7 +534,6 @@ bool ReadEmbedded(const Record& wrapper, const Layout& layout, T& out, DecodeSta
 template <class T>
 bool ReadFields(std::string_view bytes, T& out, DecodeState& s) {
   const Layout& layout = LayoutOf<T>();
-  const size_t unsorted_mark = s.unsorted.size();
   Reader reader(bytes);
   Record r;
   while (reader.Next(r)) {
@@ -528,7 +547,6 @@ bool ReadFields(std::string_view bytes, T& out, DecodeState& s) {
     const auto p = static_cast<size_t>(position);
     if (!ReadRecord(r, p, *layout.by_position[p], out, s)) return false;
   }
-  if (s.unsorted.size() > unsorted_mark) s.NormalizeFrom(unsorted_mark);
   return reader.ok() || Malformed(s);
 }
 
