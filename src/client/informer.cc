@@ -45,7 +45,7 @@ struct EntryLess {
 // (a pod's claim, a claim's owning pod), so the first entry is kept inline and a set is made
 // only when a second arrives: a value costs 16 bytes here instead of a 48-byte set and its
 // 48-byte node. Iteration is in key order either way.
-class IndexedKeys {
+class IndexedEntries {
  public:
   bool empty() const { return !more_ && one_ == nullptr; }
 
@@ -226,7 +226,7 @@ class Informer::Impl {
     IndexFn fn;
     // Index value -> the cache entries of the objects that have it (an entry stays put until
     // it is erased, and leaves the index before).
-    std::unordered_map<std::string, IndexedKeys> by_value;
+    std::unordered_map<std::string, IndexedEntries> by_value;
   };
   enum class WatchEnd { kResume, kRetry, kRelist };
 

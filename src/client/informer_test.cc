@@ -162,6 +162,15 @@ class Recorder {
   std::vector<std::string> events_;  // guarded by mu_
 };
 
+// Indexes objects by their "app" label.
+void AddAppIndex(Informer& inf) {
+  inf.AddIndex("app", [](const Object& o) {
+    auto it = o.metadata.labels.find("app");
+    return it == o.metadata.labels.end() ? std::vector<std::string>{}
+                                         : std::vector<std::string>{it->second};
+  });
+}
+
 class InformerTest : public ClientTest {
  protected:
   void TearDown() override {
@@ -285,11 +294,7 @@ TEST_P(InformerTest, IndexFollowsUpdates) {
   CreatePod("b");
   CreatePod("c");
   StartInformer([](Informer& inf) {
-    inf.AddIndex("app", [](const Object& o) {
-      auto it = o.metadata.labels.find("app");
-      return it == o.metadata.labels.end() ? std::vector<std::string>{}
-                                           : std::vector<std::string>{it->second};
-    });
+    AddAppIndex(inf);
   });
   auto relabel = [&](const std::string& name, const std::string& app) {
     auto pod = Mutable(informer_->Get("default", name));
@@ -331,11 +336,7 @@ TEST_P(InformerTest, KeysFollowTheirObjectsAndOrderAsTheirStrings) {
   CreatePod(long_name, {}, "team");
   CreatePod(long_name, {}, "team-a");
   Informer inf(*client_, Pods(), InformerOptions{});  // every namespace
-  inf.AddIndex("app", [](const Object& o) {
-    auto it = o.metadata.labels.find("app");
-    return it == o.metadata.labels.end() ? std::vector<std::string>{}
-                                         : std::vector<std::string>{it->second};
-  });
+  AddAppIndex(inf);
   ASSERT_TRUE(inf.Start().ok());
   ASSERT_TRUE(inf.WaitForSync(std::chrono::seconds(10)));
   for (int round = 0; round < 20; ++round) {

@@ -113,12 +113,7 @@ void AllocatedState::Apply(const api::AllocationResult& allocation, int sign) {
       --use.exclusive;
     }
     const bool is_used = !use.empty() || (index && exclusive_[*index] > 0);
-    const uint32_t home = index ? inventory_->home(*index) : Inventory::kNoHome;
-    if (home < node_gen_.size()) {
-      ++node_gen_[home];
-    } else {
-      ++shared_gen_;
-    }
+    Touched(index ? inventory_->home(*index) : Inventory::kNoHome);
     if (index) {
       if (use.shares.empty()) {
         m.consumed.erase(*index);
@@ -152,29 +147,35 @@ void AllocatedState::ApplyExclusive(DeviceIndex i, int sign) {
       ++Mutable().uses[IdOf(*inventory_, i)].exclusive;  // beyond what the vector counts
     }
   } else {
-    if (exclusive_[i] == kMaxExclusive && rest_ != nullptr &&
-        rest_->uses.count(IdOf(*inventory_, i)) > 0 &&
-        rest_->uses.at(IdOf(*inventory_, i)).exclusive > 0) {
+    // Uses beyond the vector's count (only at its limit) go first.
+    bool beyond = false;
+    if (exclusive_[i] == kMaxExclusive && rest_ != nullptr) {
       Impl& m = Mutable();
       auto it = m.uses.find(IdOf(*inventory_, i));
-      --it->second.exclusive;
-      if (it->second.empty()) m.uses.erase(it);
-    } else if (exclusive_[i] > 0) {
+      if (it != m.uses.end() && it->second.exclusive > 0) {
+        beyond = true;
+        --it->second.exclusive;
+        if (it->second.empty()) m.uses.erase(it);
+      }
+    }
+    if (!beyond) {
+      if (exclusive_[i] == 0) return;  // nothing recorded to remove
       --exclusive_[i];
       --exclusive_total_;
-    } else {
-      return;  // nothing recorded to remove
     }
   }
-  const uint32_t home = inventory_->home(i);
+  Touched(inventory_->home(i));
+  const bool is_used = IsInUse(i);
+  if (was_used != is_used && !inventory_->info(i).counters.empty()) {
+    ApplyCounters(*inventory_, i, is_used ? 1 : -1, Mutable().counters);
+  }
+}
+
+void AllocatedState::Touched(uint32_t home) {
   if (home < node_gen_.size()) {
     ++node_gen_[home];
   } else {
     ++shared_gen_;
-  }
-  const bool is_used = IsInUse(i);
-  if (was_used != is_used && !inventory_->info(i).counters.empty()) {
-    ApplyCounters(*inventory_, i, is_used ? 1 : -1, Mutable().counters);
   }
 }
 
@@ -188,9 +189,7 @@ void AllocatedState::Rebase(std::shared_ptr<const Inventory> inventory) {
     Impl& m = Mutable();
     for (DeviceIndex i = 0; i < exclusive_.size(); ++i) {
       if (exclusive_[i] == 0) continue;
-      const Inventory::DeviceRef& d = inventory_->device(i);
-      m.uses[DeviceId{std::string(d.driver), std::string(d.pool), std::string(d.name)}].exclusive +=
-          exclusive_[i];
+      m.uses[IdOf(*inventory_, i)].exclusive += exclusive_[i];
     }
   }
   inventory_ = std::move(inventory);

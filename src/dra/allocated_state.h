@@ -99,6 +99,8 @@ class AllocatedState {
   void Apply(const api::AllocationResult& allocation, int sign);
   // An exclusive use (sign +1 / -1) of the inventory's device i.
   void ApplyExclusive(DeviceIndex i, int sign);
+  // Bumps the change counter of node slot `home` (the shared one for kNoHome or beyond).
+  void Touched(uint32_t home);
   void Reindex();
 };
 
