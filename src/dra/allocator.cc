@@ -18,9 +18,9 @@ Status Unschedulable(std::string message) { return Status(kUnschedulableCode, st
 // The fields of a request or subrequest the allocator reads.
 struct RequestView {
   std::string name;  // "req" or "req/sub"
-  const std::string* class_name;
+  const api::InternedString* class_name;
   const std::vector<api::DeviceSelector>* selectors;
-  const std::string* mode;
+  const api::InternedString* mode;
   int64_t count;
   std::optional<bool> admin;
   const std::vector<api::DeviceToleration>* tolerations;

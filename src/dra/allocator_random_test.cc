@@ -304,9 +304,10 @@ std::vector<int> Check(const Instance& in, const Allocator::Outcome& out) {
       const int d = std::stoi(r.device.substr(1));
       EXPECT_FALSE(in.devs[d].taken) << r.device;
       EXPECT_TRUE(seen.insert(d).second) << "device twice: " << r.device;
-      const size_t slash = r.request.find('/');
-      const int req = std::stoi(r.request.substr(1, slash));
-      const int alt = slash == std::string::npos ? 0 : std::stoi(r.request.substr(slash + 2));
+      const std::string& request = r.request;
+      const size_t slash = request.find('/');
+      const int req = std::stoi(request.substr(1, slash));
+      const int alt = slash == std::string::npos ? 0 : std::stoi(request.substr(slash + 2));
       EXPECT_TRUE(Selects(in.claims[c].reqs[req].alts[alt], in.devs[d])) << r.request;
       by_slot[{static_cast<int>(c), req}].push_back(d);
       alt_of[{static_cast<int>(c), req}] = alt;

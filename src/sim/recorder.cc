@@ -116,7 +116,7 @@ void Recorder::OnClaim(const api::ObjectPtr& obj, bool deleted) {
     bool conditions = false;
     for (const api::DeviceRequestAllocationResult& r : claim->status.allocation->devices.results) {
       std::string device_class;
-      const std::string request = r.request.substr(0, r.request.find('/'));
+      const std::string request = r.request.str().substr(0, r.request.str().find('/'));
       for (const api::DeviceRequest& req : claim->spec.devices.requests) {
         if (req.name == request && req.exactly) device_class = req.exactly->deviceClassName;
       }

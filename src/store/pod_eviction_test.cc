@@ -34,7 +34,7 @@ class PodEvictionTest : public ::testing::Test {
                  const std::string& app = "db", std::vector<std::string> finalizers = {}) {
     auto obj = testing::MakePod("default", name, R"("nodeName":"n1")");
     obj->metadata.labels = {{"app", app}};
-    obj->metadata.finalizers = std::move(finalizers);
+    obj->metadata.finalizers.assign(finalizers.begin(), finalizers.end());
     auto created = store_->Create(Pods(), std::move(obj), {});
     ASSERT_TRUE(created.ok()) << created.status().ToString();
     auto pod = std::make_unique<api::Pod>(*api::As<api::Pod>(**created));

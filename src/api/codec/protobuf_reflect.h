@@ -121,6 +121,20 @@ struct Field<std::string> {
   }
 };
 
+template <>
+struct Field<InternedString> {
+  static bool IsEmpty(const InternedString& v) { return v.empty(); }
+  static bool Write(Writer& w, int n, ProtoAs, const InternedString& v) {
+    w.BytesField(n, v.str());
+    return true;
+  }
+  static bool Read(const Record& r, InternedString& out, ProtoAs, DecodeState& s) {
+    if (r.type != kLengthDelimited) return WrongType(r, s);
+    out = InternedString(r.bytes);
+    return true;
+  }
+};
+
 template <class T>
   requires(std::is_same_v<T, bool> || std::is_same_v<T, int32_t> || std::is_same_v<T, int64_t>)
 struct Field<T> {

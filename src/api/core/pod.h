@@ -28,7 +28,7 @@ struct ContainerPort {
   std::string name;
   int32_t hostPort = 0;
   int32_t containerPort = 0;
-  std::string protocol;  // TCP (default) | UDP | SCTP
+  InternedString protocol;  // TCP (default) | UDP | SCTP
   std::string hostIP;
   template <class V> void Visit(V& v) {
     v("name", name);
@@ -55,8 +55,8 @@ struct EnvVar {
 // core/v1 ResourceClaim: one entry of container.resources.claims (a name from
 // pod.spec.resourceClaims, optionally narrowed to one request). Not the resource.k8s.io kind.
 struct ContainerResourceClaim {
-  std::string name;
-  std::string request;
+  InternedString name;
+  InternedString request;
   template <class V> void Visit(V& v) {
     v("name", name, {.always = true, .required = true});
     v("request", request);
@@ -138,17 +138,17 @@ struct ContainerRare {
 };
 
 struct Container {
-  std::string name;
-  std::string image;
+  InternedString name;
+  InternedString image;
   std::vector<std::string> command;
   std::vector<std::string> args;
   std::vector<ContainerPort> ports;
   std::vector<EnvVar> env;
   ResourceRequirements resources;
   std::vector<VolumeMount> volumeMounts;
-  std::string terminationMessagePath;    // default /dev/termination-log
-  std::string terminationMessagePolicy;  // File (default) | FallbackToLogsOnError
-  std::string imagePullPolicy;           // Always | IfNotPresent | Never
+  InternedString terminationMessagePath;    // default /dev/termination-log
+  InternedString terminationMessagePolicy;  // File (default) | FallbackToLogsOnError
+  InternedString imagePullPolicy;           // Always | IfNotPresent | Never
   RawJson securityContext;
   Rare<ContainerRare> rare;  // workingDir, envFrom, probes, lifecycle, stdin, ...
 
@@ -366,9 +366,9 @@ struct TopologySpreadConstraint {
 
 // pod.spec.resourceClaims[]: exactly one of resourceClaimName / resourceClaimTemplateName.
 struct PodResourceClaim {
-  std::string name;
+  InternedString name;
   std::optional<std::string> resourceClaimName;
-  std::optional<std::string> resourceClaimTemplateName;
+  std::optional<InternedString> resourceClaimTemplateName;
   template <class V> void Visit(V& v) {
     v("name", name, {.always = true, .required = true});
     v("resourceClaimName", resourceClaimName);
@@ -441,11 +441,11 @@ struct PodSpec {
   std::vector<Volume> volumes;
   std::vector<Container> initContainers;
   std::vector<Container> containers;
-  std::string restartPolicy;  // Always (default) | OnFailure | Never
+  InternedString restartPolicy;  // Always (default) | OnFailure | Never
   std::optional<int64_t> terminationGracePeriodSeconds;
-  std::string dnsPolicy;  // ClusterFirst (default) | ClusterFirstWithHostNet | Default | None
+  InternedString dnsPolicy;  // ClusterFirst (default) | ClusterFirstWithHostNet | Default | None
   StringMap nodeSelector;
-  std::string serviceAccountName;
+  InternedString serviceAccountName;
   std::string nodeName;
   bool hostNetwork = false;
   bool hostPID = false;
@@ -454,10 +454,10 @@ struct PodSpec {
   std::optional<int32_t> priority;
   RawJson securityContext;  // PodSecurityContext
   Boxed<Affinity> affinity;
-  std::string schedulerName;  // default-scheduler (default)
+  InternedString schedulerName;  // default-scheduler (default)
   std::vector<Toleration> tolerations;
-  std::string priorityClassName;
-  std::optional<std::string> preemptionPolicy;  // PreemptLowerPriority | Never
+  InternedString priorityClassName;
+  std::optional<InternedString> preemptionPolicy;  // PreemptLowerPriority | Never
   std::vector<TopologySpreadConstraint> topologySpreadConstraints;
   Boxed<PodOS> os;
   std::vector<PodSchedulingGate> schedulingGates;
@@ -515,12 +515,12 @@ struct PodSpec {
 // --- PodStatus --------------------------------------------------------------------------------
 
 struct PodCondition {
-  std::string type;    // PodScheduled | Initialized | ContainersReady | Ready | ...
+  InternedString type;  // PodScheduled | Initialized | ContainersReady | Ready | ...
   int64_t observedGeneration = 0;
-  std::string status;  // True | False | Unknown
+  InternedString status;                   // True | False | Unknown
   std::optional<Time> lastProbeTime;       // written as null when unset, as Go does
   std::optional<Time> lastTransitionTime;  // written as null when unset, as Go does
-  std::string reason;
+  InternedString reason;
   std::string message;
   template <class V> void Visit(V& v) {
     v("type", type, {.always = true, .required = true});
@@ -596,12 +596,12 @@ struct ContainerState {
 };
 
 struct ContainerStatus {
-  std::string name;
+  InternedString name;
   ContainerState state;
   ContainerState lastState;
   bool ready = false;
   int32_t restartCount = 0;
-  std::string image;
+  InternedString image;
   std::string imageID;
   std::string containerID;
   std::optional<bool> started;
@@ -634,7 +634,7 @@ struct ContainerStatus {
 // pod.status.resourceClaimStatuses[]: the ResourceClaim generated for a template (absent when
 // none was needed).
 struct PodResourceClaimStatus {
-  std::string name;
+  InternedString name;
   std::optional<std::string> resourceClaimName;
   template <class V> void Visit(V& v) {
     v("name", name, {.always = true, .required = true});
@@ -680,7 +680,7 @@ struct PodStatusRare {
 
 struct PodStatus {
   int64_t observedGeneration = 0;
-  std::string phase;  // Pending | Running | Succeeded | Failed | Unknown
+  InternedString phase;  // Pending | Running | Succeeded | Failed | Unknown
   std::vector<PodCondition> conditions;
   std::string nominatedNodeName;
   std::string hostIP;
@@ -689,7 +689,7 @@ struct PodStatus {
   std::vector<PodIP> podIPs;
   std::optional<Time> startTime;
   std::vector<ContainerStatus> containerStatuses;
-  std::string qosClass;  // Guaranteed | Burstable | BestEffort
+  InternedString qosClass;  // Guaranteed | Burstable | BestEffort
   std::vector<PodResourceClaimStatus> resourceClaimStatuses;
   Rare<PodStatusRare> rare;  // message, reason, init and ephemeral container statuses, ...
 

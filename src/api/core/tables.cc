@@ -98,7 +98,7 @@ bool SummarizeInit(const Pod& pod, PodSummary& s, int64_t& sidecar_restarts,
 PodSummary SummarizePod(const Pod& pod) {
   PodSummary s;
   s.total = static_cast<int>(pod.spec.containers.size());
-  s.reason = pod.status.rare->reason.empty() ? pod.status.phase : pod.status.rare->reason;
+  s.reason = pod.status.rare->reason.empty() ? pod.status.phase.str() : pod.status.rare->reason;
   for (const PodCondition& c : pod.status.conditions) {
     if (c.type == "PodScheduled" && c.reason == "SchedulingGated") s.reason = "SchedulingGated";
   }

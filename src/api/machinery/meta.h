@@ -10,6 +10,7 @@
 
 #include "api/machinery/field.h"
 #include "api/machinery/flat_map.h"
+#include "api/machinery/interned_string.h"
 #include "api/machinery/quantity.h"
 #include "api/machinery/rare.h"
 #include "common/time.h"
@@ -28,8 +29,8 @@ struct MicroTime {
 };
 
 struct OwnerReference {
-  std::string apiVersion;
-  std::string kind;
+  InternedString apiVersion;
+  InternedString kind;
   std::string name;
   std::string uid;
   std::optional<bool> controller;
@@ -80,7 +81,7 @@ struct ObjectMetaRare {
 struct ObjectMeta {
   std::string name;
   std::string generateName;
-  std::string namespace_;
+  InternedString namespace_;
   std::string uid;
   std::string resourceVersion;
   int64_t generation = 0;
@@ -88,7 +89,7 @@ struct ObjectMeta {
   StringMap labels;
   StringMap annotations;
   std::vector<OwnerReference> ownerReferences;
-  std::vector<std::string> finalizers;
+  std::vector<InternedString> finalizers;
   // selfLink, managedFields, deletionTimestamp, deletionGracePeriodSeconds: read them as
   // `meta.rare->deletionTimestamp`, write with `meta.rare.set(&ObjectMetaRare::..., v)`.
   Rare<ObjectMetaRare> rare;
@@ -126,11 +127,11 @@ struct ListMeta {
 
 // metav1.Condition (resource.k8s.io device conditions, and most newer APIs).
 struct Condition {
-  std::string type;
-  std::string status;  // True | False | Unknown
+  InternedString type;
+  InternedString status;  // True | False | Unknown
   int64_t observedGeneration = 0;
   std::optional<Time> lastTransitionTime;
-  std::string reason;
+  InternedString reason;
   std::string message;
   template <class V> void Visit(V& v) {
     v("type", type, {.required = true});
@@ -144,8 +145,8 @@ struct Condition {
 };
 
 struct LabelSelectorRequirement {
-  std::string key;
-  std::string operator_;  // In | NotIn | Exists | DoesNotExist
+  InternedString key;
+  InternedString operator_;  // In | NotIn | Exists | DoesNotExist
   std::vector<std::string> values;
   template <class V> void Visit(V& v) {
     v("key", key, {.required = true});
@@ -167,8 +168,8 @@ struct LabelSelector {
 
 // core/v1 NodeSelector family.
 struct NodeSelectorRequirement {
-  std::string key;
-  std::string operator_;  // In | NotIn | Exists | DoesNotExist | Gt | Lt
+  InternedString key;
+  InternedString operator_;  // In | NotIn | Exists | DoesNotExist | Gt | Lt
   std::vector<std::string> values;
   template <class V> void Visit(V& v) {
     v("key", key, {.required = true});
@@ -197,10 +198,10 @@ struct NodeSelector {
 };
 
 struct Toleration {
-  std::string key;
-  std::string operator_;  // Exists | Equal (default)
+  InternedString key;
+  InternedString operator_;  // Exists | Equal (default)
   std::string value;
-  std::string effect;     // NoSchedule | PreferNoSchedule | NoExecute | "" (all)
+  InternedString effect;  // NoSchedule | PreferNoSchedule | NoExecute | "" (all)
   std::optional<int64_t> tolerationSeconds;
   template <class V> void Visit(V& v) {
     v("key", key);
@@ -213,9 +214,9 @@ struct Toleration {
 };
 
 struct Taint {
-  std::string key;
+  InternedString key;
   std::string value;
-  std::string effect;  // NoSchedule | PreferNoSchedule | NoExecute
+  InternedString effect;  // NoSchedule | PreferNoSchedule | NoExecute
   std::optional<Time> timeAdded;
   template <class V> void Visit(V& v) {
     v("key", key, {.required = true});

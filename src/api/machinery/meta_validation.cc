@@ -163,7 +163,7 @@ void ValidateOwnerReferences(const std::vector<OwnerReference>& refs, const Path
   }
 }
 
-void ValidateFinalizers(const std::vector<std::string>& finalizers, const Path& path,
+void ValidateFinalizers(const std::vector<InternedString>& finalizers, const Path& path,
                         FieldErrors& errs) {
   bool orphan = false;
   bool foreground = false;

@@ -59,7 +59,7 @@ inline constexpr int64_t kTotalAnnotationSizeLimitBytes = 256 * 1024;
 
 void ValidateOwnerReferences(const std::vector<OwnerReference>& refs, const Path& path,
                              FieldErrors& errs);
-void ValidateFinalizers(const std::vector<std::string>& finalizers, const Path& path,
+void ValidateFinalizers(const std::vector<InternedString>& finalizers, const Path& path,
                         FieldErrors& errs);
 
 // One Invalid error per problem (corevalidation.ValidateDNS1123Label / ...Subdomain).

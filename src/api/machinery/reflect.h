@@ -100,6 +100,18 @@ struct Codec<std::string> {
 };
 
 template <>
+struct Codec<InternedString> {
+  static void Encode(JsonWriter& w, const InternedString& v) { Codec<std::string>::Encode(w, v); }
+  static bool IsEmpty(const InternedString& v) { return v.empty(); }
+  static bool Decode(const JsonValue& j, InternedString& out, DecodeContext& ctx) {
+    if (!j.IsString()) return ctx.TypeError("string", j);
+    out = InternedString(std::string_view(j.GetString(), j.GetStringLength()));
+    return true;
+  }
+  static SchemaNode Schema() { return Scalar(SchemaNode::Kind::kString); }
+};
+
+template <>
 struct Codec<bool> {
   static void Encode(JsonWriter& w, bool v) { w.Bool(v); }
   static bool IsEmpty(bool v) { return !v; }

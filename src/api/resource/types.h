@@ -167,9 +167,9 @@ struct ExactDeviceRequestRare {
 };
 
 struct ExactDeviceRequest {
-  std::string deviceClassName;            // required, DNS subdomain
+  InternedString deviceClassName;         // required, DNS subdomain
   std::vector<DeviceSelector> selectors;  // <= 32
-  std::string allocationMode;             // ExactCount (default) | All
+  InternedString allocationMode;          // ExactCount (default) | All
   int64_t count = 0;                      // ExactCount only; > 0, defaults to 1
   Rare<ExactDeviceRequestRare> rare;      // adminAccess, tolerations, capacity
   template <class V>
@@ -189,9 +189,9 @@ struct ExactDeviceRequest {
 // One alternative of a firstAvailable list; referenced as "<request>/<subrequest>".
 struct DeviceSubRequest {
   std::string name;  // DNS label
-  std::string deviceClassName;
+  InternedString deviceClassName;
   std::vector<DeviceSelector> selectors;
-  std::string allocationMode;
+  InternedString allocationMode;
   int64_t count = 0;
   std::vector<DeviceToleration> tolerations;
   std::optional<CapacityRequirements> capacity;
@@ -210,7 +210,7 @@ struct DeviceSubRequest {
 
 // Exactly one of `exactly` and `firstAvailable` (<= 8 entries) is set.
 struct DeviceRequest {
-  std::string name;  // DNS label, unique in the claim
+  InternedString name;  // DNS label, unique in the claim
   std::optional<ExactDeviceRequest> exactly;
   std::vector<DeviceSubRequest> firstAvailable;
   template <class V>
@@ -268,10 +268,10 @@ struct ResourceClaimSpec {
   DeviceClaim devices;
   // Allot extension (KEP-3063): the driver whose control-plane controller allocates this claim.
   // Empty: the scheduler allocates from structured parameters.
-  std::string controllerName;
+  InternedString controllerName;
   // Allot extension (KEP-3063): Immediate | WaitForFirstConsumer. Only meaningful together with
   // controllerName; defaulted to WaitForFirstConsumer when controllerName is set.
-  std::string allocationMode;
+  InternedString allocationMode;
   template <class V>
   void Visit(V& v) {
     v("devices", devices);
@@ -285,8 +285,8 @@ struct ResourceClaimSpec {
 
 // A consumer of the claim (a pod, in practice). uid is the list-map key.
 struct ResourceClaimConsumerReference {
-  std::string apiGroup;  // "" for core
-  std::string resource;  // "pods"
+  InternedString apiGroup;  // "" for core
+  InternedString resource;  // "pods"
   std::string name;
   std::string uid;
   template <class V>
@@ -314,8 +314,8 @@ struct DeviceRequestAllocationResultRare {
 };
 
 struct DeviceRequestAllocationResult {
-  std::string request;  // "req" or "req/sub"
-  std::string driver;
+  InternedString request;  // "req" or "req/sub"
+  InternedString driver;
   std::string pool;
   std::string device;
   // adminAccess, tolerations, bindingConditions, bindingFailureConditions, shareID,

@@ -41,8 +41,8 @@ bool AllocationIsOf(const api::ResourceClaim& c, const std::string& driver) {
 }
 
 // Finalizers in `a` and not in `b`.
-std::vector<std::string> Missing(const std::vector<std::string>& a,
-                                 const std::vector<std::string>& b) {
+std::vector<std::string> Missing(const std::vector<api::InternedString>& a,
+                                 const std::vector<api::InternedString>& b) {
   std::vector<std::string> out;
   for (const auto& f : a) {
     if (std::find(b.begin(), b.end(), f) == b.end()) out.push_back(f);

@@ -51,7 +51,7 @@ void InProcessClient::CreateAsync(const ResourceInfo& r, std::unique_ptr<Object>
 
 void InProcessClient::Put(const ResourceInfo& r, std::unique_ptr<Object> obj,
                           store::Subresource sub, Callback<ObjectPtr> done) {
-  std::string ns = r.namespaced ? obj->metadata.namespace_ : std::string();
+  std::string ns = r.namespaced ? obj->metadata.namespace_.str() : std::string();
   std::string name = obj->metadata.name;
   std::shared_ptr<const Object> desired = std::move(obj);
   store::UpdateFn fn = [desired](const Object&) -> Result<std::unique_ptr<Object>> {

@@ -212,7 +212,7 @@ TEST_F(ControllerTest, AnImmediateClaimIsAllocatedWithoutAPod) {
   EXPECT_EQ(c->status.allocation->controllerName, kDriver);
   EXPECT_TRUE(c->status.reservedFor.empty());
   EXPECT_EQ(c->metadata.finalizers,
-            std::vector<std::string>{"controller.example.com/deletion-protection"});
+            std::vector<api::InternedString>{"controller.example.com/deletion-protection"});
 }
 
 TEST_F(ControllerTest, UnsuitableNodesAreReportedPerClaimKeepingOtherDriversEntries) {

@@ -254,7 +254,7 @@ void DefaultPreemption::Prepare(const PodInfo& pod, const Candidate& c) {
   static const api::ResourceInfo& pods = api::ResourceFor<api::Pod>();
   const std::string& scheduler_name = pod.pod->spec.schedulerName.empty()
                                           ? std::string(api::kDefaultSchedulerName)
-                                          : pod.pod->spec.schedulerName;
+                                          : pod.pod->spec.schedulerName.str();
   const std::string transition = handle_.clock().Now().ToRfc3339();
   const std::string disruption_message =
       scheduler_name + ": preempting to accommodate a higher priority pod";
