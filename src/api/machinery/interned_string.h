@@ -8,11 +8,14 @@
 // plus a heap block once it is longer than 15 characters. An InternedString is 8 bytes and
 // shares the value: equal values point at one copy in a process-wide table.
 //
-// The table never forgets a value, so it is bounded: at most kMaxInterned values of at most
-// kMaxInternedLength bytes each. A value beyond either bound is kept by the object itself (one
-// heap block, as std::string would), so a client that writes many distinct values costs memory
-// in proportion, as before, but cannot grow the table. Use it only for fields whose values are
-// few (never names, uids or free text).
+// The table never forgets a value, so it is bounded: about kMaxInterned values (threads racing
+// to add the last ones may overshoot by one each) of at most kMaxInternedLength bytes. A value
+// beyond either bound is kept by the object itself (one heap block, as std::string would), so a
+// client that writes many distinct values costs memory in proportion, as before, but cannot
+// grow the table. The price of never forgetting: a server that lives to see more distinct
+// values than the bound (image tags over months of rollouts) shares the first ones and keeps
+// the rest per object. Use it only for fields whose values are few across a cluster: never
+// object, node or device names, uids, or free text.
 //
 // It reads like a const std::string (conversions to `const std::string&` and std::string_view,
 // comparisons with any string) and is assigned from any string. Thread safety: as std::string
