@@ -34,6 +34,14 @@
 
 namespace allot::api {
 
+class InternedString;
+
+// Any other type that reads as a string (std::string, string_view, literals): the operands
+// InternedString compares with and concatenates with, beside InternedString itself.
+template <class S>
+concept StringLike =
+    std::is_convertible_v<const S&, std::string_view> && !std::is_same_v<S, InternedString>;
+
 class InternedString {
  public:
   // Bounds of the process-wide table (see above).
@@ -79,34 +87,26 @@ class InternedString {
     if (a.interned() && b.interned()) return false;  // one copy per value
     return a.str() == b.str();
   }
-  template <class S>
-  requires(std::is_convertible_v<const S&, std::string_view> &&
-           !std::is_same_v<S, InternedString>) friend bool
-  operator==(const InternedString& a, const S& b) {
+  template <StringLike S>
+  friend bool operator==(const InternedString& a, const S& b) {
     return std::string_view(a.str()) == std::string_view(b);
   }
   friend std::strong_ordering operator<=>(const InternedString& a, const InternedString& b) {
     return std::string_view(a.str()) <=> std::string_view(b.str());
   }
-  template <class S>
-  requires(std::is_convertible_v<const S&, std::string_view> &&
-           !std::is_same_v<S, InternedString>) friend std::strong_ordering
-  operator<=>(const InternedString& a, const S& b) {
+  template <StringLike S>
+  friend std::strong_ordering operator<=>(const InternedString& a, const S& b) {
     return std::string_view(a.str()) <=> std::string_view(b);
   }
 
-  template <class S>
-  requires(std::is_convertible_v<const S&, std::string_view> &&
-           !std::is_same_v<S, InternedString>) friend std::string
-  operator+(const InternedString& a, const S& b) {
+  template <StringLike S>
+  friend std::string operator+(const InternedString& a, const S& b) {
     std::string out(a.str());
     out.append(std::string_view(b));
     return out;
   }
-  template <class S>
-  requires(std::is_convertible_v<const S&, std::string_view> &&
-           !std::is_same_v<S, InternedString>) friend std::string
-  operator+(const S& a, const InternedString& b) {
+  template <StringLike S>
+  friend std::string operator+(const S& a, const InternedString& b) {
     std::string out(std::string_view{a});
     out.append(b.str());
     return out;

@@ -74,8 +74,9 @@ SchedulingQueue::SchedulingQueue(Clock& clock, QueueOptions options,
 SchedulingQueue::~SchedulingQueue() { Close(); }
 
 Framework* SchedulingQueue::ProfileFor(const api::Pod& pod) const {
-  const std::string& name = pod.spec.schedulerName.empty() ? std::string(kDefaultSchedulerName)
-                                                           : pod.spec.schedulerName.str();
+  static const std::string kDefault(kDefaultSchedulerName);
+  const std::string& name =
+      pod.spec.schedulerName.empty() ? kDefault : pod.spec.schedulerName.str();  // no copy
   auto it = profiles_.find(name);
   return it == profiles_.end() ? nullptr : it->second;
 }
