@@ -143,10 +143,20 @@ void Scheduler::StartBinding(std::unique_ptr<BindingContext> owned) {
   ctx->fw->WaitOnPermit(ctx->pod(), [this, ctx](Status st) {
     if (!st.IsSuccess()) {
       BindingFailed(ctx, st);
-    } else if (ctx->fw->NeedsPreBind(*ctx->state, ctx->pod(), ctx->host)) {
-      SubmitBindingTask([this, ctx] { RunPreBindAndBind(ctx); });
-    } else {
-      Bind(ctx);
+      return;
+    }
+    // A PreBind that may block goes to a binding worker; one that only starts writes runs here
+    // (a wake-up less per pod), as does Bind, which never blocks.
+    switch (ctx->fw->NeedsPreBind(*ctx->state, ctx->pod(), ctx->host)) {
+      case Framework::PreBindNeed::kWorker:
+        SubmitBindingTask([this, ctx] { RunPreBindAndBind(ctx, 0, true); });
+        return;
+      case Framework::PreBindNeed::kAnyThread:
+        RunPreBindAndBind(ctx, 0, false);
+        return;
+      case Framework::PreBindNeed::kNothing:
+        Bind(ctx);
+        return;
     }
   });
 }
@@ -159,7 +169,8 @@ void Scheduler::SubmitBindingTask(std::function<void()> task) {
   });
 }
 
-void Scheduler::RunPreBindAndBind(std::shared_ptr<BindingContext> ctx, size_t first) {
+void Scheduler::RunPreBindAndBind(std::shared_ptr<BindingContext> ctx, size_t first,
+                                  bool on_worker) {
   size_t waiting = 0;
   Status st = ctx->fw->RunPreBindPlugins(*ctx->state, ctx->pod(), ctx->host, first, &waiting);
   if (st.IsWait()) {
@@ -174,13 +185,13 @@ void Scheduler::RunPreBindAndBind(std::shared_ptr<BindingContext> ctx, size_t fi
                             // plugins answer through a callback): it goes on here, without
                             // waking a binding worker.
                             if (outcome.IsSuccess() && !ctx->fw->HasPreBindPluginsAfter(waiting)) {
-                              RunPreBindAndBind(ctx, waiting + 1);
+                              RunPreBindAndBind(ctx, waiting + 1, false);
                               return;
                             }
                             // Otherwise the rest (API writes, Unreserve) goes to the pool.
                             SubmitBindingTask([this, ctx, waiting, outcome] {
                               if (outcome.IsSuccess()) {
-                                RunPreBindAndBind(ctx, waiting + 1);
+                                RunPreBindAndBind(ctx, waiting + 1, true);
                               } else {
                                 BindingFailed(ctx, outcome);
                               }
@@ -189,7 +200,11 @@ void Scheduler::RunPreBindAndBind(std::shared_ptr<BindingContext> ctx, size_t fi
     return;
   }
   if (!st.IsSuccess()) {
-    BindingFailed(ctx, st);
+    if (on_worker) {
+      BindingFailed(ctx, st);
+    } else {
+      SubmitBindingTask([this, ctx, st] { BindingFailed(ctx, st); });
+    }
     return;
   }
   Bind(std::move(ctx));

@@ -134,10 +134,12 @@ class Scheduler {
   // scheduler/schedule_one.cc
   void SchedulingCycle(std::unique_ptr<QueuedPodInfo> qpi, Framework& fw);
   void StartBinding(std::unique_ptr<BindingContext> ctx);
-  // PreBind from plugin position `first` on (after a plugin's wait ended), then Bind.
   // Runs `task` on the binding pool, counted as work in flight on the clock.
   void SubmitBindingTask(std::function<void()> task);
-  void RunPreBindAndBind(std::shared_ptr<BindingContext> ctx, size_t first = 0);
+  // PreBind from plugin position `first` on (after a plugin's wait ended), then Bind.
+  // `on_worker`: whether this thread may block; if not, a failure's Unreserve (which may write
+  // to the API) goes to the binding pool.
+  void RunPreBindAndBind(std::shared_ptr<BindingContext> ctx, size_t first, bool on_worker);
   void Bind(std::shared_ptr<BindingContext> ctx);
   void BindingSucceeded(std::shared_ptr<BindingContext> ctx);
   void BindingFailed(std::shared_ptr<BindingContext> ctx, const Status& status);

@@ -3,6 +3,11 @@
 
 #include <gtest/gtest.h>
 
+#include <future>
+#include <map>
+#include <mutex>
+#include <thread>
+
 #include "scheduler/testing/builders.h"
 #include "scheduler/testing/fake_client.h"
 #include "scheduler/testing/fakes.h"
@@ -231,6 +236,51 @@ TEST_F(SchedulerTest, PermitWaitHoldsTheBindingUntilAllowed) {
   EXPECT_FALSE(sched_->cache().IsAssumed("uid-default-q"));
   EXPECT_EQ(client_.events().back().message,
             "0/1 nodes are available: rejected due to timeout after waiting 30s at plugin Hold.");
+}
+
+// A PreBind that says it cannot block runs on the scheduling thread (no binding worker is woken
+// for it); one that may block runs on a binding worker.
+TEST_F(SchedulerTest, APreBindThatCannotBlockRunsOnTheThreadThatEndedPermit) {
+  SchedulerOptions opts;
+  std::mutex mu;
+  std::map<std::string, std::thread::id> ran_on;  // pod name -> the thread PreBind ran on
+  std::promise<void> worker_ran;
+  auto log = std::make_shared<std::vector<std::string>>();
+  auto log_mu = std::make_shared<std::mutex>();
+  allot::Status reg = opts.out_of_tree.Register(
+      "Writer", [&](std::string_view, Handle&) -> Result<std::unique_ptr<Plugin>> {
+        testing::FakeHooks hooks;
+        hooks.pre_bind_may_block = [](const PodInfo& pod) { return pod.name() == "slow"; };
+        hooks.pre_bind = [&](const PodInfo& pod, const std::string&) {
+          std::lock_guard<std::mutex> lock(mu);
+          ran_on[pod.name()] = std::this_thread::get_id();
+          if (pod.name() == "slow") worker_ran.set_value();
+          return Status();
+        };
+        return std::unique_ptr<Plugin>(
+            std::make_unique<testing::FakePlugin>("Writer", hooks, log, log_mu));
+      });
+  ASSERT_TRUE(reg.ok());
+  opts.config.profiles[0].plugins.pre_bind.enabled.push_back({"Writer", 0});
+  Make(std::move(opts));
+  AddNode(NodeBuilder("n").Cap("4", "8Gi"));
+
+  AddPod(PodBuilder("fast").Req("1"));
+  EXPECT_EQ(Drain(), 1);
+  {
+    std::lock_guard<std::mutex> lock(mu);
+    ASSERT_EQ(ran_on.count("fast"), 1u);
+    EXPECT_EQ(ran_on["fast"], std::this_thread::get_id());
+  }
+  // Bound before the cycle returned: nothing was handed to another thread.
+  ASSERT_EQ(client_.bindings().size(), 1u);
+  EXPECT_EQ(client_.bindings()[0].pod, "fast");
+
+  AddPod(PodBuilder("slow").Req("1"));
+  EXPECT_EQ(Drain(), 1);
+  worker_ran.get_future().wait();
+  std::lock_guard<std::mutex> lock(mu);
+  EXPECT_NE(ran_on["slow"], std::this_thread::get_id());
 }
 
 TEST_F(SchedulerTest, DeletedAndTerminalPodsLeaveTheCacheAndWakeWaitingPods) {

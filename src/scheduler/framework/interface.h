@@ -255,7 +255,8 @@ class PermitPlugin : public virtual Plugin {
 
 class PreBindPlugin : public virtual Plugin {
  public:
-  // Runs on a binding worker; may block (e.g. to write API objects).
+  // Runs on a binding worker, where it may block (e.g. to write API objects), or, where
+  // PreBindMayBlock says it will not, on the thread that ended Permit.
   virtual Status PreBind(CycleState& state, const PodInfo& pod, const std::string& node) = 0;
   // Kubernetes' PreBindPreFlight (1.34): Skip when PreBind has nothing to do for this pod, so a
   // pod for which every plugin skips is bound at once, without a binding worker. Called on the
@@ -263,6 +264,15 @@ class PreBindPlugin : public virtual Plugin {
   virtual Status PreBindPreFlight(const CycleState& /*state*/, const PodInfo& /*pod*/,
                                   const std::string& /*node*/) const {
     return Status::Success();
+  }
+  // Whether PreBind may block for this pod (a synchronous API call). When no plugin's may, the
+  // binding stage runs PreBind on the thread that ended Permit, usually the scheduling thread,
+  // rather than waking a binding worker for it: a plugin that only starts asynchronous writes and
+  // answers Wait costs the pod no hand-off. Called on the scheduling side after
+  // PreBindPreFlight; must not block. The default: it may.
+  virtual bool PreBindMayBlock(const CycleState& /*state*/, const PodInfo& /*pod*/,
+                               const std::string& /*node*/) const {
+    return true;
   }
   // Binding that waits for someone else (KEP-5007 binding conditions): PreBind answers Wait
   // (Code::kWait) and the binding stage then calls AwaitPreBind once, holding no thread while

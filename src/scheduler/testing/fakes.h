@@ -34,6 +34,7 @@ struct FakeHooks {
   std::function<void(const PodInfo&, const std::string&)> unreserve;
   std::function<Status(const PodInfo&, const std::string&, std::chrono::milliseconds&)> permit;
   std::function<Status(const PodInfo&, const std::string&)> pre_bind;
+  std::function<bool(const PodInfo&)> pre_bind_may_block;  // empty: it may
   std::function<void(const PodInfo&, const std::string&, BindCallback)> bind;
   std::function<Status(const PodInfo&, const NodeToStatus&, PostFilterResult&)> post_filter;
   std::vector<ClusterEventWithHint> events;
@@ -109,6 +110,9 @@ class FakePlugin : public PreEnqueuePlugin,
   Status PreBind(CycleState&, const PodInfo& pod, const std::string& node) override {
     Log("PreBind");
     return hooks_.pre_bind ? hooks_.pre_bind(pod, node) : Status();
+  }
+  bool PreBindMayBlock(const CycleState&, const PodInfo& pod, const std::string&) const override {
+    return hooks_.pre_bind_may_block ? hooks_.pre_bind_may_block(pod) : true;
   }
   void Bind(CycleState&, const PodInfo& pod, const std::string& node, BindCallback done) override {
     Log("Bind");

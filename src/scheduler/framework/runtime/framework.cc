@@ -512,12 +512,15 @@ void Framework::WaitOnPermit(const PodInfo& pod, std::function<void(Status)> don
   });
 }
 
-bool Framework::NeedsPreBind(const CycleState& state, const PodInfo& pod,
-                             const std::string& node) const {
+Framework::PreBindNeed Framework::NeedsPreBind(const CycleState& state, const PodInfo& pod,
+                                               const std::string& node) const {
+  PreBindNeed need = PreBindNeed::kNothing;
   for (const PreBindPlugin* p : pre_bind_) {
-    if (!p->PreBindPreFlight(state, pod, node).IsSkip()) return true;
+    if (p->PreBindPreFlight(state, pod, node).IsSkip()) continue;
+    if (p->PreBindMayBlock(state, pod, node)) return PreBindNeed::kWorker;
+    need = PreBindNeed::kAnyThread;
   }
-  return false;
+  return need;
 }
 
 Status Framework::RunPreBindPlugins(CycleState& state, const PodInfo& pod, const std::string& node,

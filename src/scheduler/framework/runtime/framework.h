@@ -155,8 +155,11 @@ class Framework final : public Handle {
   bool HasPreBindPlugins() const { return !pre_bind_.empty(); }
   // Whether a PreBind plugin comes after the one at `position`.
   bool HasPreBindPluginsAfter(size_t position) const { return position + 1 < pre_bind_.size(); }
-  // Whether some PreBind plugin has work for this pod (PreBindPreFlight not Skip).
-  bool NeedsPreBind(const CycleState& state, const PodInfo& pod, const std::string& node) const;
+  // What PreBind needs for this pod: nothing (every PreBindPreFlight answered Skip), any thread
+  // (no plugin with work may block: PreBindPlugin::PreBindMayBlock), or a binding worker.
+  enum class PreBindNeed { kNothing, kAnyThread, kWorker };
+  PreBindNeed NeedsPreBind(const CycleState& state, const PodInfo& pod,
+                           const std::string& node) const;
   // Asks each Bind plugin in turn until one does not Skip; `done` gets its outcome (Error if
   // all skipped). state, pod and node must stay alive until `done` runs.
   void RunBindPlugins(CycleState& state, const PodInfo& pod, const std::string& node,

@@ -283,6 +283,29 @@ TEST(Framework, PermitWaitAllowRejectAndTimeout) {
   EXPECT_EQ(out3->Message(), "rejected due to timeout after waiting 10s at plugin Gang");
 }
 
+TEST(Framework, PreBindNeedsAWorkerOnlyWhereAPluginMayBlock) {
+  FrameworkHarness h;
+  h.Add("Async", {.pre_bind_may_block = [](const PodInfo&) { return false; }});
+  h.Add("Sync", {.pre_bind_may_block = [](const PodInfo& p) { return p.name() == "blocks"; }});
+  h.Enable("preBind", "Async");
+  h.Enable("preBind", "Sync");
+  h.Enable("bind", "DefaultBinder");
+  auto fw = h.Build();
+  ASSERT_TRUE(fw.ok());
+  CycleState state;
+  EXPECT_EQ((*fw)->NeedsPreBind(state, *PodBuilder("p").Info(), "n"),
+            Framework::PreBindNeed::kAnyThread);
+  EXPECT_EQ((*fw)->NeedsPreBind(state, *PodBuilder("blocks").Info(), "n"),
+            Framework::PreBindNeed::kWorker);
+
+  FrameworkHarness none;
+  none.Enable("bind", "DefaultBinder");
+  auto fw2 = none.Build();
+  ASSERT_TRUE(fw2.ok());
+  EXPECT_EQ((*fw2)->NeedsPreBind(state, *PodBuilder("p").Info(), "n"),
+            Framework::PreBindNeed::kNothing);
+}
+
 TEST(Framework, BindAsksBindersUntilOneDoesNotSkip) {
   FrameworkHarness h;
   h.Add("B1", {});  // skips

@@ -118,6 +118,12 @@ Status DynamicResources::PreBindPreFlight(const CycleState& state, const PodInfo
   return state.Read(kDraStateKey) ? Status::Success() : Status::Skip();
 }
 
+bool DynamicResources::PreBindMayBlock(const CycleState& state, const PodInfo&,
+                                       const std::string&) const {
+  const DraState* s = state.Read(kDraStateKey);
+  return s && s->publish;
+}
+
 Status DynamicResources::PreBind(CycleState& state, const PodInfo& pod, const std::string& node) {
   DraState* s = state.Mutable(kDraStateKey);
   if (!s) return Status::Success();

@@ -176,6 +176,9 @@ class DynamicResources final : public PreEnqueuePlugin,
   // Skip for pods without claims.
   Status PreBindPreFlight(const CycleState& state, const PodInfo& pod,
                           const std::string& node) const override;
+  // Only publishing a PodSchedulingContext blocks; the claim writes are asynchronous.
+  bool PreBindMayBlock(const CycleState& state, const PodInfo& pod,
+                       const std::string& node) const override;
   void AwaitPreBind(CycleState& state, const PodInfo& pod, const std::string& node,
                     std::function<void(Status)> done) override;
   void PostBind(CycleState& state, const PodInfo& pod, const std::string& node) override;
