@@ -49,19 +49,31 @@ void RunSyncWorker(client::WorkQueue& queue, const std::vector<client::Informer*
 
 void SyncsInFlight::Begin() {
   std::unique_lock<std::mutex> lock(mu_);
-  cv_.wait(lock, [&] { return count_ < max_; });
+  if (count_ >= max_) {
+    ++waiting_;
+    slot_freed_.wait(lock, [&] { return count_ <= resume_at_; });
+    --waiting_;
+  }
   ++count_;
 }
 
 void SyncsInFlight::End() {
   std::lock_guard<std::mutex> lock(mu_);
   --count_;
-  cv_.notify_all();
+  // Whenever the waiters' condition holds, not only as the count crosses it: a waiter woken at
+  // the crossing may take its slot after more Ends, and those left waiting must hear them.
+  if (waiting_ > 0 && count_ <= resume_at_) slot_freed_.notify_all();
+  if (count_ == 0) idle_.notify_all();
 }
 
 void SyncsInFlight::WaitIdle() {
   std::unique_lock<std::mutex> lock(mu_);
-  cv_.wait(lock, [&] { return count_ == 0; });
+  idle_.wait(lock, [&] { return count_ == 0; });
+}
+
+size_t SyncsInFlight::Waiting() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return waiting_;
 }
 
 size_t SyncsInFlight::Count() const {

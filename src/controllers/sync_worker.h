@@ -17,6 +17,7 @@
 // keeps one key on one worker at a time. SyncDone may be called from any thread, once.
 #pragma once
 
+#include <algorithm>
 #include <condition_variable>
 #include <cstddef>
 #include <functional>
@@ -45,12 +46,15 @@ void RunSyncWorker(client::WorkQueue& queue, const std::vector<client::Informer*
 // Counts the syncs begun and not yet ended, up to a bound. Thread-safe.
 class SyncsInFlight {
  public:
-  explicit SyncsInFlight(size_t max) : max_(max == 0 ? 1 : max) {}
+  explicit SyncsInFlight(size_t max)
+      : max_(max == 0 ? 1 : max), resume_at_(max_ - std::max<size_t>(1, max_ / 4)) {}
   SyncsInFlight(const SyncsInFlight&) = delete;
   SyncsInFlight& operator=(const SyncsInFlight&) = delete;
 
-  // Takes a slot; blocks while all `max` are taken. A worker takes its slot before it waits
-  // for a key, so a key is never taken and then held back.
+  // Takes a slot. When all `max` are taken it blocks until a quarter of them are free again
+  // (at least one), not until the first one is: the worker then begins that many syncs in a
+  // row instead of sleeping after each, one wake-up per several keys. A worker takes its slot
+  // before it waits for a key, so a key is never taken and then held back.
   void Begin();
   // Gives a slot back.
   void End();
@@ -58,12 +62,19 @@ class SyncsInFlight {
   void WaitIdle();
   // Slots taken: the syncs in flight, and one per worker waiting for its next key.
   size_t Count() const;
+  // Begins waiting for a slot.
+  size_t Waiting() const;
+  // How many slots may be taken when a waiting Begin goes on.
+  size_t resume_at() const { return resume_at_; }
 
  private:
   const size_t max_;
+  const size_t resume_at_;  // a Begin that waits goes on once count_ is down to this
   mutable std::mutex mu_;
-  std::condition_variable cv_;
-  size_t count_ = 0;  // guarded by mu_
+  std::condition_variable slot_freed_;  // Begin waits on it
+  std::condition_variable idle_;        // WaitIdle waits on it
+  size_t count_ = 0;                    // guarded by mu_
+  size_t waiting_ = 0;                  // Begins waiting; guarded by mu_
 };
 
 void RunAsyncSyncWorker(client::WorkQueue& queue, const std::vector<client::Informer*>& caches,

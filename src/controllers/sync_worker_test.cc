@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+
 #include <chrono>
 #include <condition_variable>
 #include <map>
@@ -151,6 +152,75 @@ TEST_F(AsyncSyncWorkerTest, TheBoundHoldsKeysBackUntilASyncEnds) {
   EXPECT_EQ(syncs_.Begun("c"), 1);
   syncs_.End("b", Status::Ok());
   syncs_.End("c", Status::Ok());
+}
+
+// Waits until `n` Begins wait for a slot; false after 5 s.
+bool WaitForWaiters(const SyncsInFlight& slots, size_t n) {
+  auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+  while (slots.Waiting() < n) {
+    if (std::chrono::steady_clock::now() > give_up) return false;
+    std::this_thread::yield();
+  }
+  return true;
+}
+
+TEST_F(AsyncSyncWorkerTest, AWorkerHeldBackByTheBoundResumesOnceAQuarterOfTheSlotsAreFree) {
+  Start(8);  // resumes at 6 taken
+  for (int i = 0; i < 10; ++i) queue_.Add("k" + std::to_string(i));
+  ASSERT_TRUE(syncs_.WaitParked(8));
+  ASSERT_TRUE(WaitForWaiters(*in_flight_, 1));
+  EXPECT_EQ(queue_.Len(), 2u);
+  syncs_.End("k0", Status::Ok());  // one slot free: the worker sleeps on
+  syncs_.End("k1", Status::Ok());
+  // Two free: it takes both without waiting in between.
+  ASSERT_TRUE(syncs_.WaitParked(8));
+  ASSERT_TRUE(WaitForWaiters(*in_flight_, 1));
+  EXPECT_EQ(syncs_.Begun("k8"), 1);
+  EXPECT_EQ(syncs_.Begun("k9"), 1);
+  for (int i = 2; i < 10; ++i) syncs_.End("k" + std::to_string(i), Status::Ok());
+}
+
+TEST(SyncsInFlightTest, ABeginHeldBackByTheBoundWaitsForAQuarterOfTheSlots) {
+  EXPECT_EQ(SyncsInFlight(1).resume_at(), 0u);
+  EXPECT_EQ(SyncsInFlight(2).resume_at(), 1u);
+  EXPECT_EQ(SyncsInFlight(8).resume_at(), 6u);
+  EXPECT_EQ(SyncsInFlight(32).resume_at(), 24u);
+
+  SyncsInFlight few(4);  // resumes at 3 taken: a quarter is one slot
+  for (int i = 0; i < 4; ++i) few.Begin();
+  std::thread waiter([&] { few.Begin(); });
+  ASSERT_TRUE(WaitForWaiters(few, 1));
+  few.End();
+  waiter.join();
+  EXPECT_EQ(few.Count(), 4u);
+  for (int i = 0; i < 4; ++i) few.End();
+  few.WaitIdle();
+
+  // Two held back, and the slots all freed before either runs again: both go on (a wake-up
+  // only at the crossing would reach one, and leave the other waiting with every slot free).
+  SyncsInFlight two_waiting(4);
+  for (int i = 0; i < 4; ++i) two_waiting.Begin();
+  std::thread first([&] { two_waiting.Begin(); });
+  std::thread second([&] { two_waiting.Begin(); });
+  ASSERT_TRUE(WaitForWaiters(two_waiting, 2));
+  for (int i = 0; i < 4; ++i) two_waiting.End();
+  first.join();
+  second.join();
+  EXPECT_EQ(two_waiting.Count(), 2u);
+  two_waiting.End();
+  two_waiting.End();
+  two_waiting.WaitIdle();
+
+  SyncsInFlight many(8);  // resumes at 6 taken
+  for (int i = 0; i < 8; ++i) many.Begin();
+  std::thread waiter_many([&] { many.Begin(); });
+  ASSERT_TRUE(WaitForWaiters(many, 1));
+  many.End();  // 7 taken: not yet
+  many.End();
+  waiter_many.join();
+  EXPECT_EQ(many.Count(), 7u);
+  for (int i = 0; i < 7; ++i) many.End();
+  many.WaitIdle();
 }
 
 TEST_F(AsyncSyncWorkerTest, AFailedSyncIsRetriedWithBackoff) {

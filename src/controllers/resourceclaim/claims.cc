@@ -12,6 +12,7 @@
 // deleted): the scheduler adds the finalizer *before* it writes the allocation, so a claim with
 // the finalizer and no allocation may be in the middle of PreBind.
 #include <algorithm>
+#include <optional>
 
 #include "controllers/resourceclaim/controller.h"
 #include "controllers/resourceclaim/rules.h"
@@ -51,13 +52,33 @@ Status ResourceClaimController::SyncClaim(const std::string& ns, const std::stri
   return Status::Ok();
 }
 
-Result<bool> ResourceClaimController::ConsumerGone(const std::string& ns,
-                                                   const api::ResourceClaimConsumerReference& ref) {
-  if (reservations_ && api::IsReservationConsumer(ref)) return ReservationGone(ref.name, ref.uid);
+bool ResourceClaimController::ClaimSyncMayAct(const api::ResourceClaim& claim) const {
+  if (claim.metadata.rare->deletionTimestamp) return true;  // FinishDeletion, perhaps
+  for (const api::ResourceClaimConsumerReference& ref : claim.status.reservedFor) {
+    std::optional<bool> gone = ConsumerGoneCached(claim.metadata.namespace_, ref);
+    if (!gone || *gone) return true;  // ReleaseConsumers, or the API server to ask
+  }
+  if (!claim.status.reservedFor.empty()) return false;
+  std::optional<bool> done = OwnerDoneCached(claim);  // DeleteIfOwnerDone
+  return !done || *done;
+}
+
+std::optional<bool> ResourceClaimController::ConsumerGoneCached(
+    const std::string& ns, const api::ResourceClaimConsumerReference& ref) const {
+  if (reservations_ && api::IsReservationConsumer(ref)) return std::nullopt;  // ReservationGone
   // Only core pods (and reservations) are tracked; any other consumer is someone else's.
   if (!ref.apiGroup.empty() || ref.resource != "pods") return false;
   // Cheap and certain first: this uid was seen being removed.
   if (deleted_pods_.Has(ref.uid)) return true;
+  api::ObjectPtr cached = pods_->Get(ns, ref.name);
+  if (cached && cached->metadata.uid == ref.uid) return IsPodDone(*api::As<api::Pod>(*cached));
+  return std::nullopt;  // the cache may be behind (PodGone)
+}
+
+Result<bool> ResourceClaimController::ConsumerGone(const std::string& ns,
+                                                   const api::ResourceClaimConsumerReference& ref) {
+  if (std::optional<bool> gone = ConsumerGoneCached(ns, ref)) return *gone;
+  if (reservations_ && api::IsReservationConsumer(ref)) return ReservationGone(ref.name, ref.uid);
   return PodGone(ns, ref.name, ref.uid, /*check_done=*/true);
 }
 
@@ -124,31 +145,37 @@ Status ResourceClaimController::RemoveFinalizer(const api::ResourceClaim& claim)
   return Status::Ok();
 }
 
-Status ResourceClaimController::DeleteIfOwnerDone(const api::ResourceClaim& claim) {
+std::optional<bool> ResourceClaimController::OwnerDoneCached(
+    const api::ResourceClaim& claim) const {
   // Already on its way.
   if (claim.metadata.rare->deletionTimestamp || deleted_claims_.Has(claim.metadata.uid)) {
-    return Status::Ok();
+    return false;
   }
-  bool done = false;
   if (std::optional<PodRef> owner = OwningPod(claim)) {
-    done = deleted_pods_.Has(owner->uid);
-    if (!done) {
-      // An owner missing from the cache is left to the garbage collector (no API call per
-      // unowned claim); one cached under another uid or done is confirmed by PodGone.
-      api::ObjectPtr cached = pods_->Get(claim.metadata.namespace_, owner->name);
-      if (!cached) return Status::Ok();
-      if (cached->metadata.uid == owner->uid) {
-        done = IsPodDone(*api::As<api::Pod>(*cached));
-      } else {
-        ALLOT_ASSIGN_OR_RETURN(done, PodGone(claim.metadata.namespace_, owner->name, owner->uid,
-                                             /*check_done=*/true));
-      }
+    if (deleted_pods_.Has(owner->uid)) return true;
+    // An owner missing from the cache is left to the garbage collector (no API call per
+    // unowned claim); one cached under another uid is confirmed by PodGone.
+    api::ObjectPtr cached = pods_->Get(claim.metadata.namespace_, owner->name);
+    if (!cached) return false;
+    if (cached->metadata.uid == owner->uid) return IsPodDone(*api::As<api::Pod>(*cached));
+    return std::nullopt;
+  }
+  // Generated for a reservation: deleted once it is gone or holds nothing any more.
+  if (reservations_ && OwningReservation(claim)) return std::nullopt;  // ReservationGone
+  return false;  // generated for neither
+}
+
+Status ResourceClaimController::DeleteIfOwnerDone(const api::ResourceClaim& claim) {
+  std::optional<bool> cached = OwnerDoneCached(claim);
+  bool done = cached.value_or(false);
+  if (!cached) {
+    if (std::optional<PodRef> owner = OwningPod(claim)) {
+      ALLOT_ASSIGN_OR_RETURN(done, PodGone(claim.metadata.namespace_, owner->name, owner->uid,
+                                           /*check_done=*/true));
+    } else {
+      std::optional<PodRef> r = OwningReservation(claim);
+      ALLOT_ASSIGN_OR_RETURN(done, ReservationGone(r->name, r->uid));
     }
-  } else if (std::optional<PodRef> r = reservations_ ? OwningReservation(claim) : std::nullopt) {
-    // Generated for a reservation: deleted once it is gone or holds nothing any more.
-    ALLOT_ASSIGN_OR_RETURN(done, ReservationGone(r->name, r->uid));
-  } else {
-    return Status::Ok();  // generated for neither
   }
   if (!done) return Status::Ok();
   api::DeleteOptions opts;

@@ -22,17 +22,21 @@ class ClaimCleanupTest : public ResourceClaimControllerTest {
     return c && c->status.reservedFor.empty() && !c->status.allocation &&
            c->metadata.finalizers.empty();
   }
-  // Forces one more sync of the claim and waits for it: a write the sync reads but that does
-  // not change its outcome (one more owner, not the controlling one; no garbage collector runs
-  // here). A write the sync does not read queues none (ClaimChangeNeedsSync).
+  // Forces one more sync of the claim and waits for it. (The handlers queue none where the
+  // sync could not act: ClaimSyncMayAct.)
   void ResyncClaim(const std::string& claim) {
-    auto updated = std::make_unique<api::ResourceClaim>(*GetClaim(claim));
-    const std::string n = std::to_string(++touches_);
-    updated->metadata.ownerReferences.push_back(
-        {"v1", "ConfigMap", "touch-" + n, "uid-touch-" + n, false, false});
     int before = Syncs("claim:default/" + claim);
-    ASSERT_TRUE(inner_->Update(Claims(), std::move(updated)).ok());
+    controller_->QueueClaimSync("default", claim);
     ASSERT_TRUE(WaitForSync("claim:default/" + claim, before));
+  }
+  // Waits until the controller's claim informer holds `written` (its handlers ran: a sync they
+  // queued is queued by now).
+  void WaitUntilSeen(const api::ObjectPtr& written) {
+    client::Informer& claims = factory_->For(Claims());
+    ASSERT_TRUE(WaitFor([&] {
+      api::ObjectPtr cached = claims.Get(written->metadata.namespace_, written->metadata.name);
+      return cached && cached->metadata.resourceVersion == written->metadata.resourceVersion;
+    }));
   }
   api::ObjectPtr CreatePodWithFinalizer(const std::string& name, const std::string& claim,
                                         const std::string& node) {
@@ -50,7 +54,6 @@ class ClaimCleanupTest : public ResourceClaimControllerTest {
     pod->metadata.finalizers.clear();
     ASSERT_TRUE(inner_->Update(Pods(), std::move(pod)).ok());
   }
-  int touches_ = 0;
 };
 
 TEST_F(ClaimCleanupTest, DeletedPodIsRemovedAndStructuredClaimDeallocated) {
@@ -59,7 +62,7 @@ TEST_F(ClaimCleanupTest, DeletedPodIsRemovedAndStructuredClaimDeallocated) {
   api::ObjectPtr p2 = CreatePod("p2", "gpu", "c1", "node-1", /*direct=*/true);
   AllocateAndReserve("c1", {p1, p2});
   StartController();
-  ASSERT_TRUE(WaitForSync("claim:default/c1", 0));
+  ResyncClaim("c1");
   EXPECT_EQ(GetClaim("c1")->status.reservedFor.size(), 2u) << "running pods keep their entries";
 
   DeletePod("p1");
@@ -104,7 +107,6 @@ TEST_F(ClaimCleanupTest, PendingPodKeepsItsReservation) {
   api::ObjectPtr p1 = CreatePod("p1", "gpu", "c1", "", true);
   AllocateAndReserve("c1", {p1});
   StartController();
-  ASSERT_TRUE(WaitForSync("claim:default/c1", 0));
   ResyncClaim("c1");
   const api::ResourceClaim* c = GetClaim("c1");
   ASSERT_EQ(c->status.reservedFor.size(), 1u);
@@ -113,29 +115,28 @@ TEST_F(ClaimCleanupTest, PendingPodKeepsItsReservation) {
   EXPECT_EQ(client_->Count("status", "resourceclaims"), 0);
 }
 
-TEST_F(ClaimCleanupTest, WritesTheClaimSyncDoesNotReadQueueNoSync) {
-  CreateClaim("c1");
+// A claim on its way to a running pod (created, given the finalizer, allocated and reserved for
+// a pod the cache holds) costs no claim sync: none of those writes leaves the sync anything to
+// do. A consumer the cache cannot vouch for, or a deletion, does queue one.
+TEST_F(ClaimCleanupTest, WritesAfterWhichTheSyncCouldNotActQueueNoSync) {
   api::ObjectPtr p1 = CreatePod("p1", "gpu", "c1", "node-1", true);
-  AllocateAndReserve("c1", {p1});
-  StartController();
-  ASSERT_TRUE(WaitForSync("claim:default/c1", 0));
-  const int before = Syncs("claim:default/c1");
-  // The scheduler's finalizer and a label: the sync would find the same, so it does not run.
+  StartController();  // its pod cache holds p1 (listed before Start returns)
+  api::ObjectPtr created = CreateClaim("c1", /*finalizer=*/false);
+  WaitUntilSeen(created);
   auto updated = std::make_unique<api::ResourceClaim>(*GetClaim("c1"));
   updated->metadata.finalizers.push_back(std::string(api::kResourceClaimFinalizer));
   updated->metadata.labels["team"] = "a";
-  auto written = inner_->Update(Claims(), std::move(updated));
-  ASSERT_TRUE(written.ok());
-  // Once the controller's informer holds that write (its handler ran: a sync it queued would
-  // be queued by now), a write it reads: one sync, for that one.
-  client::Informer& claims = factory_->For(Claims());
-  ASSERT_TRUE(WaitFor([&] {
-    api::ObjectPtr cached = claims.Get("default", "c1");
-    return cached &&
-           cached->metadata.resourceVersion == (*written)->metadata.resourceVersion;
-  }));
-  ResyncClaim("c1");
-  EXPECT_EQ(Syncs("claim:default/c1"), before + 1);
+  ASSERT_TRUE(inner_->Update(Claims(), std::move(updated)).ok());
+  WaitUntilSeen(AllocateAndReserve("c1", {p1}));
+  EXPECT_EQ(Syncs("claim:default/c1"), 0);
+
+  // A consumer the pod cache does not hold: only the API server can tell (it is gone).
+  auto stranger = std::make_unique<api::ResourceClaim>(*GetClaim("c1"));
+  stranger->status.reservedFor.push_back({"", "pods", "ghost", "uid-ghost"});
+  ASSERT_TRUE(inner_->UpdateStatus(Claims(), std::move(stranger)).ok());
+  ASSERT_TRUE(WaitFor([&] { return GetClaim("c1")->status.reservedFor.size() == 1; }));
+  EXPECT_EQ(GetClaim("c1")->status.reservedFor[0].uid, p1->metadata.uid);
+  ASSERT_TRUE(WaitFor([&] { return Syncs("claim:default/c1") == 1; }));
 }
 
 TEST_F(ClaimCleanupTest, DeletionBeforeSchedulingReleasesButRunningPodKeepsUntilGone) {
@@ -242,7 +243,7 @@ TEST_F(ClaimCleanupTest, UnusedClaimBeingDeletedIsDeallocatedAndGoes) {
   CreateClaim("c1");
   AllocateAndReserve("c1", {});  // allocated (e.g. immediate allocation), never used
   StartController();
-  ASSERT_TRUE(WaitForSync("claim:default/c1", 0));
+  ResyncClaim("c1");
   EXPECT_TRUE(GetClaim("c1")->status.allocation) << "not deallocated while not being deleted";
   ASSERT_TRUE(inner_->Delete(Claims(), "default", "c1").ok());
   ASSERT_TRUE(WaitFor([&] { return GetClaim("c1") == nullptr; }));
@@ -265,7 +266,7 @@ TEST_F(ClaimCleanupTest, ConflictWithConcurrentWriterIsRetried) {
   api::ObjectPtr p1 = CreatePod("p1", "gpu", "c1", "node-1", true);
   AllocateAndReserve("c1", {p1});
   StartController();
-  ASSERT_TRUE(WaitForSync("claim:default/c1", 0));
+  ResyncClaim("c1");
   // Just before the controller's status write, another writer changes the claim (a driver
   // writing device status would do the same): the controller's write carries a stale
   // resourceVersion and gets 409.

@@ -218,8 +218,9 @@ void ResourceClaimController::OnClaim(const api::ResourceClaim* old_claim,
   if (!claim) return;
   ForgetCreated(*claim);
   // New, or updated in what the claim sync reads: its reservedFor may name pods that are
-  // already gone.
-  if (new_claim && (!old_claim || ClaimChangeNeedsSync(*old_claim, *new_claim))) {
+  // already gone. A pod that goes later enqueues its claims itself (OnPod).
+  if (new_claim && (!old_claim || ClaimChangeNeedsSync(*old_claim, *new_claim)) &&
+      ClaimSyncMayAct(*new_claim)) {
     queue_.Add(Key(kClaimKeyPrefix, claim->metadata));
   }
   // A reservation's generated claim went: it gets another.

@@ -145,6 +145,12 @@ class ResourceClaimController {
   // Idempotent.
   void Stop();
 
+  // Queues a sync of the claim as if it had changed. The handlers queue a claim only where its
+  // sync could act (ClaimSyncMayAct); this asks the sync itself (tests; a forced resync).
+  void QueueClaimSync(const std::string& ns, const std::string& name) {
+    queue_.Add(std::string(kClaimKeyPrefix) + ns + "/" + name);
+  }
+
   // Diagnostics: keys ready to be processed, and keys waiting for a retry.
   size_t QueueLen() const { return queue_.Len(); }
   size_t RetryLen() const { return queue_.DelayedLen(); }
@@ -211,7 +217,19 @@ class ResourceClaimController {
 
   // Claims (controllers/resourceclaim/claims.cc).
   Status SyncClaim(const std::string& ns, const std::string& name);
+  // Whether SyncClaim could write anything or must ask the API server, judged from the caches:
+  // false when every consumer is a live pod in the cache and, with none, the owner is too. The
+  // claim handler enqueues only such claims, so a pod's own claim, created, allocated and
+  // reserved on the way to running, costs no claim sync.
+  bool ClaimSyncMayAct(const api::ResourceClaim& claim) const;
+  // Whether a consumer will not run any more, from the caches: nullopt when only the API
+  // server can tell (ConsumerGone asks it).
+  std::optional<bool> ConsumerGoneCached(const std::string& ns,
+                                         const api::ResourceClaimConsumerReference& ref) const;
   Result<bool> ConsumerGone(const std::string& ns, const api::ResourceClaimConsumerReference& ref);
+  // Whether the claim is to be deleted because the pod or reservation it was generated for is
+  // done, from the caches: nullopt when only the API server can tell (DeleteIfOwnerDone asks).
+  std::optional<bool> OwnerDoneCached(const api::ResourceClaim& claim) const;
   Result<bool> PodGone(const std::string& ns, const std::string& name, const std::string& uid,
                        bool check_done);
   Status ReleaseConsumers(const api::ResourceClaim& claim,
