@@ -53,7 +53,8 @@ bool CanBeReserved(const api::ResourceClaim& claim);
 // do: its consumers changed (one added may already be gone), it is being deleted, its owners or
 // whether it is allocated changed. Kubernetes queues every update; writes that change none of
 // these (the scheduler's finalizer, a driver's device status) skip the sync, and the pod and
-// reservation events still queue the claims of consumers that went.
+// reservation events still queue the claims of consumers that went. (The handler also asks
+// ResourceClaimController::ClaimSyncMayAct, which needs the caches.)
 bool ClaimChangeNeedsSync(const api::ResourceClaim& before, const api::ResourceClaim& after);
 
 // Certain that no container runs now or ever will: terminal, or deleted before it was
