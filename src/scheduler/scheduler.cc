@@ -62,12 +62,11 @@ allot::Status Scheduler::Init() {
     events_ = owned_events_.get();
   }
   // The configured parallelism is an upper bound (as in kube-scheduler), further capped to the
-  // cores minus one: the rest of the control plane (store committer, informers, binding
-  // completions) needs a core too, and on a loaded machine a worker that cannot run costs more
-  // than it saves. Measured on 2 shared cores, 5,000 nodes: 14k pods/s with the loops inline,
-  // 8k with a second thread.
+  // cores. How many helpers a loop wakes is the Parallelizer's to measure (ParallelismTuner):
+  // it starts with none, since a helper that must be woken often costs more than it saves (on
+  // 2 shared cores, 5,000 nodes: 14k pods/s with the loops inline, 8k with a second thread).
   int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  parallelizer_ = std::make_unique<Parallelizer>(std::max(1, std::min(cfg.parallelism, cores - 1)));
+  parallelizer_ = std::make_unique<Parallelizer>(std::max(1, std::min(cfg.parallelism, cores)));
   snapshot_ = std::make_unique<Snapshot>();
   cache_ = std::make_unique<Cache>(*clock_, cfg.assumed_pod_ttl);
 

@@ -7,12 +7,16 @@
 
 namespace allot::scheduler {
 
-Parallelizer::Parallelizer(int parallelism) {
-  for (int i = 1; i < std::max(1, parallelism); ++i)
-    workers_.emplace_back([this] {
+Parallelizer::Parallelizer(int parallelism, int start_helpers)
+    : tuner_(std::max(1, parallelism) - 1, start_helpers), settled_(tuner_.settled()) {
+  // Every Worker exists before any thread starts: the threads index workers_.
+  for (int i = 1; i < std::max(1, parallelism); ++i) workers_.push_back(std::make_unique<Worker>());
+  for (size_t i = 0; i < workers_.size(); ++i) {
+    workers_[i]->thread = std::thread([this, i] {
       NameThisThread("sched-filter");
-      WorkerLoop();
+      WorkerLoop(static_cast<int>(i));
     });
+  }
 }
 
 Parallelizer::~Parallelizer() {
@@ -20,9 +24,11 @@ Parallelizer::~Parallelizer() {
     std::lock_guard<std::mutex> lock(mu_);
     shutdown_ = true;
   }
-  work_cv_.notify_all();
-  for (std::thread& t : workers_) t.join();
+  for (auto& w : workers_) w->wake.notify_all();
+  for (auto& w : workers_) w->thread.join();
 }
+
+int Parallelizer::helpers() const { return settled_.load(std::memory_order_relaxed); }
 
 int Parallelizer::ChunkSize(int n, int parallelism) {
   int s = static_cast<int>(std::sqrt(static_cast<double>(n)));
@@ -31,15 +37,20 @@ int Parallelizer::ChunkSize(int n, int parallelism) {
 }
 
 void Parallelizer::Drain(Job& job) {
+  int64_t done = 0;
   for (;;) {
     int start = job.next.fetch_add(job.chunk, std::memory_order_relaxed);
-    if (start >= job.n) return;
+    if (start >= job.n) break;
     int end = std::min(job.n, start + job.chunk);
-    for (int i = start; i < end; ++i) {
-      if (job.stop && job.stop->load(std::memory_order_relaxed)) return;
+    int i = start;
+    for (; i < end; ++i) {
+      if (job.stop && job.stop->load(std::memory_order_relaxed)) break;
       (*job.fn)(i);
     }
+    done += i - start;
+    if (i < end) break;  // stopped
   }
+  job.done.fetch_add(done, std::memory_order_relaxed);
 }
 
 void Parallelizer::Until(int n, const std::function<void(int)>& fn, const std::atomic<bool>* stop) {
@@ -48,31 +59,47 @@ void Parallelizer::Until(int n, const std::function<void(int)>& fn, const std::a
   job.fn = &fn;
   job.stop = stop;
   job.n = n;
-  job.chunk = ChunkSize(n, parallelism());
-  if (workers_.empty() || n <= job.chunk) {
+  // Too small to share at any count: inline, and not measured.
+  if (workers_.empty() || n <= ChunkSize(n, parallelism())) {
+    job.chunk = ChunkSize(n, 1);
     Drain(job);
     return;
   }
   std::lock_guard<std::mutex> call_lock(call_mu_);
-  bool wake;
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    job_ = &job;
-    job_seq_.fetch_add(1, std::memory_order_release);
-    wake = sleeping_workers_ > 0;
+  const int helpers = tuner_.Next();
+  job.chunk = ChunkSize(n, helpers + 1);
+  job.helpers = helpers;
+  const auto start = std::chrono::steady_clock::now();
+  if (helpers == 0) {
+    Drain(job);
+  } else {
+    std::vector<Worker*> to_wake;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      job_ = &job;
+      job_seq_.fetch_add(1, std::memory_order_release);
+      for (int i = 0; i < helpers; ++i) {
+        if (workers_[i]->sleeping) to_wake.push_back(workers_[i].get());
+      }
+    }
+    for (Worker* w : to_wake) w->wake.notify_one();
+    Drain(job);
+    std::unique_lock<std::mutex> lock(mu_);
+    job_ = nullptr;  // late workers find no job
+    done_cv_.wait(lock, [this] { return busy_workers_ == 0; });
   }
-  if (wake) work_cv_.notify_all();
-  Drain(job);
-  std::unique_lock<std::mutex> lock(mu_);
-  job_ = nullptr;  // late workers find no job
-  done_cv_.wait(lock, [this] { return busy_workers_ == 0; });
+  tuner_.Record(helpers, std::chrono::steady_clock::now() - start,
+                job.done.load(std::memory_order_relaxed));
+  settled_.store(tuner_.settled(), std::memory_order_relaxed);
 }
 
-void Parallelizer::WorkerLoop() {
+void Parallelizer::WorkerLoop(int index) {
+  Worker& self = *workers_[index];
   uint64_t seen = 0;
+  bool spin = false;  // took part in a job: the next one may follow at once
   std::unique_lock<std::mutex> lock(mu_);
   for (;;) {
-    if (job_seq_.load(std::memory_order_relaxed) == seen && !shutdown_) {
+    if (spin && job_seq_.load(std::memory_order_relaxed) == seen && !shutdown_) {
       // Spin a little before sleeping (see kSpin).
       lock.unlock();
       auto until = std::chrono::steady_clock::now() + kSpin;
@@ -81,11 +108,13 @@ void Parallelizer::WorkerLoop() {
       }
       lock.lock();
     }
-    ++sleeping_workers_;
-    work_cv_.wait(lock, [&] {
-      return shutdown_ || (job_ != nullptr && job_seq_.load(std::memory_order_relaxed) != seen);
+    // Sleeps through the jobs that want fewer helpers than its index.
+    self.sleeping = true;
+    self.wake.wait(lock, [&] {
+      return shutdown_ || (job_ != nullptr && job_seq_.load(std::memory_order_relaxed) != seen &&
+                           index < job_->helpers);
     });
-    --sleeping_workers_;
+    self.sleeping = false;
     if (shutdown_) return;
     seen = job_seq_.load(std::memory_order_relaxed);
     Job* job = job_;
@@ -94,6 +123,7 @@ void Parallelizer::WorkerLoop() {
     Drain(*job);
     lock.lock();
     if (--busy_workers_ == 0) done_cv_.notify_all();
+    spin = true;
   }
 }
 

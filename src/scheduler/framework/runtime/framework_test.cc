@@ -338,7 +338,8 @@ TEST(Framework, BindAsksBindersUntilOneDoesNotSkip) {
 
 TEST(Parallelizer, RunsEveryIndexOnceAndStopsEarly) {
   for (int parallelism : {1, 2, 4}) {
-    Parallelizer par(parallelism);
+    Parallelizer par(parallelism, /*start_helpers=*/parallelism - 1);
+    EXPECT_EQ(par.helpers(), parallelism - 1);
     std::vector<std::atomic<int>> hits(1000);
     par.Until(1000, [&](int i) { hits[i]++; });
     for (auto& h : hits) EXPECT_EQ(h.load(), 1);
@@ -351,6 +352,12 @@ TEST(Parallelizer, RunsEveryIndexOnceAndStopsEarly) {
         },
         &stop);
     EXPECT_LT(done.load(), 100000);
+    // Many loops in a row, the helpers taking part (and the tuner free to move them).
+    for (int round = 0; round < 600; ++round) {
+      std::vector<std::atomic<int>> each(300);
+      par.Until(300, [&](int i) { each[i]++; });
+      for (auto& h : each) ASSERT_EQ(h.load(), 1);
+    }
   }
   EXPECT_EQ(Parallelizer::ChunkSize(10000, 16), 100);
   EXPECT_EQ(Parallelizer::ChunkSize(100, 16), 7);
