@@ -211,13 +211,15 @@ void Scheduler::RunPreBindAndBind(std::shared_ptr<BindingContext> ctx, size_t fi
 }
 
 void Scheduler::Bind(std::shared_ptr<BindingContext> ctx) {
-  // The callback may run on a client thread (the store's committer in-process): nothing below
-  // blocks on the API.
+  // The callback may run on a client thread (the store's committer in-process), which must not
+  // block: success goes on there (nothing in BindingSucceeded waits on the API), but a failure's
+  // Unreserve may write synchronously (DynamicResources takes the pod out of reservedFor), and
+  // on the committer such a write would wait for itself. It goes to the binding pool.
   ctx->fw->RunBindPlugins(*ctx->state, ctx->pod(), ctx->host, [this, ctx](Status st) {
     if (st.IsSuccess()) {
       BindingSucceeded(ctx);
     } else {
-      BindingFailed(ctx, st);
+      SubmitBindingTask([this, ctx, st] { BindingFailed(ctx, st); });
     }
   });
 }

@@ -52,6 +52,15 @@ class SchedulerTest : public ::testing::Test {
   std::string Where(const std::string& name) {
     return sched_->queue().Where("uid-default-" + name);
   }
+  // Waits until no binding is in flight (a failed one ends on a binding worker); false after 5 s.
+  bool WaitForBindings() {
+    auto give_up = std::chrono::steady_clock::now() + seconds(5);
+    while (sched_->bindings_in_flight() > 0) {
+      if (std::chrono::steady_clock::now() > give_up) return false;
+      std::this_thread::yield();
+    }
+    return true;
+  }
 
   FakeClock clock_;
   FakeClient client_;
@@ -159,6 +168,7 @@ TEST_F(SchedulerTest, BindingFailureUnreservesForgetsAndBacksOff) {
   AddNode(NodeBuilder("n").Cap("2", "8Gi"));
   AddPod(PodBuilder("p").Req("1"));
   EXPECT_EQ(Drain(), 1);
+  ASSERT_TRUE(WaitForBindings());
   EXPECT_FALSE(sched_->cache().IsAssumed("uid-default-p"));
   EXPECT_EQ(sched_->cache().PodCount(), 0u);
   EXPECT_EQ(Where("p"), "backoff");
@@ -281,6 +291,48 @@ TEST_F(SchedulerTest, APreBindThatCannotBlockRunsOnTheThreadThatEndedPermit) {
   worker_ran.get_future().wait();
   std::lock_guard<std::mutex> lock(mu);
   EXPECT_NE(ran_on["slow"], std::this_thread::get_id());
+}
+
+// A Bind answers on the client's thread (the store's committer, in-process), where a
+// synchronous API write would wait for itself: a failure's Unreserve, which may write, runs on a
+// binding worker.
+TEST_F(SchedulerTest, AFailedBindUnreservesOnABindingWorker) {
+  SchedulerOptions opts;
+  std::mutex mu;
+  BindCallback answer;  // the Bind plugin's pending answer
+  std::promise<std::thread::id> unreserved_on;
+  auto log = std::make_shared<std::vector<std::string>>();
+  auto log_mu = std::make_shared<std::mutex>();
+  allot::Status reg = opts.out_of_tree.Register(
+      "Binder", [&](std::string_view, Handle&) -> Result<std::unique_ptr<Plugin>> {
+        testing::FakeHooks hooks;
+        hooks.bind = [&](const PodInfo&, const std::string&, BindCallback done) {
+          std::lock_guard<std::mutex> lock(mu);
+          answer = std::move(done);
+        };
+        hooks.unreserve = [&](const PodInfo&, const std::string&) {
+          unreserved_on.set_value(std::this_thread::get_id());
+        };
+        return std::unique_ptr<Plugin>(
+            std::make_unique<testing::FakePlugin>("Binder", hooks, log, log_mu));
+      });
+  ASSERT_TRUE(reg.ok());
+  opts.config.profiles[0].plugins.reserve.enabled.push_back({"Binder", 0});
+  opts.config.profiles[0].plugins.bind.enabled.push_back({"Binder", 0});
+  Make(std::move(opts));
+  AddNode(NodeBuilder("n").Cap("4", "8Gi"));
+  AddPod(PodBuilder("p").Req("1"));
+  EXPECT_EQ(Drain(), 1);
+  BindCallback done;
+  {
+    std::lock_guard<std::mutex> lock(mu);
+    ASSERT_TRUE(answer);
+    done = std::move(answer);
+  }
+  done(Status::Error("pods \"p\" not found"));  // this thread plays the committer
+  EXPECT_NE(unreserved_on.get_future().get(), std::this_thread::get_id());
+  ASSERT_TRUE(WaitForBindings());
+  EXPECT_EQ(Where("p"), "backoff");
 }
 
 TEST_F(SchedulerTest, DeletedAndTerminalPodsLeaveTheCacheAndWakeWaitingPods) {

@@ -172,8 +172,7 @@ Status ResourceClaimController::DeleteIfOwnerDone(const api::ResourceClaim& clai
     if (std::optional<PodRef> owner = OwningPod(claim)) {
       ALLOT_ASSIGN_OR_RETURN(done, PodGone(claim.metadata.namespace_, owner->name, owner->uid,
                                            /*check_done=*/true));
-    } else {
-      std::optional<PodRef> r = OwningReservation(claim);
+    } else if (std::optional<PodRef> r = OwningReservation(claim)) {
       ALLOT_ASSIGN_OR_RETURN(done, ReservationGone(r->name, r->uid));
     }
   }

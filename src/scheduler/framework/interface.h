@@ -260,7 +260,8 @@ class PreBindPlugin : public virtual Plugin {
   virtual Status PreBind(CycleState& state, const PodInfo& pod, const std::string& node) = 0;
   // Kubernetes' PreBindPreFlight (1.34): Skip when PreBind has nothing to do for this pod, so a
   // pod for which every plugin skips is bound at once, without a binding worker. Called on the
-  // scheduling side, after Permit; must not block.
+  // scheduling side, after Permit; must not block. A plugin that answered Skip may still have
+  // its PreBind called (when another plugin has work) and must then return at once.
   virtual Status PreBindPreFlight(const CycleState& /*state*/, const PodInfo& /*pod*/,
                                   const std::string& /*node*/) const {
     return Status::Success();
