@@ -128,6 +128,10 @@ Status DynamicResources::PreBind(CycleState& state, const PodInfo& pod, const st
   DraState* s = state.Mutable(kDraStateKey);
   if (!s) return Status::Success();
   if (s->publish) return PublishContext(*s, pod);  // the drivers go first (negotiation.cc)
+  // A reserve pod's devices, for the Reservation plugin's Bind. The slot is made here: the
+  // writes' answer (ClaimsWritten) may come on the client's thread while this one goes on, and
+  // may then only fill it in (a CycleState must not grow under a concurrent reader).
+  if (pod.IsReservePod()) state.Write(kReservedDevicesKey, ReservedDevices{});
   s->prebind_start = handle_.clock().Steady();     // the binding-conditions metrics' clock
   ObserveNegotiation(pod);
   std::vector<size_t> to_write;
@@ -181,7 +185,11 @@ Status DynamicResources::ClaimsWritten(CycleState& state, const PodInfo& pod,
             {s->claims[i]->metadata.name, r.request, r.driver, r.pool, r.device});
       }
     }
-    state.Write(kReservedDevicesKey, std::move(held));
+    if (ReservedDevices* out = state.Mutable(kReservedDevicesKey)) {
+      *out = std::move(held);
+    } else {
+      state.Write(kReservedDevicesKey, std::move(held));
+    }
     return Status::Success();
   }
   return StartBindingWait(state, pod, node);
