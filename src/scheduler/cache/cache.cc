@@ -37,6 +37,12 @@ Cache::NodeItem& Cache::ItemFor(const std::string& name) {
   recency_.push_front(name);
   NodeItem& item = nodes_[name];
   item.info = std::make_unique<NodeInfo>();
+  if (free_indexes_.empty()) {
+    item.info->set_index(next_index_++);
+  } else {
+    item.info->set_index(free_indexes_.back());
+    free_indexes_.pop_back();
+  }
   item.recency = recency_.begin();
   return item;
 }
@@ -50,6 +56,7 @@ void Cache::MaybeDropItem(const std::string& name) {
     return;
   }
   recency_.erase(it->second.recency);
+  free_indexes_.push_back(it->second.info->index());
   nodes_.erase(it);
   items_dropped_ = true;
 }

@@ -136,6 +136,8 @@ class Cache final : public ReservationLedger {
   mutable std::mutex mu_;
   std::map<std::string, NodeItem, std::less<>> nodes_;  // guarded by mu_
   std::list<std::string> recency_;                      // most recently changed first
+  uint32_t next_index_ = 0;              // NodeInfo::index() for the next node; guarded by mu_
+  std::vector<uint32_t> free_indexes_;  // those of nodes gone; guarded by mu_
   std::vector<std::string> node_order_;                 // nodes with a Node object
   bool order_changed_ = true;                           // node_order_ changed since snapshot
   bool items_dropped_ = false;                          // items erased since snapshot

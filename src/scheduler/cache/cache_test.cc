@@ -106,6 +106,21 @@ TEST_F(CacheTest, AssumedPodsExpireOnlyAfterBindingFinishedAndTtl) {
   EXPECT_EQ(SnapshotCpu("n1"), 0);
 }
 
+TEST_F(CacheTest, NodesGetDenseIndexesThatAreReusedOnceTheyGo) {
+  cache_.AddNode(NodeBuilder("n1").Cap("4", "8Gi").Build());
+  cache_.AddNode(NodeBuilder("n2").Cap("4", "8Gi").Build());
+  cache_.UpdateSnapshot(snapshot_);
+  const uint32_t i1 = snapshot_.Get("n1")->index(), i2 = snapshot_.Get("n2")->index();
+  EXPECT_NE(i1, i2);
+  EXPECT_LT(std::max(i1, i2), 2u);
+  cache_.RemoveNode("n1");
+  cache_.AddNode(NodeBuilder("n3").Cap("4", "8Gi").Build());
+  cache_.UpdateSnapshot(snapshot_);
+  EXPECT_EQ(snapshot_.Get("n3")->index(), i1) << "n1's, free again";
+  EXPECT_EQ(snapshot_.Get("n2")->index(), i2);
+  EXPECT_EQ(NodeInfo().index(), NodeInfo::kNoIndex);
+}
+
 TEST_F(CacheTest, SnapshotCopiesOnlyChangedNodes) {
   for (int i = 0; i < 5; ++i) {
     cache_.AddNode(NodeBuilder("n" + std::to_string(i)).Cap("4", "8Gi").Build());

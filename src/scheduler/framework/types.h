@@ -151,6 +151,13 @@ class NodeInfo {
   const std::vector<ReservedSlot>& reservations() const { return reservations_; }
   const ReservedSlot* FindReservation(std::string_view uid) const;
   int64_t generation() const { return generation_; }
+  // A small number the scheduler's cache gives the node while it knows it, reused once the node
+  // is gone; copies (the snapshot's, a dry run's) keep it. For plugins' per-node tables, which
+  // index by it instead of hashing the name (and check the name on a hit, since a number
+  // outlives its node). kNoIndex for a NodeInfo made outside a cache.
+  static constexpr uint32_t kNoIndex = UINT32_MAX;
+  uint32_t index() const { return index_; }
+  void set_index(uint32_t index) { index_ = index; }
   // Copies of the node's hot fields, so filters that run for every node need not touch the
   // (large, usually cold) Node object: spec.unschedulable and spec.taints.
   bool unschedulable() const { return unschedulable_; }
@@ -181,6 +188,7 @@ class NodeInfo {
   HostPortInfo used_ports_;
   std::vector<ReservedSlot> reservations_;
   int64_t generation_;
+  uint32_t index_ = kNoIndex;
   bool unschedulable_ = false;
   std::vector<api::Taint> taints_;
 

@@ -558,11 +558,12 @@ Status DynamicResources::Filter(const CycleState& state, const PodInfo& /*pod*/,
   const dra::HeldDevices* held_ptr = held ? &*held : nullptr;
   // The verdict of an earlier pod of the same class, if nothing it depends on changed; an owner
   // of reservations holding devices here makes its own search.
-  const bool cacheable = s->verdicts && VerdictCache::Cacheable(held_ptr);
+  const bool cacheable = s->verdicts && VerdictCache::Cacheable(held_ptr) &&
+                         node_info.index() != NodeInfo::kNoIndex;
   // The class was made for this inventory (PreFilter): a node it kept verdicts for knows its
   // slot, which saves a lookup by name on most nodes.
   const VerdictCache::NodeVerdicts* kept =
-      cacheable ? s->verdicts->ForNode(node.metadata.name) : nullptr;
+      cacheable ? s->verdicts->ForNode(node_info.index(), node.metadata.name) : nullptr;
   const uint32_t slot = kept ? kept->slot : s->view.inventory->NodeSlot(node.metadata.name);
   const uint64_t node_gen = s->view.in_use->node_generation(slot);
   const uint64_t shared_gen = s->view.in_use->shared_generation();
@@ -587,7 +588,8 @@ Status DynamicResources::Filter(const CycleState& state, const PodInfo& /*pod*/,
                               held ? held->taken : std::vector<dra::DeviceIndex>(),
                               slot};
       std::lock_guard<std::mutex> lock(s->filter_results->mu);
-      s->filter_results->fresh.emplace_back(node.metadata.name, std::move(v));
+      s->filter_results->fresh.emplace_back(
+          VerdictCache::NodeKey{node_info.index(), node.metadata.name}, std::move(v));
     }
   }
   if (out.result != dra::Allocator::Outcome::Result::kAllocated) {

@@ -57,7 +57,7 @@ struct FilterResults {
   std::map<size_t, size_t> unavailable;
   // Verdicts Filter computed (not found in the cache), recorded into the pod's class after
   // Filter (PreScore, PostFilter or Reserve).
-  std::vector<std::pair<std::string, VerdictCache::Verdict>> fresh;
+  std::vector<std::pair<VerdictCache::NodeKey, VerdictCache::Verdict>> fresh;
 };
 
 using ClaimsOfPod = std::vector<std::shared_ptr<const api::ResourceClaim>>;

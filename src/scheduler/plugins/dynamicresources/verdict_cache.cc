@@ -13,16 +13,18 @@ bool SameVersions(const VerdictCache::Verdict& a, const VerdictCache::Verdict& b
 
 }  // namespace
 
-const VerdictCache::NodeVerdicts* VerdictCache::Class::ForNode(const std::string& node) const {
-  auto it = by_node.find(node);
-  return it == by_node.end() ? nullptr : &it->second;
+const VerdictCache::NodeVerdicts* VerdictCache::Class::ForNode(uint32_t index,
+                                                               std::string_view node) const {
+  if (index >= by_index.size()) return nullptr;
+  const NodeVerdicts& kept = by_index[index];
+  return kept.node == node ? &kept : nullptr;
 }
 
-const VerdictCache::Verdict* VerdictCache::Class::Find(const std::string& node,
+const VerdictCache::Verdict* VerdictCache::Class::Find(uint32_t index, std::string_view node,
                                                        const std::string& node_version,
                                                        uint64_t node_gen, uint64_t shared_gen,
                                                        const dra::HeldDevices* held) const {
-  const NodeVerdicts* kept = ForNode(node);
+  const NodeVerdicts* kept = ForNode(index, node);
   return kept ? kept->Find(node_version, node_gen, shared_gen, held) : nullptr;
 }
 
@@ -73,9 +75,11 @@ std::shared_ptr<VerdictCache::Class> VerdictCache::Lookup(
   return c;
 }
 
-void VerdictCache::Record(Class& c, std::vector<std::pair<std::string, Verdict>>& fresh) {
+void VerdictCache::Record(Class& c, std::vector<std::pair<NodeKey, Verdict>>& fresh) {
   for (auto& [node, v] : fresh) {
-    NodeVerdicts& entry = c.by_node[node];
+    if (node.index >= c.by_index.size()) c.by_index.resize(node.index + 1);
+    NodeVerdicts& entry = c.by_index[node.index];
+    if (entry.node != node.name) entry = NodeVerdicts{.node = std::move(node.name)};  // reused
     entry.slot = v.slot;
     std::vector<Verdict>& kept = entry.verdicts;
     // Versions only move forward: verdicts of other versions can never match again.

@@ -26,7 +26,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
-#include <unordered_map>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -53,8 +53,16 @@ class VerdictCache {
     uint32_t slot = dra::Inventory::kNoHome;
   };
 
+  // A node as the cache keys it: its NodeInfo::index(), a dense number, and its name, which a
+  // lookup checks (an index is reused once its node is gone).
+  struct NodeKey {
+    uint32_t index = 0;
+    std::string name;
+  };
+
   // The verdicts kept for one node of a class.
   struct NodeVerdicts {
+    std::string node;                         // whose they are ("": nobody's)
     uint32_t slot = dra::Inventory::kNoHome;  // as Verdict::slot
     std::vector<Verdict> verdicts;            // oldest first
     // The verdict still valid for these versions and made with the same held devices (`held`
@@ -73,12 +81,14 @@ class VerdictCache {
 
   class Class {
    public:
-    // The verdict for `node` if still valid for these versions and made with the same held
-    // devices (`held` null: none), else null.
-    const Verdict* Find(const std::string& node, const std::string& node_version, uint64_t node_gen,
-                        uint64_t shared_gen, const dra::HeldDevices* held = nullptr) const;
-    // What is kept for `node`, if anything (one lookup by name serves the slot and the find).
-    const NodeVerdicts* ForNode(const std::string& node) const;
+    // The verdict for the node (`index`, `node`: NodeKey) if still valid for these versions and
+    // made with the same held devices (`held` null: none), else null.
+    const Verdict* Find(uint32_t index, std::string_view node, const std::string& node_version,
+                        uint64_t node_gen, uint64_t shared_gen,
+                        const dra::HeldDevices* held = nullptr) const;
+    // What is kept for the node, if anything (one lookup serves the slot and the find): an
+    // index into a vector and a name compare, no hashing (Filter asks for every node).
+    const NodeVerdicts* ForNode(uint32_t index, std::string_view node) const;
 
    private:
     friend class VerdictCache;
@@ -86,7 +96,7 @@ class VerdictCache {
     std::vector<api::ResourceClaimSpec> specs;
     bool admin_access = false;
     uint64_t classes_gen = 0;
-    std::unordered_map<std::string, NodeVerdicts> by_node;
+    std::vector<NodeVerdicts> by_index;  // by NodeKey::index
   };
 
   explicit VerdictCache(size_t max_classes = 32) : max_classes_(max_classes) {}
@@ -96,8 +106,8 @@ class VerdictCache {
   std::shared_ptr<Class> Lookup(const std::shared_ptr<const dra::Inventory>& inventory,
                                 const std::vector<const api::ResourceClaimSpec*>& specs,
                                 bool admin_access, uint64_t classes_gen);
-  // Keeps fresh verdicts (node name, verdict with the node's slot) computed during a cycle.
-  static void Record(Class& c, std::vector<std::pair<std::string, Verdict>>& fresh);
+  // Keeps fresh verdicts (the node, a verdict with the node's slot) computed during a cycle.
+  static void Record(Class& c, std::vector<std::pair<NodeKey, Verdict>>& fresh);
 
   size_t size() const { return classes_.size(); }
 

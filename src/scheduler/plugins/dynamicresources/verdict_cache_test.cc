@@ -41,40 +41,59 @@ TEST(VerdictCache, VerdictsHoldWhileTheNodeAndItsDevicesAreUnchanged) {
   VerdictCache cache;
   api::ResourceClaimSpec one = Spec(1);
   auto cls = cache.Lookup(EmptyInventory(), {&one}, false, 0);
-  std::vector<std::pair<std::string, VerdictCache::Verdict>> fresh;
-  fresh.emplace_back("n1", VerdictCache::Verdict{"10", 3, 5, true, -1, ""});
-  fresh.emplace_back("n2",
+  std::vector<std::pair<VerdictCache::NodeKey, VerdictCache::Verdict>> fresh;
+  fresh.emplace_back(VerdictCache::NodeKey{1, "n1"}, VerdictCache::Verdict{"10", 3, 5, true, -1, ""});
+  fresh.emplace_back(VerdictCache::NodeKey{2, "n2"},
                      VerdictCache::Verdict{"11", 0, 5, false, 0, "cannot allocate all claims"});
   VerdictCache::Record(*cls, fresh);
   EXPECT_TRUE(fresh.empty());
-  const VerdictCache::Verdict* v = cls->Find("n1", "10", 3, 5);
+  const VerdictCache::Verdict* v = cls->Find(1, "n1", "10", 3, 5);
   ASSERT_NE(v, nullptr);
   EXPECT_TRUE(v->feasible);
   EXPECT_EQ(v->score, -1);
-  EXPECT_EQ(cls->Find("n1", "12", 3, 5), nullptr);  // node object changed
-  EXPECT_EQ(cls->Find("n1", "10", 4, 5), nullptr);  // its devices' use changed
-  EXPECT_EQ(cls->Find("n1", "10", 3, 6), nullptr);  // shared devices' use changed
-  EXPECT_EQ(cls->Find("n3", "10", 3, 5), nullptr);
-  ASSERT_NE(cls->Find("n2", "11", 0, 5), nullptr);
-  EXPECT_EQ(cls->Find("n2", "11", 0, 5)->reason, "cannot allocate all claims");
+  EXPECT_EQ(cls->Find(1, "n1", "12", 3, 5), nullptr);  // node object changed
+  EXPECT_EQ(cls->Find(1, "n1", "10", 4, 5), nullptr);  // its devices' use changed
+  EXPECT_EQ(cls->Find(1, "n1", "10", 3, 6), nullptr);  // shared devices' use changed
+  EXPECT_EQ(cls->Find(3, "n3", "10", 3, 5), nullptr);
+  ASSERT_NE(cls->Find(2, "n2", "11", 0, 5), nullptr);
+  EXPECT_EQ(cls->Find(2, "n2", "11", 0, 5)->reason, "cannot allocate all claims");
 }
 
 TEST(VerdictCache, ANodesVerdictsKeepItsSlot) {
   VerdictCache cache;
   api::ResourceClaimSpec one = Spec(1);
   auto cls = cache.Lookup(EmptyInventory(), {&one}, false, 0);
-  EXPECT_EQ(cls->ForNode("n1"), nullptr);
-  std::vector<std::pair<std::string, VerdictCache::Verdict>> fresh;
+  EXPECT_EQ(cls->ForNode(1, "n1"), nullptr);
+  std::vector<std::pair<VerdictCache::NodeKey, VerdictCache::Verdict>> fresh;
   VerdictCache::Verdict v{"10", 3, 5, true, 0, ""};
   v.slot = 7;
-  fresh.emplace_back("n1", v);
+  fresh.emplace_back(VerdictCache::NodeKey{1, "n1"}, v);
   VerdictCache::Record(*cls, fresh);
-  const VerdictCache::NodeVerdicts* kept = cls->ForNode("n1");
+  const VerdictCache::NodeVerdicts* kept = cls->ForNode(1, "n1");
   ASSERT_NE(kept, nullptr);
   EXPECT_EQ(kept->slot, 7u);
   EXPECT_NE(kept->Find("10", 3, 5), nullptr);
   EXPECT_EQ(kept->Find("10", 4, 5), nullptr);
-  EXPECT_EQ(cls->ForNode("n2"), nullptr);
+  EXPECT_EQ(cls->ForNode(2, "n2"), nullptr);
+}
+
+TEST(VerdictCache, AnIndexReusedByAnotherNodeKeepsNothingOfTheOne) {
+  VerdictCache cache;
+  api::ResourceClaimSpec one = Spec(1);
+  auto cls = cache.Lookup(EmptyInventory(), {&one}, false, 0);
+  std::vector<std::pair<VerdictCache::NodeKey, VerdictCache::Verdict>> fresh;
+  fresh.emplace_back(VerdictCache::NodeKey{4, "gone"}, VerdictCache::Verdict{"10", 3, 5, true, 0, ""});
+  VerdictCache::Record(*cls, fresh);
+  EXPECT_EQ(cls->ForNode(4, "new"), nullptr);
+  EXPECT_EQ(cls->Find(4, "new", "10", 3, 5), nullptr);
+  fresh.emplace_back(VerdictCache::NodeKey{4, "new"}, VerdictCache::Verdict{"20", 1, 5, false, 0, "no"});
+  VerdictCache::Record(*cls, fresh);
+  EXPECT_EQ(cls->ForNode(4, "gone"), nullptr);
+  const VerdictCache::NodeVerdicts* kept = cls->ForNode(4, "new");
+  ASSERT_NE(kept, nullptr);
+  EXPECT_EQ(kept->verdicts.size(), 1u);
+  EXPECT_EQ(kept->Find("10", 3, 5), nullptr);
+  EXPECT_NE(kept->Find("20", 1, 5), nullptr);
 }
 
 TEST(VerdictCache, VerdictsWithHeldDevicesAnswerOnlyTheSameHeldDevices) {
@@ -88,33 +107,33 @@ TEST(VerdictCache, VerdictsWithHeldDevicesAnswerOnlyTheSameHeldDevices) {
     return h;
   };
   const dra::HeldDevices freed = held({3}, {}), promised = held({}, {2}), both = held({3}, {2});
-  std::vector<std::pair<std::string, VerdictCache::Verdict>> fresh;
-  fresh.emplace_back("n1", VerdictCache::Verdict{"10", 3, 5, false, 0, "full"});
-  fresh.emplace_back("n1", VerdictCache::Verdict{"10", 3, 5, true, 7, "", {3}, {}});
-  fresh.emplace_back("n1", VerdictCache::Verdict{"10", 3, 5, false, 0, "taken", {}, {2}});
+  std::vector<std::pair<VerdictCache::NodeKey, VerdictCache::Verdict>> fresh;
+  fresh.emplace_back(VerdictCache::NodeKey{1, "n1"}, VerdictCache::Verdict{"10", 3, 5, false, 0, "full"});
+  fresh.emplace_back(VerdictCache::NodeKey{1, "n1"}, VerdictCache::Verdict{"10", 3, 5, true, 7, "", {3}, {}});
+  fresh.emplace_back(VerdictCache::NodeKey{1, "n1"}, VerdictCache::Verdict{"10", 3, 5, false, 0, "taken", {}, {2}});
   VerdictCache::Record(*cls, fresh);
-  ASSERT_NE(cls->Find("n1", "10", 3, 5), nullptr);
-  EXPECT_EQ(cls->Find("n1", "10", 3, 5)->reason, "full");
-  ASSERT_NE(cls->Find("n1", "10", 3, 5, &freed), nullptr);
-  EXPECT_TRUE(cls->Find("n1", "10", 3, 5, &freed)->feasible);
-  ASSERT_NE(cls->Find("n1", "10", 3, 5, &promised), nullptr);
-  EXPECT_EQ(cls->Find("n1", "10", 3, 5, &promised)->reason, "taken");
-  EXPECT_EQ(cls->Find("n1", "10", 3, 5, &both), nullptr);
-  EXPECT_EQ(cls->Find("n1", "10", 4, 5, &freed), nullptr);  // the node's devices changed
+  ASSERT_NE(cls->Find(1, "n1", "10", 3, 5), nullptr);
+  EXPECT_EQ(cls->Find(1, "n1", "10", 3, 5)->reason, "full");
+  ASSERT_NE(cls->Find(1, "n1", "10", 3, 5, &freed), nullptr);
+  EXPECT_TRUE(cls->Find(1, "n1", "10", 3, 5, &freed)->feasible);
+  ASSERT_NE(cls->Find(1, "n1", "10", 3, 5, &promised), nullptr);
+  EXPECT_EQ(cls->Find(1, "n1", "10", 3, 5, &promised)->reason, "taken");
+  EXPECT_EQ(cls->Find(1, "n1", "10", 3, 5, &both), nullptr);
+  EXPECT_EQ(cls->Find(1, "n1", "10", 4, 5, &freed), nullptr);  // the node's devices changed
   // A newer version replaces every verdict of the older one.
-  fresh.emplace_back("n1", VerdictCache::Verdict{"10", 4, 5, true, 1, "", {3}, {}});
+  fresh.emplace_back(VerdictCache::NodeKey{1, "n1"}, VerdictCache::Verdict{"10", 4, 5, true, 1, "", {3}, {}});
   VerdictCache::Record(*cls, fresh);
-  EXPECT_EQ(cls->Find("n1", "10", 3, 5), nullptr);
-  ASSERT_NE(cls->Find("n1", "10", 4, 5, &freed), nullptr);
-  EXPECT_EQ(cls->Find("n1", "10", 4, 5, &freed)->score, 1);
+  EXPECT_EQ(cls->Find(1, "n1", "10", 3, 5), nullptr);
+  ASSERT_NE(cls->Find(1, "n1", "10", 4, 5, &freed), nullptr);
+  EXPECT_EQ(cls->Find(1, "n1", "10", 4, 5, &freed)->score, 1);
   // At most kVerdictsPerNode per node, the oldest dropped first.
   for (dra::DeviceIndex i = 0; i < VerdictCache::kVerdictsPerNode + 2; ++i) {
-    fresh.emplace_back("n1", VerdictCache::Verdict{"10", 4, 5, true, 0, "", {100 + i}, {}});
+    fresh.emplace_back(VerdictCache::NodeKey{1, "n1"}, VerdictCache::Verdict{"10", 4, 5, true, 0, "", {100 + i}, {}});
   }
   VerdictCache::Record(*cls, fresh);
-  EXPECT_EQ(cls->Find("n1", "10", 4, 5, &freed), nullptr);
+  EXPECT_EQ(cls->Find(1, "n1", "10", 4, 5, &freed), nullptr);
   const dra::HeldDevices last = held({100 + VerdictCache::kVerdictsPerNode + 1}, {});
-  EXPECT_NE(cls->Find("n1", "10", 4, 5, &last), nullptr);
+  EXPECT_NE(cls->Find(1, "n1", "10", 4, 5, &last), nullptr);
   // Held devices of a reservation are never shared.
   dra::HeldDevices reserved = held({3}, {});
   reserved.reserved = {3};
