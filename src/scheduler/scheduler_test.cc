@@ -111,7 +111,7 @@ TEST_F(SchedulerTest, UnschedulablePodGetsConditionEventAndComesBackOnANodeAdd) 
   EXPECT_EQ(client_.events()[0].type, "Warning");
   EXPECT_EQ(client_.events()[0].message, msg);
   ASSERT_EQ(client_.patches().size(), 1u);
-  const auto& patch = client_.patches()[0];
+  const FakeClient::Patch patch = client_.patches()[0];  // patches() returns a copy
   EXPECT_TRUE(patch.status);
   EXPECT_NE(patch.body.find(R"("type":"PodScheduled","status":"False")"), std::string::npos);
   EXPECT_NE(patch.body.find(R"("reason":"Unschedulable")"), std::string::npos);
