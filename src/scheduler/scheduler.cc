@@ -255,7 +255,12 @@ void Scheduler::HousekeepingThread() {
       last_assumed_cleanup_ = now;
       cache_->CleanupExpiredAssumedPods();
     }
+    ReportParallelHelpers();
   }
+}
+
+void Scheduler::ReportParallelHelpers() {
+  metrics_->parallel_helpers.With({}).Set(parallelizer_->helpers());
 }
 
 void Scheduler::Housekeeping() {
@@ -264,6 +269,7 @@ void Scheduler::Housekeeping() {
   cache_->CleanupExpiredAssumedPods();
   for (auto& [name, fw] : frameworks_) fw->CheckDeadlines();
   CheckWaitingReservations();
+  ReportParallelHelpers();
 }
 
 bool Scheduler::WaitForBindings(std::chrono::milliseconds timeout) {

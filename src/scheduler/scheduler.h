@@ -131,6 +131,9 @@ class Scheduler {
   allot::Status Init();
   bool Responsible(const api::Pod& pod) const;
 
+  // Sets allot_scheduler_parallel_helpers (housekeeping).
+  void ReportParallelHelpers();
+
   // scheduler/schedule_one.cc
   void SchedulingCycle(std::unique_ptr<QueuedPodInfo> qpi, Framework& fw);
   void StartBinding(std::unique_ptr<BindingContext> ctx);

@@ -358,9 +358,11 @@ TEST_F(SchedulerTest, MetricsAreExposed) {
   AddNode(NodeBuilder("n").Cap("1", "8Gi"));
   AddPod(PodBuilder("p").Req("100m"));
   Drain();
+  sched_->Housekeeping();
   std::string text = sched_->metrics_registry().Expose();
   for (const char* want :
        {"scheduler_schedule_attempts_total{result=\"scheduled\",profile=\"default-scheduler\"} 1",
+        "allot_scheduler_parallel_helpers 0",
         "scheduler_pending_pods{queue=\"active\"} 0",
         "scheduler_scheduling_attempt_duration_seconds_count{result=\"scheduled\",profile="
         "\"default-scheduler\"} 1",

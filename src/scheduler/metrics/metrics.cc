@@ -101,7 +101,12 @@ SchedulerMetrics::SchedulerMetrics(metrics::Registry& r)
           "scheduler_reservation_resource",
           "A reservation's resources: type allocatable, allocated or utilization (allocated / "
           "allocatable), in cores, Gi, raw units or a ratio.",
-          metrics::Stability::kAlpha, {"type", "name", "resource", "unit"})) {}
+          metrics::Stability::kAlpha, {"type", "name", "resource", "unit"})),
+      parallel_helpers(r.AddGauge(
+          "allot_scheduler_parallel_helpers",
+          "Helper threads the Filter and Score loops of a scheduling cycle wake now, besides the "
+          "scheduling thread: as many as measurably pay, at most parallelism - 1.",
+          metrics::Stability::kAlpha)) {}
 
 void ExtensionPointMetrics::Observe(ExtensionPoint point, Code code, double seconds) {
   if (!metrics_) return;

@@ -84,6 +84,9 @@ class SchedulerMetrics {
   metrics::HistogramFamily& preemption_victims;   // scheduler_preemption_victims
   metrics::GaugeFamily& reservation_status_phase;
   metrics::GaugeFamily& reservation_resource;
+  // allot_scheduler_parallel_helpers: the helper threads Filter and Score loops wake now, as
+  // ParallelismTuner measured them to pay (housekeeping sets it every tick).
+  metrics::GaugeFamily& parallel_helpers;
 };
 
 // Per-profile cache of extension point histograms, resolved on first use.
