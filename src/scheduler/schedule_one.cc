@@ -149,10 +149,10 @@ void Scheduler::StartBinding(std::unique_ptr<BindingContext> owned) {
     // (a wake-up less per pod), as does Bind, which never blocks.
     switch (ctx->fw->NeedsPreBind(*ctx->state, ctx->pod(), ctx->host)) {
       case Framework::PreBindNeed::kWorker:
-        SubmitBindingTask([this, ctx] { RunPreBindAndBind(ctx, 0, true); });
+        SubmitBindingTask([this, ctx] { RunPreBindAndBind(ctx); });
         return;
       case Framework::PreBindNeed::kAnyThread:
-        RunPreBindAndBind(ctx, 0, false);
+        RunPreBindAndBind(ctx);
         return;
       case Framework::PreBindNeed::kNothing:
         Bind(ctx);
@@ -169,8 +169,7 @@ void Scheduler::SubmitBindingTask(std::function<void()> task) {
   });
 }
 
-void Scheduler::RunPreBindAndBind(std::shared_ptr<BindingContext> ctx, size_t first,
-                                  bool on_worker) {
+void Scheduler::RunPreBindAndBind(std::shared_ptr<BindingContext> ctx, size_t first) {
   size_t waiting = 0;
   Status st = ctx->fw->RunPreBindPlugins(*ctx->state, ctx->pod(), ctx->host, first, &waiting);
   if (st.IsWait()) {
@@ -185,26 +184,18 @@ void Scheduler::RunPreBindAndBind(std::shared_ptr<BindingContext> ctx, size_t fi
                             // plugins answer through a callback): it goes on here, without
                             // waking a binding worker.
                             if (outcome.IsSuccess() && !ctx->fw->HasPreBindPluginsAfter(waiting)) {
-                              RunPreBindAndBind(ctx, waiting + 1, false);
+                              RunPreBindAndBind(ctx, waiting + 1);
                               return;
                             }
                             // Otherwise the rest (API writes, Unreserve) goes to the pool.
-                            SubmitBindingTask([this, ctx, waiting, outcome] {
-                              if (outcome.IsSuccess()) {
-                                RunPreBindAndBind(ctx, waiting + 1, true);
-                              } else {
-                                BindingFailed(ctx, outcome);
-                              }
-                            });
+                            if (!outcome.IsSuccess()) return BindingFailedOnPool(ctx, outcome);
+                            SubmitBindingTask(
+                                [this, ctx, waiting] { RunPreBindAndBind(ctx, waiting + 1); });
                           });
     return;
   }
   if (!st.IsSuccess()) {
-    if (on_worker) {
-      BindingFailed(ctx, st);
-    } else {
-      SubmitBindingTask([this, ctx, st] { BindingFailed(ctx, st); });
-    }
+    BindingFailedOnPool(std::move(ctx), st);
     return;
   }
   Bind(std::move(ctx));
@@ -212,14 +203,13 @@ void Scheduler::RunPreBindAndBind(std::shared_ptr<BindingContext> ctx, size_t fi
 
 void Scheduler::Bind(std::shared_ptr<BindingContext> ctx) {
   // The callback may run on a client thread (the store's committer in-process), which must not
-  // block: success goes on there (nothing in BindingSucceeded waits on the API), but a failure's
-  // Unreserve may write synchronously (DynamicResources takes the pod out of reservedFor), and
-  // on the committer such a write would wait for itself. It goes to the binding pool.
+  // block: success goes on there (nothing in BindingSucceeded waits on the API), a failure goes
+  // to the pool.
   ctx->fw->RunBindPlugins(*ctx->state, ctx->pod(), ctx->host, [this, ctx](Status st) {
     if (st.IsSuccess()) {
       BindingSucceeded(ctx);
     } else {
-      SubmitBindingTask([this, ctx, st] { BindingFailed(ctx, st); });
+      BindingFailedOnPool(ctx, st);
     }
   });
 }
@@ -243,6 +233,12 @@ void Scheduler::BindingSucceeded(std::shared_ptr<BindingContext> ctx) {
   }
   queue_->Done(pod.uid());
   BindingDone();
+}
+
+void Scheduler::BindingFailedOnPool(std::shared_ptr<BindingContext> ctx, Status status) {
+  SubmitBindingTask([this, ctx = std::move(ctx), status = std::move(status)] {
+    BindingFailed(ctx, status);
+  });
 }
 
 void Scheduler::BindingFailed(std::shared_ptr<BindingContext> ctx, const Status& status) {

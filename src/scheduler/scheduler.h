@@ -139,13 +139,15 @@ class Scheduler {
   void StartBinding(std::unique_ptr<BindingContext> ctx);
   // Runs `task` on the binding pool, counted as work in flight on the clock.
   void SubmitBindingTask(std::function<void()> task);
-  // PreBind from plugin position `first` on (after a plugin's wait ended), then Bind.
-  // `on_worker`: whether this thread may block; if not, a failure's Unreserve (which may write
-  // to the API) goes to the binding pool.
-  void RunPreBindAndBind(std::shared_ptr<BindingContext> ctx, size_t first, bool on_worker);
+  // PreBind from plugin position `first` on (after a plugin's wait ended), then Bind. Runs on
+  // whichever thread may run PreBind (Framework::NeedsPreBind); a failure goes to the pool.
+  void RunPreBindAndBind(std::shared_ptr<BindingContext> ctx, size_t first = 0);
   void Bind(std::shared_ptr<BindingContext> ctx);
   void BindingSucceeded(std::shared_ptr<BindingContext> ctx);
   void BindingFailed(std::shared_ptr<BindingContext> ctx, const Status& status);
+  // BindingFailed on a binding worker: its Unreserve may write to the API synchronously, which
+  // the thread that saw the failure (the scheduling loop, the store's committer) must not.
+  void BindingFailedOnPool(std::shared_ptr<BindingContext> ctx, Status status);
   // Requeues after a failed attempt and reports it (metrics, event, pod condition).
   // `nominated`: the pod's nomination from now on (nullopt: unchanged, "": none).
   void HandleFailure(Framework& fw, std::unique_ptr<QueuedPodInfo> qpi, const Status& status,

@@ -73,16 +73,15 @@ void Parallelizer::Until(int n, const std::function<void(int)>& fn, const std::a
   if (helpers == 0) {
     Drain(job);
   } else {
-    std::vector<Worker*> to_wake;
     {
+      // Notified under the lock: `sleeping` is read under it, and the loop allocates nothing.
       std::lock_guard<std::mutex> lock(mu_);
       job_ = &job;
       job_seq_.fetch_add(1, std::memory_order_release);
       for (int i = 0; i < helpers; ++i) {
-        if (workers_[i]->sleeping) to_wake.push_back(workers_[i].get());
+        if (workers_[i]->sleeping) workers_[i]->wake.notify_one();
       }
     }
-    for (Worker* w : to_wake) w->wake.notify_one();
     Drain(job);
     std::unique_lock<std::mutex> lock(mu_);
     job_ = nullptr;  // late workers find no job

@@ -185,11 +185,7 @@ Status DynamicResources::ClaimsWritten(CycleState& state, const PodInfo& pod,
             {s->claims[i]->metadata.name, r.request, r.driver, r.pool, r.device});
       }
     }
-    if (ReservedDevices* out = state.Mutable(kReservedDevicesKey)) {
-      *out = std::move(held);
-    } else {
-      state.Write(kReservedDevicesKey, std::move(held));
-    }
+    *state.Mutable(kReservedDevicesKey) = std::move(held);  // PreBind made the slot
     return Status::Success();
   }
   return StartBindingWait(state, pod, node);
