@@ -52,6 +52,18 @@ class SchedulerTest : public ::testing::Test {
   std::string Where(const std::string& name) {
     return sched_->queue().Where("uid-default-" + name);
   }
+  // Registers a FakePlugin named `name` with `hooks` among `opts`' out-of-tree plugins.
+  static void RegisterFake(SchedulerOptions& opts, const std::string& name,
+                           testing::FakeHooks hooks) {
+    auto log = std::make_shared<std::vector<std::string>>();
+    auto log_mu = std::make_shared<std::mutex>();
+    allot::Status reg = opts.out_of_tree.Register(
+        name, [=](std::string_view, Handle&) -> Result<std::unique_ptr<Plugin>> {
+          return std::unique_ptr<Plugin>(
+              std::make_unique<testing::FakePlugin>(name, hooks, log, log_mu));
+        });
+    ASSERT_TRUE(reg.ok()) << reg.ToString();
+  }
   // Waits until no binding is in flight (a failed one ends on a binding worker); false after 5 s.
   bool WaitForBindings() {
     auto give_up = std::chrono::steady_clock::now() + seconds(5);
@@ -216,16 +228,7 @@ TEST_F(SchedulerTest, PermitWaitHoldsTheBindingUntilAllowed) {
     t = seconds(30);
     return Status(Code::kWait, "");
   };
-  auto log = std::make_shared<std::vector<std::string>>();
-  auto mu = std::make_shared<std::mutex>();
-  allot::Status reg = opts.out_of_tree.Register(
-      "Hold", [=](std::string_view, Handle&) -> Result<std::unique_ptr<Plugin>> {
-        testing::FakeHooks hooks;
-        hooks.permit = hold;
-        return std::unique_ptr<Plugin>(
-            std::make_unique<testing::FakePlugin>("Hold", hooks, log, mu));
-      });
-  ASSERT_TRUE(reg.ok());
+  RegisterFake(opts, "Hold", {.permit = hold});
   opts.config.profiles[0].plugins.permit.enabled.push_back({"Hold", 0});
   Make(std::move(opts));
   AddNode(NodeBuilder("n").Cap("4", "8Gi"));
@@ -255,22 +258,15 @@ TEST_F(SchedulerTest, APreBindThatCannotBlockRunsOnTheThreadThatEndedPermit) {
   std::mutex mu;
   std::map<std::string, std::thread::id> ran_on;  // pod name -> the thread PreBind ran on
   std::promise<void> worker_ran;
-  auto log = std::make_shared<std::vector<std::string>>();
-  auto log_mu = std::make_shared<std::mutex>();
-  allot::Status reg = opts.out_of_tree.Register(
-      "Writer", [&](std::string_view, Handle&) -> Result<std::unique_ptr<Plugin>> {
-        testing::FakeHooks hooks;
-        hooks.pre_bind_may_block = [](const PodInfo& pod) { return pod.name() == "slow"; };
-        hooks.pre_bind = [&](const PodInfo& pod, const std::string&) {
-          std::lock_guard<std::mutex> lock(mu);
-          ran_on[pod.name()] = std::this_thread::get_id();
-          if (pod.name() == "slow") worker_ran.set_value();
-          return Status();
-        };
-        return std::unique_ptr<Plugin>(
-            std::make_unique<testing::FakePlugin>("Writer", hooks, log, log_mu));
-      });
-  ASSERT_TRUE(reg.ok());
+  testing::FakeHooks hooks;
+  hooks.pre_bind_may_block = [](const PodInfo& pod) { return pod.name() == "slow"; };
+  hooks.pre_bind = [&](const PodInfo& pod, const std::string&) {
+    std::lock_guard<std::mutex> lock(mu);
+    ran_on[pod.name()] = std::this_thread::get_id();
+    if (pod.name() == "slow") worker_ran.set_value();
+    return Status();
+  };
+  RegisterFake(opts, "Writer", std::move(hooks));
   opts.config.profiles[0].plugins.pre_bind.enabled.push_back({"Writer", 0});
   Make(std::move(opts));
   AddNode(NodeBuilder("n").Cap("4", "8Gi"));
@@ -301,22 +297,15 @@ TEST_F(SchedulerTest, AFailedBindUnreservesOnABindingWorker) {
   std::mutex mu;
   BindCallback answer;  // the Bind plugin's pending answer
   std::promise<std::thread::id> unreserved_on;
-  auto log = std::make_shared<std::vector<std::string>>();
-  auto log_mu = std::make_shared<std::mutex>();
-  allot::Status reg = opts.out_of_tree.Register(
-      "Binder", [&](std::string_view, Handle&) -> Result<std::unique_ptr<Plugin>> {
-        testing::FakeHooks hooks;
-        hooks.bind = [&](const PodInfo&, const std::string&, BindCallback done) {
-          std::lock_guard<std::mutex> lock(mu);
-          answer = std::move(done);
-        };
-        hooks.unreserve = [&](const PodInfo&, const std::string&) {
-          unreserved_on.set_value(std::this_thread::get_id());
-        };
-        return std::unique_ptr<Plugin>(
-            std::make_unique<testing::FakePlugin>("Binder", hooks, log, log_mu));
-      });
-  ASSERT_TRUE(reg.ok());
+  testing::FakeHooks hooks;
+  hooks.bind = [&](const PodInfo&, const std::string&, BindCallback done) {
+    std::lock_guard<std::mutex> lock(mu);
+    answer = std::move(done);
+  };
+  hooks.unreserve = [&](const PodInfo&, const std::string&) {
+    unreserved_on.set_value(std::this_thread::get_id());
+  };
+  RegisterFake(opts, "Binder", std::move(hooks));
   opts.config.profiles[0].plugins.reserve.enabled.push_back({"Binder", 0});
   opts.config.profiles[0].plugins.bind.enabled.push_back({"Binder", 0});
   Make(std::move(opts));
