@@ -161,6 +161,12 @@ void ServeSelfSubjectReview(const CallPtr& call) {
     api::WriteString(w, u.uid);
   }
   Strings(w, "groups", u.groups);
+  if (!u.extra.empty()) {
+    w.Key("extra");
+    w.StartObject();
+    for (const auto& [key, values] : u.extra) Strings(w, key.c_str(), values);
+    w.EndObject();
+  }
   w.EndObject();
   w.EndObject();
   w.EndObject();

@@ -180,5 +180,25 @@ TEST_F(AuditLogTest, EveryAnsweredRequestIsOneJsonLineWithUserVerbObjectAndCode)
   EXPECT_EQ(lines[0].find("containers"), std::string::npos);
 }
 
+TEST_F(AuditLogTest, AnImpersonatedRequestRecordsBothIdentities) {
+  Send("admin-token", "GET", "/api/v1/namespaces/default/pods", "", "application/json",
+       {{"Impersonate-User", "jane"}, {"Impersonate-Group", "dev"}});
+  Send("alice-token", "GET", "/api/v1/namespaces/default/pods", "", "application/json",
+       {{"Impersonate-User", "jane"}});
+  std::vector<std::string> lines = Lines();
+  ASSERT_EQ(lines.size(), 2u);
+  J allowed(lines[0]);
+  EXPECT_EQ(allowed["/user/username"], "admin");
+  EXPECT_EQ(allowed["/impersonatedUser/username"], "jane");
+  EXPECT_EQ(allowed["/impersonatedUser/groups"], R"(["dev","system:authenticated"])");
+  EXPECT_EQ(allowed["/responseStatus/code"], "403");  // jane may not list pods
+  // system:masters passed the first constrained mode that applies.
+  EXPECT_EQ(allowed["/authenticationMetadata/impersonationConstraint"], "impersonate:user-info");
+  J refused(lines[1]);
+  EXPECT_EQ(refused["/user/username"], "alice");
+  EXPECT_EQ(refused["/impersonatedUser"], "<missing>");
+  EXPECT_EQ(refused["/responseStatus/code"], "403");
+}
+
 }  // namespace
 }  // namespace allot::apiserver

@@ -64,7 +64,8 @@ void Call::Reply(Response res) {
     if (pretty && (*pretty == "true" || *pretty == "1")) res.body = PrettyJson(res.body);
   }
   if (ctx.config.audit && attributes) {
-    ctx.config.audit->Record(*attributes, req.target, req.remote, res.status, received_);
+    ctx.config.audit->Record(*attributes, impersonation ? &*impersonation : nullptr, req.target,
+                             req.remote, res.status, received_);
   }
   ResponseCallback done = std::move(done_);
   done_ = nullptr;
@@ -72,12 +73,13 @@ void Call::Reply(Response res) {
 }
 
 Status Call::Admit(const api::Object* old, const api::Object* obj) const {
-  if (!restriction) return Status::Ok();
-  return restriction->CheckWrite(*attributes, old, obj);
+  if (restriction) ALLOT_RETURN_IF_ERROR(restriction->CheckWrite(*attributes, old, obj));
+  if (escalation && obj) ALLOT_RETURN_IF_ERROR(escalation->CheckWrite(old, *obj));
+  return Status::Ok();
 }
 
 store::UpdateFn Call::Admitted(store::UpdateFn fn) const {
-  if (!restriction) return fn;
+  if (!restriction && !escalation) return fn;
   return [self = shared_from_this(),
           fn = std::move(fn)](const api::Object& current) -> Result<std::unique_ptr<api::Object>> {
     ALLOT_ASSIGN_OR_RETURN(std::unique_ptr<api::Object> next, fn(current));

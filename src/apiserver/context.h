@@ -13,10 +13,12 @@
 #include <string>
 
 #include "api/machinery/resources.h"
+#include "apiserver/admission/rbac_escalation.h"
 #include "apiserver/admission/restriction.h"
 #include "apiserver/audit/audit_log.h"
 #include "apiserver/authn/authenticator.h"
 #include "apiserver/authz/authorizer.h"
+#include "apiserver/authz/impersonation.h"
 #include "apiserver/authz/rbac_authorizer.h"
 #include "apiserver/encode_cache.h"
 #include "apiserver/http_types.h"
@@ -99,19 +101,24 @@ class Call : public std::enable_shared_from_this<Call> {
   ServerContext& ctx;
   const Request req;
   const Route route;
-  // The authenticated user (system:anonymous when the server authenticates nobody).
+  // Whom the request is served as: the authenticated user (system:anonymous when the server
+  // authenticates nobody), or the user it impersonates.
   authn::UserInfo user;
+  // Set when it impersonates: who authenticated (the audit log records both).
+  std::optional<authz::Impersonation> impersonation;
   // What the request asks to do, as authorization saw it (filled when the server authorizes
   // or audits requests).
   std::optional<authz::Attributes> attributes;
   // Set for node and driver identities: writes are checked against it (Admit).
   std::optional<admission::Restriction> restriction;
+  // Set for writes of roles and bindings under RBAC: what they grant is checked (Admit).
+  std::optional<admission::RbacEscalationGuard> escalation;
 
-  // The restriction's verdict on writing `obj` over `old` (either may be null); OK when the
-  // user is not restricted.
+  // The verdict of the restriction and the escalation guard on writing `obj` over `old`
+  // (either may be null); OK when neither applies.
   Status Admit(const api::Object* old, const api::Object* obj) const;
-  // `fn`, followed by Admit(current, result) when the user is restricted: the update checked
-  // inside the store's compare-and-swap, against the object it replaces.
+  // `fn`, followed by Admit(current, result) when either applies: the update checked inside the
+  // store's compare-and-swap, against the object it replaces.
   store::UpdateFn Admitted(store::UpdateFn fn) const;
 
   const api::ResourceInfo& resource() const { return *route.resource; }

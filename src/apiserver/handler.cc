@@ -3,6 +3,7 @@
 #include <atomic>
 #include <exception>
 
+#include "apiserver/authz/impersonation.h"
 #include "apiserver/dashboard/page.h"
 #include "apiserver/discovery.h"
 #include "apiserver/handlers.h"
@@ -205,20 +206,55 @@ bool IsPublic(std::string_view path, const Route& route) {
           (path == kDashboardPath || path == std::string(kDashboardPath) + "/"));
 }
 
-// Authorization (authz/authorizer.h) and the node and driver restrictions
-// (admission/restriction.h); false when the call was answered 403. Also records what the
+// Allows everything: impersonation's authorizer when the server authorizes nothing.
+class AllowAll final : public authz::Authorizer {
+ public:
+  authz::Verdict Authorize(const authz::Attributes&) const override {
+    return authz::Verdict{authz::Decision::kAllow, ""};
+  }
+};
+
+// Serves the call as the user its Impersonate-* headers name, if the requester may act as it
+// (authz/impersonation.h); false when the call was answered (400 or 403).
+bool Impersonate(Call& call) {
+  auto wanted = authz::ImpersonationRequested(call.req);
+  if (!wanted.ok() || !*wanted) {
+    if (!wanted.ok()) call.Fail(wanted.status());
+    return wanted.ok();
+  }
+  static const AllowAll kAllowAll;
+  const ServerConfig& cfg = call.ctx.config;
+  const authz::Authorizer& authorizer = cfg.authorizer ? *cfg.authorizer : kAllowAll;
+  authz::Attributes request = authz::AttributesOf(call.req, call.route, call.user);
+  auto allowed = authz::Impersonate(authorizer, request, **wanted);
+  if (!allowed.ok()) {
+    if (cfg.audit) call.attributes = std::move(request);  // audited as the requester
+    call.Fail(allowed.status());
+    return false;
+  }
+  call.impersonation = authz::Impersonation{std::move(call.user), std::move(allowed->constraint)};
+  call.user = std::move(allowed->user);
+  return true;
+}
+
+// Authorization (authz/authorizer.h), the node and driver restrictions
+// (admission/restriction.h) and the RBAC escalation guard (admission/rbac_escalation.h); false
+// when the call was answered 403. Also records what the
 // request asks for the audit log.
 bool Authorize(Call& call) {
   const ServerConfig& cfg = call.ctx.config;
+  const bool is_public = IsPublic(call.req.path, call.route);
+  if (!is_public && !Impersonate(call)) return false;
   if (!cfg.authorizer && !cfg.audit) return true;
   call.attributes = authz::AttributesOf(call.req, call.route, call.user);
-  if (!cfg.authorizer || IsPublic(call.req.path, call.route)) return true;
+  if (!cfg.authorizer || is_public) return true;
   const authz::Attributes& a = *call.attributes;
   authz::Verdict v = cfg.authorizer->Authorize(a);
   if (v.decision != authz::Decision::kAllow) {
     call.Fail(authz::ForbiddenStatus(a, v.reason));
     return false;
   }
+  if (cfg.rbac) call.escalation = admission::RbacEscalationGuard::For(a, *cfg.rbac);
   call.restriction = admission::Restriction::For(call.user);
   if (call.restriction) {
     Status st = call.restriction->CheckRequest(a);

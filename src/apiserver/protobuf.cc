@@ -121,6 +121,11 @@ const Message kPolicyRule{{{1, "verbs", Type::kString, nullptr, true},
                            {5, "nonResourceURLs", Type::kString, nullptr, true}}};
 const Message kRole{{{1, "metadata", Type::kMessage, &kObjectMeta},
                      {2, "rules", Type::kMessage, &kPolicyRule, true}}};
+const Message kAggregationRule{
+    {{1, "clusterRoleSelectors", Type::kMessage, &kLabelSelector, true}}};
+const Message kClusterRole{{{1, "metadata", Type::kMessage, &kObjectMeta},
+                            {2, "rules", Type::kMessage, &kPolicyRule, true},
+                            {3, "aggregationRule", Type::kMessage, &kAggregationRule}}};
 const Message kSubject{{{1, "kind", Type::kString},
                         {2, "apiGroup", Type::kString},
                         {3, "name", Type::kString},
@@ -264,7 +269,8 @@ const Message* MessageFor(std::string_view api_version, std::string_view kind) {
   if (api_version == "policy/v1" && kind == "PodDisruptionBudget") return &kPodDisruptionBudget;
   if (api_version == "scheduling.k8s.io/v1" && kind == "PriorityClass") return &kPriorityClass;
   if (api_version == "rbac.authorization.k8s.io/v1") {
-    if (kind == "Role" || kind == "ClusterRole") return &kRole;  // aggregationRule not served
+    if (kind == "Role") return &kRole;
+    if (kind == "ClusterRole") return &kClusterRole;
     if (kind == "RoleBinding" || kind == "ClusterRoleBinding") return &kRoleBinding;
   }
   if (api_version == "authorization.k8s.io/v1") {

@@ -44,6 +44,7 @@ void Controllers::Stop() {
   if (resource_claims_) resource_claims_->Stop();
   if (reservations_) reservations_->Stop();
   if (disruptions_) disruptions_->Stop();
+  if (role_aggregation_) role_aggregation_->Stop();
   if (owned_informers_) owned_informers_->StopAll();
 }
 
@@ -85,6 +86,11 @@ Result<std::unique_ptr<Controllers>> StartControllers(client::Client& client,
   c->disruptions_ =
       std::make_unique<controllers::DisruptionController>(client, *c->informers_, disruption_opts);
   ALLOT_RETURN_IF_ERROR(c->disruptions_->Start());
+  controllers::ClusterRoleAggregationController::Options aggregation_opts;
+  aggregation_opts.clock = clock;
+  c->role_aggregation_ = std::make_unique<controllers::ClusterRoleAggregationController>(
+      client, *c->informers_, aggregation_opts);
+  ALLOT_RETURN_IF_ERROR(c->role_aggregation_->Start());
   ALLOT_RETURN_IF_ERROR(c->informers_->StartAll());
   return c;
 }

@@ -12,6 +12,7 @@
 #include "common/metrics.h"
 #include "common/status.h"
 #include "common/time.h"
+#include "controllers/clusterroleaggregation/controller.h"
 #include "controllers/disruption/controller.h"
 #include "controllers/reservation/controller.h"
 #include "controllers/resourceclaim/controller.h"
@@ -44,7 +45,8 @@ Result<std::unique_ptr<scheduler::Scheduler>> StartScheduler(
     client::Client& client, const std::string& config_path, metrics::Registry* metrics = nullptr,
     const dra::Features& features = {}, client::InformerFactory* informers = nullptr);
 
-// The controllers (resourceclaim, reservation, disruption), with the informers they share.
+// The controllers (resourceclaim, reservation, disruption, clusterrole-aggregation), with the
+// informers they share.
 class Controllers {
  public:
   ~Controllers();  // Stop()s
@@ -60,6 +62,7 @@ class Controllers {
   std::unique_ptr<controllers::ResourceClaimController> resource_claims_;
   std::unique_ptr<controllers::ReservationController> reservations_;
   std::unique_ptr<controllers::DisruptionController> disruptions_;
+  std::unique_ptr<controllers::ClusterRoleAggregationController> role_aggregation_;
 };
 
 // Starts the controllers over `client`. `metrics` (optional) is shared

@@ -135,8 +135,9 @@ Status ConflictError(std::string_view resource, std::string_view name, std::stri
 }
 
 Status ForbiddenError(std::string_view resource, std::string_view name, std::string_view why) {
-  Status s(StatusCode::kForbidden, std::string(resource) + " \"" + std::string(name) +
-                                       "\" is forbidden: " + std::string(why));
+  std::string msg(resource);
+  if (!name.empty()) msg += " \"" + std::string(name) + "\"";
+  Status s(StatusCode::kForbidden, msg + " is forbidden: " + std::string(why));
   s.WithDetails(DetailsFor(resource, name));
   return s;
 }

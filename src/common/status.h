@@ -98,7 +98,8 @@ class [[nodiscard]] Status {
 Status NotFoundError(std::string_view resource, std::string_view name);
 Status AlreadyExistsError(std::string_view resource, std::string_view name);
 Status ConflictError(std::string_view resource, std::string_view name, std::string_view why);
-// 403: `<resource> "<name>" is forbidden: <why>` (an admission refusal).
+// 403: `<resource> "<name>" is forbidden: <why>` (an admission refusal); without the name
+// when it is empty (a create by generateName).
 Status ForbiddenError(std::string_view resource, std::string_view name, std::string_view why);
 Status BadRequestError(std::string message);
 Status InternalError(std::string message);

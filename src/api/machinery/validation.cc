@@ -87,6 +87,15 @@ std::string GoStringSlice(const std::vector<std::string>& v) {
   return out + "}";
 }
 
+std::string GoQuotedList(const std::vector<std::string>& v) {
+  std::string out = "[";
+  for (size_t i = 0; i < v.size(); ++i) {
+    if (i) out += " ";
+    out += Quote(v[i]);
+  }
+  return out + "]";
+}
+
 void FieldErrors::InvalidInt(const Path& p, int64_t value, std::string_view detail) {
   std::string m = "Invalid value: " + std::to_string(value);
   if (!detail.empty()) m += ": " + std::string(detail);

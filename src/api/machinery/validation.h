@@ -96,5 +96,7 @@ class FieldErrors {
 std::string Quote(std::string_view s);
 // Go's %#v for a []string: []string{"a", "b"}.
 std::string GoStringSlice(const std::vector<std::string>& v);
+// Go's %q for a []string: ["a" "b"].
+std::string GoQuotedList(const std::vector<std::string>& v);
 
 }  // namespace allot::api

@@ -77,6 +77,8 @@ std::vector<PolicyRule> SchedulerRules() {
            {"podschedulingcontexts"}),
       Rule(Concat(kRead, {"update", "patch"}), {kKoordinatorGroup}, {"reservations"}),
       Rule(kWriteStatus, {kKoordinatorGroup}, {"reservations/status"}),
+      // The clusterrole-aggregation controller writes rules it does not hold itself.
+      Rule({"update", "patch", "escalate"}, {std::string(kRbacGroup)}, {"clusterroles"}),
   };
 }
 

@@ -119,6 +119,14 @@ void ValidateRoleUpdate(const Role& r, const Role& old, FieldErrors& errs) {
 void ValidateClusterRole(const ClusterRole& r, FieldErrors& errs) {
   ValidateObjectMeta(r.metadata, /*namespaced=*/false, NameIsPathSegment, errs);
   ValidateRules(r.rules, false, errs);
+  if (!r.aggregationRule) return;
+  const Path selectors = Path("aggregationRule").Child("clusterRoleSelectors");
+  if (r.aggregationRule->clusterRoleSelectors.empty()) {
+    errs.Required(selectors, "at least one clusterRoleSelector required if aggregationRule is non-nil");
+  }
+  for (size_t i = 0; i < r.aggregationRule->clusterRoleSelectors.size(); ++i) {
+    ValidateLabelSelector(r.aggregationRule->clusterRoleSelectors[i], selectors.Index(i), errs);
+  }
 }
 void ValidateClusterRoleUpdate(const ClusterRole& r, const ClusterRole& old, FieldErrors& errs) {
   ValidateObjectMetaUpdate(r.metadata, old.metadata, errs);

@@ -1,9 +1,12 @@
 // rbac.authorization.k8s.io/v1 (k8s.io/api/rbac/v1): Role and ClusterRole (sets of PolicyRules),
 // RoleBinding and ClusterRoleBinding (which subjects — users, groups, service accounts — hold
 // a role). Roles and RoleBindings are namespaced; a RoleBinding may name a ClusterRole to grant
-// its rules within its namespace. Aggregation rules are not served.
+// its rules within its namespace. A ClusterRole with an aggregationRule has its rules filled in by
+// the clusterrole-aggregation controller (controllers/rbac/) from the ClusterRoles its selectors
+// match.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -73,15 +76,34 @@ struct Role : TypedObject<Role> {
   bool operator==(const Role& o) const { return metadata == o.metadata && rules == o.rules; }
 };
 
+// Which ClusterRoles an aggregated ClusterRole gathers its rules from: those whose labels match
+// any of the selectors.
+struct AggregationRule {
+  std::vector<LabelSelector> clusterRoleSelectors;
+  template <class V>
+  void Visit(V& v) {
+    v("clusterRoleSelectors", clusterRoleSelectors);
+  }
+  bool operator==(const AggregationRule&) const = default;
+};
+
 struct ClusterRole : TypedObject<ClusterRole> {
   static const TypeInfo& Type();
   std::vector<PolicyRule> rules;
+  std::optional<AggregationRule> aggregationRule;
   template <class V>
   void Visit(V& v) {
     v("metadata", metadata);
     v("rules", rules);
+    v("aggregationRule", aggregationRule);
   }
-  bool operator==(const ClusterRole& o) const { return metadata == o.metadata && rules == o.rules; }
+  bool operator==(const ClusterRole& o) const {
+    return metadata == o.metadata && rules == o.rules && aggregationRule == o.aggregationRule;
+  }
+  // Whether it gathers rules from others (an aggregationRule with at least one selector).
+  bool Aggregates() const {
+    return aggregationRule && !aggregationRule->clusterRoleSelectors.empty();
+  }
 };
 
 struct RoleBinding : TypedObject<RoleBinding> {
@@ -124,7 +146,7 @@ void SetClusterRoleBindingDefaults(ClusterRoleBinding& b);
 // nothing else with them); roleRef names rbac.authorization.k8s.io, a Role or ClusterRole
 // (ClusterRole only for a ClusterRoleBinding) and a name; subjects are User, Group or
 // ServiceAccount with the right apiGroup (a ServiceAccount of a ClusterRoleBinding needs a
-// namespace); roleRef may not change.
+// namespace); roleRef may not change; an aggregationRule has at least one valid selector.
 void ValidateRole(const Role& r, FieldErrors& errs);
 void ValidateRoleUpdate(const Role& r, const Role& old, FieldErrors& errs);
 void ValidateClusterRole(const ClusterRole& r, FieldErrors& errs);

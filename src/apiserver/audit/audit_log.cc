@@ -46,8 +46,39 @@ void AuditLog::Flush() {
   std::fflush(out_);
 }
 
-void AuditLog::Record(const authz::Attributes& a, std::string_view request_uri,
-                      std::string_view remote, int code, Time received) {
+namespace {
+
+void WriteUser(Writer& w, const authn::UserInfo& user) {
+  w.StartObject();
+  w.Key("username");
+  api::WriteString(w, user.name);
+  if (!user.uid.empty()) {
+    w.Key("uid");
+    api::WriteString(w, user.uid);
+  }
+  w.Key("groups");
+  w.StartArray();
+  for (const std::string& g : user.groups) api::WriteString(w, g);
+  w.EndArray();
+  if (!user.extra.empty()) {
+    w.Key("extra");
+    w.StartObject();
+    for (const auto& [key, values] : user.extra) {
+      api::WriteString(w, key);
+      w.StartArray();
+      for (const std::string& v : values) api::WriteString(w, v);
+      w.EndArray();
+    }
+    w.EndObject();
+  }
+  w.EndObject();
+}
+
+}  // namespace
+
+void AuditLog::Record(const authz::Attributes& a, const authz::Impersonation* impersonation,
+                      std::string_view request_uri, std::string_view remote, int code,
+                      Time received) {
   static const uint64_t kProcessId = [] {
     std::random_device rd;
     return (static_cast<uint64_t>(rd()) << 32) | rd();
@@ -68,18 +99,11 @@ void AuditLog::Record(const authz::Attributes& a, std::string_view request_uri,
   w.Key("verb");
   api::WriteString(w, a.verb);
   w.Key("user");
-  w.StartObject();
-  w.Key("username");
-  api::WriteString(w, a.user.name);
-  if (!a.user.uid.empty()) {
-    w.Key("uid");
-    api::WriteString(w, a.user.uid);
+  WriteUser(w, impersonation ? impersonation->requester : a.user);
+  if (impersonation) {
+    w.Key("impersonatedUser");
+    WriteUser(w, a.user);
   }
-  w.Key("groups");
-  w.StartArray();
-  for (const std::string& g : a.user.groups) api::WriteString(w, g);
-  w.EndArray();
-  w.EndObject();
   w.Key("sourceIPs");
   w.StartArray();
   api::WriteString(w, HostOf(remote));
@@ -105,6 +129,13 @@ void AuditLog::Record(const authz::Attributes& a, std::string_view request_uri,
       w.Key("subresource");
       api::WriteString(w, a.subresource);
     }
+    w.EndObject();
+  }
+  if (impersonation && !impersonation->constraint.empty()) {
+    w.Key("authenticationMetadata");
+    w.StartObject();
+    w.Key("impersonationConstraint");
+    api::WriteString(w, impersonation->constraint);
     w.EndObject();
   }
   w.Key("responseStatus");

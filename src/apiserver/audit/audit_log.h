@@ -11,6 +11,10 @@
 //    "apiVersion":"v1"},"responseStatus":{"code":201},
 //    "requestReceivedTimestamp":"...","stageTimestamp":"..."}
 //
+// A request served as another user (Impersonate-User) also carries "impersonatedUser" (and,
+// when a constrained mode allowed it, "authenticationMetadata":{"impersonationConstraint":...}),
+// with "user" the requester, as kube-apiserver writes them.
+//
 // Request and response bodies are never written. A watch is logged when it ends.
 //
 // Thread safety: Record is called from every io thread; lines are written whole, in the order
@@ -23,6 +27,7 @@
 #include <string>
 
 #include "apiserver/authz/attributes.h"
+#include "apiserver/authz/impersonation.h"
 #include "common/status.h"
 #include "common/time.h"
 
@@ -36,9 +41,12 @@ class AuditLog {
   AuditLog(const AuditLog&) = delete;
   AuditLog& operator=(const AuditLog&) = delete;
 
-  // One answered request. `received` is when it arrived (on the log's clock).
-  void Record(const authz::Attributes& request, std::string_view request_uri,
-              std::string_view remote, int code, Time received);
+  // One answered request. `received` is when it arrived (on the log's clock). When it was
+  // served as another user (`impersonation` set), `user` is the requester and
+  // `impersonatedUser` the user in `request`, with the mode that allowed it in
+  // `authenticationMetadata.impersonationConstraint`.
+  void Record(const authz::Attributes& request, const authz::Impersonation* impersonation,
+              std::string_view request_uri, std::string_view remote, int code, Time received);
 
   // Writes out what is buffered (also done for every line; here for tests and shutdown).
   void Flush();

@@ -14,6 +14,7 @@
 // Thread safety: an Authenticator is immutable after Create(); Authenticate is thread-safe.
 #pragma once
 
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -34,6 +35,8 @@ struct UserInfo {
   std::string name;
   std::string uid;
   std::vector<std::string> groups;
+  // Further attributes by key (only impersonation sets them: Impersonate-Extra-<key>).
+  std::map<std::string, std::vector<std::string>> extra;
   bool operator==(const UserInfo&) const = default;
 };
 

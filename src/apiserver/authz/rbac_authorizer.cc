@@ -4,6 +4,7 @@
 #include <string>
 #include <unordered_map>
 
+#include "api/machinery/validation.h"
 #include "apiserver/authz/rule_match.h"
 
 namespace allot::apiserver::authz {
@@ -72,12 +73,12 @@ std::string UserKey(const authn::UserInfo& user) {
 
 }  // namespace
 
-struct RbacAuthorizer::UserRules {
+struct RbacPolicy::UserRules {
   std::vector<PolicyRule> cluster;
   std::unordered_map<std::string, std::vector<PolicyRule>> by_namespace;
 };
 
-struct RbacAuthorizer::Policy {
+struct RbacPolicy::Data {
   uint64_t generation = 0;
   std::unordered_map<std::string, std::vector<PolicyRule>> cluster_roles;  // by name
   std::unordered_map<std::string, std::vector<PolicyRule>> roles;          // by "ns/name"
@@ -87,24 +88,31 @@ struct RbacAuthorizer::Policy {
   std::mutex mu;
   std::unordered_map<std::string, std::shared_ptr<const UserRules>> users;  // guarded by mu
 
+  // The rules `ref` names for a binding in `ns`; null when the role does not exist.
+  const std::vector<PolicyRule>* Referenced(const api::RoleRef& ref, std::string_view ns) const {
+    if (ref.kind == "ClusterRole") {
+      auto it = cluster_roles.find(ref.name);
+      return it == cluster_roles.end() ? nullptr : &it->second;
+    }
+    if (ref.kind == "Role" && !ns.empty()) {
+      auto it = roles.find(NamespacedKey(ns, ref.name));
+      return it == roles.end() ? nullptr : &it->second;
+    }
+    return nullptr;
+  }
+
   std::shared_ptr<const UserRules> Gather(const authn::UserInfo& user) const {
     auto out = std::make_shared<UserRules>();
     for (const auto& b : cluster_bindings) {
       if (b->roleRef.kind != "ClusterRole" || !Binds(*b, user)) continue;
-      auto it = cluster_roles.find(b->roleRef.name);
-      if (it == cluster_roles.end()) continue;  // a binding to a missing role grants nothing
-      out->cluster.insert(out->cluster.end(), it->second.begin(), it->second.end());
+      // A binding to a missing role grants nothing.
+      if (const auto* rules = Referenced(b->roleRef, "")) {
+        out->cluster.insert(out->cluster.end(), rules->begin(), rules->end());
+      }
     }
     for (const auto& b : role_bindings) {
       if (!Binds(*b, user)) continue;
-      const std::vector<PolicyRule>* rules = nullptr;
-      if (b->roleRef.kind == "ClusterRole") {
-        auto it = cluster_roles.find(b->roleRef.name);
-        if (it != cluster_roles.end()) rules = &it->second;
-      } else if (b->roleRef.kind == "Role") {
-        auto it = roles.find(NamespacedKey(b->metadata.namespace_, b->roleRef.name));
-        if (it != roles.end()) rules = &it->second;
-      }
+      const std::vector<PolicyRule>* rules = Referenced(b->roleRef, b->metadata.namespace_);
       if (!rules) continue;
       auto& into = out->by_namespace[b->metadata.namespace_];
       into.insert(into.end(), rules->begin(), rules->end());
@@ -112,6 +120,59 @@ struct RbacAuthorizer::Policy {
     return out;
   }
 };
+
+std::shared_ptr<const RbacPolicy::UserRules> RbacPolicy::RulesOf(
+    const authn::UserInfo& user) const {
+  std::string key = UserKey(user);
+  {
+    std::lock_guard<std::mutex> lock(data_->mu);
+    auto it = data_->users.find(key);
+    if (it != data_->users.end()) return it->second;
+  }
+  std::shared_ptr<const UserRules> rules = data_->Gather(user);
+  std::lock_guard<std::mutex> lock(data_->mu);
+  if (data_->users.size() >= kMaxCachedUsers) data_->users.clear();
+  data_->users.emplace(std::move(key), rules);
+  return rules;
+}
+
+bool RbacPolicy::Allows(const Attributes& a) const {
+  std::shared_ptr<const UserRules> rules = RulesOf(a.user);
+  if (AnyAllows(rules->cluster, a)) return true;
+  if (a.resource_request && !a.namespace_.empty()) {
+    auto it = rules->by_namespace.find(a.namespace_);
+    if (it != rules->by_namespace.end() && AnyAllows(it->second, a)) return true;
+  }
+  return false;
+}
+
+std::vector<PolicyRule> RbacPolicy::RulesFor(const authn::UserInfo& user,
+                                             std::string_view namespace_) const {
+  std::shared_ptr<const UserRules> rules = RulesOf(user);
+  std::vector<PolicyRule> out;
+  auto add = [&](const std::vector<PolicyRule>& from) {
+    for (const PolicyRule& r : from) {
+      if (std::find(out.begin(), out.end(), r) == out.end()) out.push_back(r);  // one of each
+    }
+  };
+  add(rules->cluster);
+  if (!namespace_.empty()) {
+    auto it = rules->by_namespace.find(std::string(namespace_));
+    if (it != rules->by_namespace.end()) add(it->second);
+  }
+  return out;
+}
+
+Result<std::vector<PolicyRule>> RbacPolicy::RoleReferenceRules(
+    const api::RoleRef& ref, std::string_view binding_namespace) const {
+  if (const auto* rules = data_->Referenced(ref, binding_namespace)) return *rules;
+  if (ref.kind == "Role" || ref.kind == "ClusterRole") {
+    return NotFoundError(ref.kind == "Role" ? "roles.rbac.authorization.k8s.io"
+                                            : "clusterroles.rbac.authorization.k8s.io",
+                         ref.name);
+  }
+  return InternalError("unsupported role reference kind: " + api::Quote(ref.kind));
+}
 
 Result<std::shared_ptr<RbacAuthorizer>> RbacAuthorizer::Create(
     store::Store& store, const api::ResourceRegistry& registry) {
@@ -166,7 +227,7 @@ void RbacAuthorizer::Rebuild(uint64_t seen) const {
     seen = WatchAll() ? changes_->load() : 0;
   }
 
-  auto policy = std::make_shared<Policy>();
+  auto policy = std::make_shared<RbacPolicy::Data>();
   policy->generation = seen;
   auto list = [&](size_t i) -> std::vector<api::ObjectPtr> {
     auto l = store_.List(*kinds_[i], api::ListOptions{});
@@ -191,56 +252,21 @@ void RbacAuthorizer::Rebuild(uint64_t seen) const {
   builds_.fetch_add(1);
 }
 
-std::shared_ptr<RbacAuthorizer::Policy> RbacAuthorizer::Current() const {
+RbacPolicy RbacAuthorizer::Snapshot() const {
   const uint64_t seen = changes_->load();
   std::lock_guard<std::mutex> lock(mu_);
   if (!policy_ || policy_->generation != seen) Rebuild(seen);
-  return policy_;
-}
-
-std::shared_ptr<const RbacAuthorizer::UserRules> RbacAuthorizer::RulesOf(
-    const authn::UserInfo& user) const {
-  std::shared_ptr<Policy> policy = Current();
-  std::string key = UserKey(user);
-  {
-    std::lock_guard<std::mutex> lock(policy->mu);
-    auto it = policy->users.find(key);
-    if (it != policy->users.end()) return it->second;
-  }
-  std::shared_ptr<const UserRules> rules = policy->Gather(user);
-  std::lock_guard<std::mutex> lock(policy->mu);
-  if (policy->users.size() >= kMaxCachedUsers) policy->users.clear();
-  policy->users.emplace(std::move(key), rules);
-  return rules;
+  return RbacPolicy(policy_);
 }
 
 Verdict RbacAuthorizer::Authorize(const Attributes& a) const {
-  std::shared_ptr<const UserRules> rules = RulesOf(a.user);
-  if (AnyAllows(rules->cluster, a)) return Verdict{Decision::kAllow, ""};
-  if (a.resource_request && !a.namespace_.empty()) {
-    auto it = rules->by_namespace.find(a.namespace_);
-    if (it != rules->by_namespace.end() && AnyAllows(it->second, a)) {
-      return Verdict{Decision::kAllow, ""};
-    }
-  }
+  if (Snapshot().Allows(a)) return Verdict{Decision::kAllow, ""};
   return {};
 }
 
 std::vector<PolicyRule> RbacAuthorizer::RulesFor(const authn::UserInfo& user,
                                                  std::string_view namespace_) const {
-  std::shared_ptr<const UserRules> rules = RulesOf(user);
-  std::vector<PolicyRule> out;
-  auto add = [&](const std::vector<PolicyRule>& from) {
-    for (const PolicyRule& r : from) {
-      if (std::find(out.begin(), out.end(), r) == out.end()) out.push_back(r);  // one of each
-    }
-  };
-  add(rules->cluster);
-  if (!namespace_.empty()) {
-    auto it = rules->by_namespace.find(std::string(namespace_));
-    if (it != rules->by_namespace.end()) add(it->second);
-  }
-  return out;
+  return Snapshot().RulesFor(user, namespace_);
 }
 
 }  // namespace allot::apiserver::authz

@@ -28,6 +28,35 @@
 
 namespace allot::apiserver::authz {
 
+// One generation of the roles and bindings, as decisions see it. Immutable once read (the rules
+// it gathers per user are cached inside it) and never reads the store: a write's checks may
+// consult it inside the store's compare-and-swap, where the store must not be called.
+class RbacPolicy {
+ public:
+  // Whether a rule bound to the request's user allows it.
+  bool Allows(const Attributes& request) const;
+
+  // The rules `user` holds in `namespace_` (cluster-wide grants, then that namespace's), each
+  // once. "" : the cluster-wide grants only.
+  std::vector<api::PolicyRule> RulesFor(const authn::UserInfo& user,
+                                        std::string_view namespace_) const;
+
+  // The rules a binding in `binding_namespace` ("" for a ClusterRoleBinding) grants through
+  // `ref`. Errors: the role does not exist (404, as kube-apiserver's role getter answers).
+  Result<std::vector<api::PolicyRule>> RoleReferenceRules(const api::RoleRef& ref,
+                                                          std::string_view binding_namespace) const;
+
+  struct Data;
+
+ private:
+  friend class RbacAuthorizer;
+  struct UserRules;
+  explicit RbacPolicy(std::shared_ptr<Data> data) : data_(std::move(data)) {}
+  std::shared_ptr<const UserRules> RulesOf(const authn::UserInfo& user) const;
+
+  std::shared_ptr<Data> data_;
+};
+
 class RbacAuthorizer final : public Authorizer {
  public:
   // Errors: the registry does not serve rbac.authorization.k8s.io/v1 (500).
@@ -37,21 +66,19 @@ class RbacAuthorizer final : public Authorizer {
 
   Verdict Authorize(const Attributes& request) const override;
 
-  // The rules `user` holds in `namespace_` (cluster-wide grants, then that namespace's), for
-  // SelfSubjectRulesReview. "" : the cluster-wide grants only.
+  // The policy as of now: read again from the store if a role or binding changed since the
+  // last read.
+  RbacPolicy Snapshot() const;
+
+  // Snapshot().RulesFor(user, namespace_), for SelfSubjectRulesReview.
   std::vector<api::PolicyRule> RulesFor(const authn::UserInfo& user,
                                         std::string_view namespace_) const;
 
   // How many times the policy was read from the store (tests: caching).
   uint64_t builds() const { return builds_.load(); }
 
-  struct Policy;
-  struct UserRules;
-
  private:
   RbacAuthorizer(store::Store& store, std::vector<const api::ResourceInfo*> kinds);
-  std::shared_ptr<const UserRules> RulesOf(const authn::UserInfo& user) const;
-  std::shared_ptr<Policy> Current() const;
   void Rebuild(uint64_t seen) const;
   bool WatchAll() const;
 
@@ -62,7 +89,7 @@ class RbacAuthorizer final : public Authorizer {
   std::shared_ptr<std::atomic<uint64_t>> changes_;
   mutable std::atomic<uint64_t> builds_{0};
   mutable std::mutex mu_;
-  mutable std::shared_ptr<Policy> policy_;                       // guarded by mu_
+  mutable std::shared_ptr<RbacPolicy::Data> policy_;             // guarded by mu_
   mutable std::vector<std::unique_ptr<api::Watcher>> watchers_;  // guarded by mu_
 };
 

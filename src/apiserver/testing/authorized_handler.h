@@ -1,7 +1,8 @@
 // Test fixture: the request handler with bearer-token authentication and the authorization
 // `allot serve` uses (system:masters, then RBAC with the bootstrap policy), over a memory
 // store. Tokens: "admin-token" (group system:masters), "n1-token" (system:node:n1),
-// "driver-token" (system:dra-driver:gpu.example.com), "alice-token" (alice, no roles).
+// "driver-token" (system:dra-driver:gpu.example.com), "alice-token" (alice, no roles),
+// "bob-token" (bob in group dev, no roles).
 #pragma once
 
 #include <gtest/gtest.h>
@@ -20,7 +21,8 @@ inline constexpr char kTestTokens[] =
     "admin-token,admin,1,system:masters\n"
     "n1-token,system:node:n1,2,system:nodes\n"
     "driver-token,system:dra-driver:gpu.example.com,3,system:dra-drivers\n"
-    "alice-token,alice,4\n";
+    "alice-token,alice,4\n"
+    "bob-token,bob,5,dev\n";
 
 class AuthorizedHandlerTest : public ::testing::Test {
  protected:
@@ -43,9 +45,10 @@ class AuthorizedHandlerTest : public ::testing::Test {
   }
   void TearDown() override { handler_->Shutdown(); }
 
-  // The answer to one request with `token` as its bearer token ("" : none).
+  // The answer to one request with `token` as its bearer token ("" : none) and `headers`.
   Response Send(const std::string& token, std::string method, std::string target,
-                std::string body = "", std::string content_type = "application/json") {
+                std::string body = "", std::string content_type = "application/json",
+                const Pairs& headers = {}) {
     Request r;
     r.method = std::move(method);
     r.target = std::move(target);
@@ -54,6 +57,7 @@ class AuthorizedHandlerTest : public ::testing::Test {
     r.remote = "127.0.0.1:4242";
     if (!token.empty()) r.headers.emplace_back("Authorization", "Bearer " + token);
     r.headers.emplace_back("Content-Type", std::move(content_type));
+    r.headers.insert(r.headers.end(), headers.begin(), headers.end());
     auto promise = std::make_shared<std::promise<Response>>();
     auto future = promise->get_future();
     handler_->Handle(std::move(r), "127.0.0.1:4242",
