@@ -77,8 +77,6 @@ std::vector<PolicyRule> SchedulerRules() {
            {"podschedulingcontexts"}),
       Rule(Concat(kRead, {"update", "patch"}), {kKoordinatorGroup}, {"reservations"}),
       Rule(kWriteStatus, {kKoordinatorGroup}, {"reservations/status"}),
-      // The clusterrole-aggregation controller writes rules it does not hold itself.
-      Rule({"update", "patch", "escalate"}, {std::string(kRbacGroup)}, {"clusterroles"}),
   };
 }
 
@@ -99,6 +97,8 @@ std::vector<PolicyRule> ControllerManagerRules() {
       Rule(kWriteStatus, {"policy"}, {"poddisruptionbudgets/status"}),
       Rule({"create", "update", "patch", "delete"}, {kKoordinatorGroup}, {"reservations"}),
       Rule(kWriteStatus, {kKoordinatorGroup}, {"reservations/status"}),
+      // The clusterrole-aggregation controller writes rules it does not hold itself.
+      Rule({"update", "patch", "escalate"}, {std::string(kRbacGroup)}, {"clusterroles"}),
   };
 }
 

@@ -213,6 +213,24 @@ TEST_F(RbacAuthorizerTest, TheBootstrapPolicyGivesEachRoleWhatItNeedsAndNoMore) 
   EXPECT_FALSE(Allowed(Request(driver, "create", "ns", "resourceclaims", "", "resource.k8s.io")));
   EXPECT_FALSE(Allowed(Request(driver, "patch", "ns", "pods", "p", "", "status")));
 
+  // No bootstrap identity may write RBAC objects (which would make it anyone), but the
+  // controller manager's aggregation of ClusterRoles: update and escalate them, never bind.
+  authn::UserInfo controllers{std::string(api::kControllerManagerUser), "", {}};
+  for (const authn::UserInfo* who : {&scheduler, &node, &driver, &controllers}) {
+    for (const char* resource : {"roles", "clusterroles", "rolebindings", "clusterrolebindings"}) {
+      for (const char* verb : {"create", "update", "patch", "delete", "escalate", "bind"}) {
+        const bool aggregation = who == &controllers && std::string_view(resource) ==
+                                                             "clusterroles" &&
+                                 std::string_view(verb) != "create" &&
+                                 std::string_view(verb) != "delete" &&
+                                 std::string_view(verb) != "bind";
+        EXPECT_EQ(Allowed(Request(*who, verb, "", resource, "x", std::string(api::kRbacGroup))),
+                  aggregation)
+            << who->name << " " << verb << " " << resource;
+      }
+    }
+  }
+
   authn::UserInfo anonymous{"system:anonymous", "", {"system:unauthenticated"}};
   Attributes healthz;
   healthz.user = anonymous;
