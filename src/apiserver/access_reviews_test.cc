@@ -123,6 +123,21 @@ TEST_F(AccessReviewTest, ForbiddenRequestsAreAnswered403WithKubernetesStatus) {
   EXPECT_EQ(Send("bad-token", "GET", "/version").status, 401);
 }
 
+TEST_F(AccessReviewTest, AListGrantIsNotAWatchGrantHoweverWatchIsSpelled) {
+  Admin("POST", "/apis/rbac.authorization.k8s.io/v1/namespaces/default/roles",
+        R"({"apiVersion":"rbac.authorization.k8s.io/v1","kind":"Role","metadata":{"name":"r"},)"
+        R"("rules":[{"verbs":["list"],"apiGroups":[""],"resources":["pods"]}]})");
+  Admin("POST", "/apis/rbac.authorization.k8s.io/v1/namespaces/default/rolebindings",
+        R"({"apiVersion":"rbac.authorization.k8s.io/v1","kind":"RoleBinding",)"
+        R"("metadata":{"name":"b"},"roleRef":{"apiGroup":"rbac.authorization.k8s.io",)"
+        R"("kind":"Role","name":"r"},"subjects":[{"kind":"User","name":"alice"}]})");
+  EXPECT_EQ(Send("alice-token", "GET", "/api/v1/namespaces/default/pods").status, 200);
+  for (const char* watch : {"?watch=true", "?watch=True", "?watch=", "?watch=yes", "?watch"}) {
+    Response r = Send("alice-token", "GET", std::string("/api/v1/namespaces/default/pods") + watch);
+    EXPECT_EQ(r.status, 403) << watch << ": " << r.body;
+  }
+}
+
 class AuditLogTest : public testing::AuthorizedHandlerTest {
  protected:
   void SetUp() override {

@@ -181,11 +181,7 @@ bool IsMutating(std::string_view method) {
 
 // Watches hold their request for minutes: kube-apiserver leaves long-running requests out of
 // the in-flight limits.
-bool IsLongRunning(const Request& req) {
-  if (req.path.find("/watch/") != std::string::npos) return true;
-  std::optional<std::string_view> watch = req.Query("watch");
-  return watch && (*watch == "true" || *watch == "1");
-}
+bool IsLongRunning(const Request& req) { return QueryFlag(req, "watch"); }
 
 Status TooManyRequests() {
   Status st(StatusCode::kTooManyRequests, "Too many requests, please try again later.");

@@ -198,7 +198,11 @@ Status ParseNumbers(const Request& req, ListParams& p) {
 
 bool QueryFlag(const Request& req, std::string_view name) {
   auto v = req.Query(name);
-  return v && (*v == "true" || *v == "1" || *v == "True" || v->empty());
+  if (!v || *v == "0") return false;
+  const bool is_false = v->size() == 5 && std::equal(v->begin(), v->end(), "false", [](char a, char b) {
+    return std::tolower(static_cast<unsigned char>(a)) == b;
+  });
+  return !is_false;
 }
 
 namespace {

@@ -76,7 +76,9 @@ enum class FieldValidation { kIgnore, kWarn, kStrict };
 Result<FieldValidation> ParseFieldValidation(const Request& req);
 // dryRun=All → true; absent → false; anything else → 400.
 Result<bool> ParseDryRun(const Request& req);
-// "true" / "1" (and a bare flag) count as true.
+// A boolean query parameter as kube-apiserver decodes ListOptions and friends: present and
+// neither "0" nor "false" (in any case) is true, a bare `?watch` included. Authorization derives
+// its verb (watch or list) from the same answer the list handler serves by.
 bool QueryFlag(const Request& req, std::string_view name);
 
 }  // namespace allot::apiserver

@@ -2,14 +2,25 @@
 
 #include <cctype>
 
+#include "api/machinery/meta_validation.h"
+#include "api/machinery/selector.h"
+#include "apiserver/request_params.h"
+
 namespace allot::apiserver::authz {
 
 namespace {
 
-bool WatchAsked(const Request& req) {
-  if (req.path.find("/watch/") != std::string::npos) return true;
-  std::optional<std::string_view> w = req.Query("watch");
-  return w && (*w == "true" || *w == "1");
+// The name a list or watch is narrowed to by `fieldSelector=metadata.name=<name>`, as
+// kube-apiserver's RequestInfoFactory reads it (so that rules with resourceNames allow watching
+// one object); "" when it names none.
+std::string SelectedName(const Request& req) {
+  std::optional<std::string_view> text = req.Query("fieldSelector");
+  if (!text) return "";
+  Result<api::FieldSelectorExpr> selector = api::FieldSelectorExpr::Parse(*text);
+  if (!selector.ok()) return "";
+  std::optional<std::string> name = selector->ExactMatch("metadata.name");
+  if (!name || !api::NameIsPathSegment(*name, false).empty()) return "";
+  return *name;
 }
 
 struct ReviewPath {
@@ -70,7 +81,14 @@ Attributes AttributesOf(const Request& req, const Route& route, const authn::Use
   a.name = route.name;
   const std::string& m = req.method;
   if (m == "GET" || m == "HEAD") {
-    a.verb = WatchAsked(req) ? "watch" : (route.collection() ? "list" : "get");
+    // A collection is listed or watched as the list handler decides it; an object is got,
+    // whatever ?watch says (it is never watched).
+    if (route.collection()) {
+      a.verb = QueryFlag(req, "watch") ? "watch" : "list";
+      a.name = SelectedName(req);
+    } else {
+      a.verb = "get";
+    }
   } else if (m == "POST") {
     a.verb = "create";
   } else if (m == "PUT") {

@@ -1,8 +1,10 @@
 // What a request asks to do, in the terms authorization decides on — Kubernetes'
 // authorizer.Attributes, derived as kube-apiserver's RequestInfoFactory does:
 //
-//   resource requests  GET/HEAD on a collection: list (watch with ?watch=true or /watch/);
-//                      on an object: get (watch with ?watch=true); POST: create; PUT: update;
+//   resource requests  GET/HEAD on a collection: list, or watch when ?watch= is true as the
+//                      list handler reads it (request_params.h, QueryFlag), the name that of a
+//                      fieldSelector=metadata.name=<name>; on an object: get; POST: create;
+//                      PUT: update;
 //                      PATCH: patch; DELETE on an object: delete, on a collection:
 //                      deletecollection
 //   reviews            POST /apis/authentication.k8s.io/v1/selfsubjectreviews and

@@ -39,6 +39,19 @@ TEST(Attributes, VerbsAndResourcesAsKubeApiserverDerivesThem) {
        "resource.k8s.io", "resourceclaims", "status", "c"},
       {"DELETE", "/api/v1/namespaces/ns/pods/p", "delete", "ns", "", "pods", "", "p"},
       {"DELETE", "/api/v1/namespaces/ns/pods", "deletecollection", "ns", "", "pods", "", ""},
+      // ?watch= as the list handler reads it: anything but 0 and false is a watch.
+      {"GET", "/api/v1/pods?watch=True", "watch", "", "", "pods", "", ""},
+      {"GET", "/api/v1/pods?watch=", "watch", "", "", "pods", "", ""},
+      {"GET", "/api/v1/pods?watch=FALSE", "list", "", "", "pods", "", ""},
+      {"GET", "/api/v1/pods?watch=0", "list", "", "", "pods", "", ""},
+      // A namespace named watch is a namespace; an object is got, whatever ?watch says.
+      {"GET", "/api/v1/namespaces/watch/pods", "list", "watch", "", "pods", "", ""},
+      {"GET", "/api/v1/namespaces/ns/pods/p?watch=true", "get", "ns", "", "pods", "", "p"},
+      // One object's list or watch by its name is about that name.
+      {"GET", "/api/v1/namespaces/ns/pods?watch=1&fieldSelector=metadata.name%3Dp", "watch",
+       "ns", "", "pods", "", "p"},
+      {"GET", "/api/v1/namespaces/ns/pods?fieldSelector=metadata.name!%3Dp", "list", "ns", "",
+       "pods", "", ""},
   };
   for (const Case& c : cases) {
     Attributes a = Of(c.method, c.target);
