@@ -3,15 +3,23 @@
 // objects, as Kubernetes' Node authorizer and NodeRestriction admission do for kubelets.
 //
 //   a node      user system:node:NAME in group system:nodes, writes only
-//                 - the Node NAME (and its status),
+//                 - the Node NAME (and its status), creating it without and changing none of
+//                   the labels kubelets may not set (node-restriction.kubernetes.io/*, and
+//                   kubernetes.io / k8s.io labels but the kubelet's own: hostname, os, arch,
+//                   zone, region, instance type, kubelet. and node. namespaces), and changing
+//                   neither its taints nor its ownerReferences,
 //                 - the Lease kube-node-lease/NAME,
-//                 - the status of pods bound to NAME (spec.nodeName), and deletes only those,
+//                 - the status of pods bound to NAME (spec.nodeName) but their
+//                   resourceClaimStatuses, and deletes only those pods,
 //                 - ResourceSlices whose spec.nodeName is NAME (before and after the write);
 //   a driver    user system:dra-driver:NAME in group system:dra-drivers, writes only
 //                 - ResourceSlices whose spec.driver is NAME (before and after the write),
 //                 - in a ResourceClaim's status, the entries of status.devices of driver NAME
-//                   (others must stay as they are) and an allocation only of NAME's devices,
-//                 - among a claim's finalizers, only those named "NAME/...".
+//                   (others must stay as they are), an allocation only of NAME's devices, and
+//                   reservedFor and deallocationRequested only of claims allocated with them,
+//                 - of a claim itself, only its finalizers named "NAME/...".
+// A user system:node: or system:dra-driver: without a name may write nothing ("could not
+// determine node from user ...").
 // Everyone else is not restricted here. A write outside these bounds is 403 Forbidden, naming
 // the object and the rule, and nothing is written.
 //
@@ -51,6 +59,9 @@ class Restriction {
   Restriction(Kind kind, std::string name) : kind_(kind), name_(std::move(name)) {}
   Status CheckNodeWrite(const authz::Attributes& a, const api::Object* old,
                         const api::Object* obj) const;
+  // A node's own Node: NodeRestriction's rules for labels, taints and ownerReferences.
+  Status CheckOwnNode(const authz::Attributes& a, const api::Object* old,
+                      const api::Object* obj) const;
   Status CheckDriverWrite(const authz::Attributes& a, const api::Object* old,
                           const api::Object* obj) const;
   Status Forbidden(const authz::Attributes& a, const api::Object* about,

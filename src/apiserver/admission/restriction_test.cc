@@ -210,6 +210,71 @@ TEST_F(RestrictionTest, ADriverAddsAndRemovesOnlyItsOwnFinalizers) {
                 kMerge);
 }
 
+TEST_F(RestrictionTest, ANodeSetsOnlyTheLabelsAKubeletMayAndNeitherTaintsNorOwners) {
+  ExpectForbidden("n1-token", "PATCH", "/api/v1/nodes/n1",
+                  R"({"metadata":{"labels":{"node-restriction.kubernetes.io/pool":"gpu",)"
+                  R"("node-role.kubernetes.io/control-plane":""}}})",
+                  R"(nodes \"n1\" is forbidden: is not allowed to modify labels: )"
+                  R"(node-restriction.kubernetes.io/pool, node-role.kubernetes.io/control-plane)",
+                  kMerge);
+  ExpectForbidden("n1-token", "PATCH", "/api/v1/nodes/n1",
+                  R"({"spec":{"taints":[{"key":"k","effect":"NoSchedule"}]}})",
+                  R"(node \"n1\" is not allowed to modify taints)", kMerge);
+  ExpectForbidden("n1-token", "PATCH", "/api/v1/nodes/n1",
+                  R"({"metadata":{"ownerReferences":[{"apiVersion":"v1","kind":"Node",)"
+                  R"("name":"n2","uid":"u"}]}})",
+                  "is not allowed to modify ownerReferences", kMerge);
+  EXPECT_EQ(Get("/api/v1/nodes/n1").find("node-restriction"), std::string::npos);
+  // The kubelet's own labels, and anyone's outside kubernetes.io and k8s.io, it may set.
+  ExpectAllowed("n1-token", "PATCH", "/api/v1/nodes/n1",
+                R"({"metadata":{"labels":{"kubernetes.io/hostname":"n1",)"
+                R"("topology.kubernetes.io/zone":"z","node.kubernetes.io/instance-type":"big",)"
+                R"("kubelet.kubernetes.io/x":"y","accelerators.example.com/fabric":"true"}}})",
+                kMerge);
+  // A node registering itself: the same labels are refused.
+  ExpectForbidden("n3-token", "POST", "/api/v1/nodes",
+                  R"({"apiVersion":"v1","kind":"Node","metadata":{"name":"n3","labels":)"
+                  R"({"node-restriction.kubernetes.io/a":"b","x.k8s.io/y":"z"}}})",
+                  R"(node \"n3\" is not allowed to set the following labels: )"
+                  R"(node-restriction.kubernetes.io/a, x.k8s.io/y)");
+  ExpectAllowed("n3-token", "POST", "/api/v1/nodes",
+                R"({"apiVersion":"v1","kind":"Node","metadata":{"name":"n3","labels":)"
+                R"({"kubernetes.io/os":"linux"}},"spec":{"taints":[{"key":"k","effect":"NoSchedule"}]}})");
+}
+
+TEST_F(RestrictionTest, ANodeLeavesItsPodsResourceClaimStatusesAlone) {
+  ExpectForbidden("n1-token", "PATCH", "/api/v1/namespaces/default/pods/pod-n1/status",
+                  R"({"status":{"resourceClaimStatuses":[{"name":"gpu",)"
+                  R"("resourceClaimName":"someone-elses"}]}})",
+                  R"(node \"n1\" is not allowed to modify resourceClaimStatuses)", kMerge);
+}
+
+TEST_F(RestrictionTest, ANodeOrDriverUserWithoutANameWritesNothing) {
+  ExpectForbidden("nameless-node-token", "DELETE", "/api/v1/namespaces/default/pods/pod-n1", "",
+                  R"(could not determine node from user \"system:node:\")");
+  ExpectForbidden("nameless-node-token", "POST", "/apis/resource.k8s.io/v1/resourceslices",
+                  Slice("x", "gpu.example.com", ""), "could not determine node");
+}
+
+TEST_F(RestrictionTest, ADriverChangesNothingOfAClaimButItsFinalizersAndItsOwnAllocations) {
+  const std::string claim = "/apis/resource.k8s.io/v1/namespaces/default/resourceclaims/c";
+  ExpectForbidden("driver-token", "PATCH", claim, R"({"metadata":{"labels":{"x":"y"}}})",
+                  "may only add or remove its own finalizers of a claim", kMerge);
+  ExpectForbidden("driver-token", "PATCH", claim,
+                  R"({"metadata":{"ownerReferences":[{"apiVersion":"v1","kind":"Pod",)"
+                  R"("name":"gone","uid":"gone"}]}})",
+                  "its own finalizers of a claim", kMerge);
+  // The claim is allocated with another driver's device too: who holds it is not this one's.
+  ExpectForbidden("driver-token", "PATCH", claim + "/status",
+                  R"({"status":{"reservedFor":[{"resource":"pods","name":"p","uid":"u"}]}})",
+                  "may only change status.reservedFor and status.deallocationRequested of claims "
+                  "allocated with its own devices",
+                  kMerge);
+  ExpectForbidden("driver-token", "PATCH", claim + "/status",
+                  R"({"status":{"deallocationRequested":true}})", "status.deallocationRequested",
+                  kMerge);
+}
+
 TEST_F(RestrictionTest, OthersAreNotRestrictedButRbacStillDecides) {
   ExpectForbidden("alice-token", "GET", "/api/v1/nodes", "",
                   R"(User \"alice\" cannot list resource \"nodes\" in API group \"\" at the )"

@@ -2,7 +2,8 @@
 // `allot serve` uses (system:masters, then RBAC with the bootstrap policy), over a memory
 // store. Tokens: "admin-token" (group system:masters), "n1-token" (system:node:n1),
 // "driver-token" (system:dra-driver:gpu.example.com), "alice-token" (alice, no roles),
-// "bob-token" (bob in group dev, no roles).
+// "bob-token" (bob in group dev, no roles), "n3-token" (system:node:n3, whose Node does not
+// exist), "nameless-node-token" (system:node: in system:nodes, naming no node).
 #pragma once
 
 #include <gtest/gtest.h>
@@ -22,7 +23,9 @@ inline constexpr char kTestTokens[] =
     "n1-token,system:node:n1,2,system:nodes\n"
     "driver-token,system:dra-driver:gpu.example.com,3,system:dra-drivers\n"
     "alice-token,alice,4\n"
-    "bob-token,bob,5,dev\n";
+    "bob-token,bob,5,dev\n"
+    "n3-token,system:node:n3,6,system:nodes\n"
+    "nameless-node-token,system:node:,7,system:nodes\n";
 
 class AuthorizedHandlerTest : public ::testing::Test {
  protected:
