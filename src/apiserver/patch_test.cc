@@ -132,16 +132,24 @@ TEST_F(PatchTest, BindingThenConflict) {
 
 TEST_F(PatchTest, BindingErrors) {
   CreatePod("gated", R"("schedulingGates":[{"name":"example.com/wait"}])");
-  auto gated = Post(PodPath("gated") + "/binding", R"({"target":{"name":"n1"}})");
+  auto gated = Post(PodPath("gated") + "/binding",
+                    R"({"metadata":{"name":"gated"},"target":{"name":"n1"}})");
   EXPECT_EQ(gated.status, 409) << gated.body;
-  auto missing = Post(PodPath("nope") + "/binding", R"({"target":{"name":"n1"}})");
+  auto missing =
+      Post(PodPath("nope") + "/binding", R"({"metadata":{"name":"nope"},"target":{"name":"n1"}})");
   EXPECT_EQ(missing.status, 404);
   CreatePod("p1");
-  auto no_target = Post(PodPath("p1") + "/binding", R"({"target":{}})");
+  auto no_target = Post(PodPath("p1") + "/binding", R"({"metadata":{"name":"p1"},"target":{}})");
   EXPECT_EQ(no_target.status, 422) << no_target.body;
   auto wrong_name =
       Post(PodPath("p1") + "/binding", R"({"metadata":{"name":"p2"},"target":{"name":"n1"}})");
   EXPECT_EQ(wrong_name.status, 400);
+  EXPECT_EQ(J(wrong_name.body)["/message"], "name in URL does not match name in Binding object");
+  // The Binding must name the pod: one without a name binds nothing.
+  EXPECT_EQ(Post(PodPath("p1") + "/binding", R"({"target":{"name":"n1"}})").status, 400);
+  auto other_ns = Post(PodPath("p1") + "/binding",
+                       R"({"metadata":{"name":"p1","namespace":"other"},"target":{"name":"n1"}})");
+  EXPECT_EQ(other_ns.status, 400) << other_ns.body;
   EXPECT_EQ(Get(PodPath("p1") + "/binding").status, 405);
 }
 
@@ -151,7 +159,14 @@ TEST_F(PatchTest, Eviction) {
                   R"({"apiVersion":"policy/v1","kind":"Eviction","metadata":{"name":"p1"}})");
   ASSERT_EQ(res.status, 201) << res.body;
   EXPECT_EQ(Get(PodPath("p1")).status, 404);
-  EXPECT_EQ(Post(PodPath("p1") + "/eviction", "{}").status, 404);
+  EXPECT_EQ(Post(PodPath("p1") + "/eviction", R"({"metadata":{"name":"p1"}})").status, 404);
+  // An Eviction must name the URL's pod, in its namespace; an empty POST evicts nothing.
+  CreatePod("p2");
+  for (const char* body : {"", "{}", R"({"metadata":{"name":"p3"}})",
+                           R"({"metadata":{"name":"p2","namespace":"other"}})"}) {
+    EXPECT_EQ(Post(PodPath("p2") + "/eviction", body).status, 400) << body;
+  }
+  EXPECT_EQ(Get(PodPath("p2")).status, 200);
 }
 
 }  // namespace

@@ -38,6 +38,16 @@ void ReadAnnotations(const Document& doc, store::PodBinding& b) {
   }
 }
 
+// A subresource body's metadata.namespace, when set, must be the URL's.
+Status CheckBodyNamespace(const Call& call, const Document& doc) {
+  std::string ns = StringAt(doc, "metadata", "namespace");
+  if (!ns.empty() && ns != call.route.namespace_) {
+    return BadRequestError(
+        "the namespace of the provided object does not match the namespace sent on the request");
+  }
+  return Status::Ok();
+}
+
 Result<store::PodBinding> ParseBinding(const Call& call) {
   ALLOT_ASSIGN_OR_RETURN(std::string json, BodyAsJson(call.req));
   Document doc;
@@ -49,16 +59,11 @@ Result<store::PodBinding> ParseBinding(const Call& call) {
   store::PodBinding b;
   b.namespace_ = call.route.namespace_;
   b.name = call.route.name;
-  std::string name = StringAt(doc, "metadata", "name");
-  if (!name.empty() && name != call.route.name) {
-    return BadRequestError("the name of the object (" + name +
-                           ") does not match the name on the URL (" + call.route.name + ")");
+  // The pod bound is the URL's, and the Binding must say so (kube-apiserver's BindingREST).
+  if (StringAt(doc, "metadata", "name") != call.route.name) {
+    return BadRequestError("name in URL does not match name in Binding object");
   }
-  std::string ns = StringAt(doc, "metadata", "namespace");
-  if (!ns.empty() && ns != call.route.namespace_) {
-    return BadRequestError(
-        "the namespace of the provided object does not match the namespace sent on the request");
-  }
+  ALLOT_RETURN_IF_ERROR(CheckBodyNamespace(call, doc));
   b.uid = StringAt(doc, "metadata", "uid");
   b.resource_version = StringAt(doc, "metadata", "resourceVersion");
   b.node = StringAt(doc, "target", "name");  // required: store::ValidatePodBinding
@@ -86,22 +91,22 @@ void ServeBinding(const CallPtr& call) {
 void ServeEviction(const CallPtr& call) {
   call->set_verb("POST");
   call->set_mutating();
+  // An Eviction object naming the URL's pod is required, as kube-apiserver's EvictionREST
+  // does: an empty POST (a browser's form, say) evicts nothing.
   Document doc;
   const api::JsonValue* delete_options = nullptr;
-  if (call->req.body.find_first_not_of(" \t\r\n") != std::string::npos) {
-    auto json = BodyAsJson(call->req);
-    if (!json.ok()) return call->Fail(json.status());
-    doc.Parse(json->data(), json->size());
-    if (doc.HasParseError() || !doc.IsObject()) {
-      return call->Fail(BadRequestError("malformed Eviction: expected a JSON object"));
-    }
-    std::string name = StringAt(doc, "metadata", "name");
-    if (!name.empty() && name != call->route.name) {
-      return call->Fail(BadRequestError("name in URL does not match name in Eviction object"));
-    }
-    auto it = doc.FindMember("deleteOptions");
-    if (it != doc.MemberEnd() && !it->value.IsNull()) delete_options = &it->value;
+  auto json = BodyAsJson(call->req);
+  if (!json.ok()) return call->Fail(json.status());
+  doc.Parse(json->data(), json->size());
+  if (doc.HasParseError() || !doc.IsObject()) {
+    return call->Fail(BadRequestError("malformed Eviction: expected a JSON object"));
   }
+  if (StringAt(doc, "metadata", "name") != call->route.name) {
+    return call->Fail(BadRequestError("name in URL does not match name in Eviction object"));
+  }
+  if (Status st = CheckBodyNamespace(*call, doc); !st.ok()) return call->Fail(st);
+  auto it = doc.FindMember("deleteOptions");
+  if (it != doc.MemberEnd() && !it->value.IsNull()) delete_options = &it->value;
   auto opts = ParseDeleteOptions(call->req, delete_options, nullptr);
   if (!opts.ok()) return call->Fail(opts.status());
   store::EvictPodAsync(call->ctx.store,

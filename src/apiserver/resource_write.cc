@@ -217,6 +217,8 @@ void ServeDelete(const CallPtr& call) {
     if (!current.ok()) return call->Fail(current.status());
     Status admitted = call->Admit(current->get(), nullptr);
     if (!admitted.ok()) return call->Fail(admitted);
+    // The object deleted is the object judged: one recreated in between is a 409.
+    if (!opts->precondition_uid) opts->precondition_uid = (*current)->metadata.uid;
   }
   call->ctx.store.DeleteAsync(
       r, call->route.namespace_, call->route.name, std::move(opts).value(),
@@ -271,8 +273,11 @@ void ServeDeleteCollection(const CallPtr& call) {
   state->remaining = list->items.size();
   if (state->remaining == 0) return FinishCollectionDelete(call, *state);
   for (const api::ObjectPtr& obj : list->items) {
+    api::DeleteOptions one = *opts;
+    // A restricted identity deletes exactly the objects judged above.
+    if (call->restriction && !one.precondition_uid) one.precondition_uid = obj->metadata.uid;
     call->ctx.store.DeleteAsync(
-        call->resource(), obj->metadata.namespace_, obj->metadata.name, *opts,
+        call->resource(), obj->metadata.namespace_, obj->metadata.name, std::move(one),
         call->Track<Result<api::DeleteResult>>(
             "delete", [call, state](Result<api::DeleteResult> res) {
               std::unique_lock<std::mutex> lock(state->mu);
