@@ -11,6 +11,29 @@ bool HasFinalizer(const Object& obj, std::string_view f) {
   return std::find(fs.begin(), fs.end(), f) != fs.end();
 }
 
+// How an owner reference of `dep` resolves, as Kubernetes' garbage collector reads it: owner
+// references carry no namespace, so a namespaced dependent's owner is in its own namespace (or
+// cluster-scoped), and a cluster-scoped dependent can have only cluster-scoped owners.
+enum class Owner { kPresent, kAbsent, kUnresolvable };
+
+Owner Resolve(const Store& store, const ResourceInfo& dep_r, const Object& dep,
+              const api::OwnerReference& ref) {
+  auto [owner_r, owner] = store.FindByUid(ref.uid);
+  if (!owner) return Owner::kAbsent;
+  if (owner_r->namespaced && !dep_r.namespaced) return Owner::kUnresolvable;  // never collected
+  if (owner->metadata.name != ref.name) return Owner::kAbsent;
+  if (owner_r->namespaced && owner->metadata.namespace_ != dep.metadata.namespace_) {
+    return Owner::kAbsent;  // an object of another namespace is no owner of this one
+  }
+  return Owner::kPresent;
+}
+
+// Whether `dep`'s reference `ref` names `owner` (found by that uid) as its owner.
+bool OwnedBy(const Store& store, const ResourceInfo& dep_r, const Object& dep,
+             const api::OwnerReference& ref) {
+  return Resolve(store, dep_r, dep, ref) == Owner::kPresent;
+}
+
 }  // namespace
 
 Status GarbageCollector::Start() {
@@ -48,7 +71,7 @@ void GarbageCollector::Handle(const WatchEvent& ev) {
     // An owner waiting in foreground deletion may now be unblocked.
     for (const auto& ref : obj->metadata.ownerReferences) {
       auto [owner_r, owner] = store_.FindByUid(ref.uid);
-      if (owner && owner->metadata.rare->deletionTimestamp &&
+      if (owner && OwnedBy(store_, r, *obj, ref) && owner->metadata.rare->deletionTimestamp &&
           HasFinalizer(*owner, "foregroundDeletion")) {
         AdvanceForeground(*owner_r, owner);
       }
@@ -67,12 +90,21 @@ void GarbageCollector::Handle(const WatchEvent& ev) {
 // owner are removed.
 void GarbageCollector::CheckOwners(const ResourceInfo& r, const ObjectPtr& obj) {
   std::vector<std::string> dangling;
+  bool unresolvable = false;
   for (const auto& ref : obj->metadata.ownerReferences) {
-    auto found = store_.FindByUid(ref.uid);
-    if (!found.second) dangling.push_back(ref.uid);
+    switch (Resolve(store_, r, *obj, ref)) {
+      case Owner::kAbsent:
+        dangling.push_back(ref.uid);
+        break;
+      case Owner::kUnresolvable:
+        unresolvable = true;
+        break;
+      case Owner::kPresent:
+        break;
+    }
   }
   if (dangling.empty()) return;
-  if (dangling.size() == obj->metadata.ownerReferences.size()) {
+  if (dangling.size() == obj->metadata.ownerReferences.size() && !unresolvable) {
     if (!obj->metadata.rare->deletionTimestamp) DeleteObject(r, obj, "Background");
   } else {
     RemoveOwnerRefs(r, obj, dangling);
@@ -88,10 +120,13 @@ void GarbageCollector::OwnerRemoved(const ObjectPtr& owner) {
 void GarbageCollector::AdvanceForeground(const ResourceInfo& r, const ObjectPtr& owner) {
   bool blocked = false;
   for (const auto& [dep_r, dep] : store_.Dependents(owner->metadata.uid)) {
-    bool blocks = false;
+    bool owned = false, blocks = false;
     for (const auto& ref : dep->metadata.ownerReferences) {
-      if (ref.uid == owner->metadata.uid && ref.blockOwnerDeletion.value_or(false)) blocks = true;
+      if (ref.uid != owner->metadata.uid || !OwnedBy(store_, *dep_r, *dep, ref)) continue;
+      owned = true;
+      blocks = blocks || ref.blockOwnerDeletion.value_or(false);
     }
+    if (!owned) continue;  // names the uid from another namespace: not a dependent
     if (!dep->metadata.rare->deletionTimestamp) DeleteObject(*dep_r, dep, "Foreground");
     blocked = blocked || blocks;
   }
@@ -100,7 +135,12 @@ void GarbageCollector::AdvanceForeground(const ResourceInfo& r, const ObjectPtr&
 
 void GarbageCollector::AdvanceOrphan(const ResourceInfo& r, const ObjectPtr& owner) {
   for (const auto& [dep_r, dep] : store_.Dependents(owner->metadata.uid)) {
-    RemoveOwnerRefs(*dep_r, dep, {owner->metadata.uid});
+    const bool owned = std::any_of(
+        dep->metadata.ownerReferences.begin(), dep->metadata.ownerReferences.end(),
+        [&, &dep_r = dep_r, &dep = dep](const api::OwnerReference& ref) {
+          return ref.uid == owner->metadata.uid && OwnedBy(store_, *dep_r, *dep, ref);
+        });
+    if (owned) RemoveOwnerRefs(*dep_r, dep, {owner->metadata.uid});
   }
   RemoveFinalizer(r, owner, "orphan");
 }

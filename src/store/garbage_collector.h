@@ -9,6 +9,11 @@
 //  - Orphan: the owner carries the `orphan` finalizer; the collector removes the owner's
 //    reference from every dependent, then the finalizer.
 //  - Objects in a deleted namespace are deleted.
+//  - An owner reference resolves to the object of its uid only with its name and, for a
+//    namespaced owner, in the dependent's own namespace (owner references carry none): a
+//    reference to an object elsewhere counts as absent, so no one's object can hold up, or be
+//    collected with, another namespace's. A cluster-scoped dependent naming a namespaced owner
+//    is never collected through it (unresolvable, as Kubernetes' collector treats it).
 //
 // It watches every resource through the Store (one Watcher, its own thread). Dependents'
 // finalizers are honoured because deletes go through the Store like any other client's.

@@ -127,6 +127,36 @@ TEST_P(GcTest, DeletingANamespaceDeletesItsObjects) {
       [&] { return store_->Get(pods(), "tmp", "p").status().code() == StatusCode::kNotFound; }));
 }
 
+TEST_P(GcTest, AnOwnerIsNeverOfAnotherNamespace) {
+  auto ns = testing::ObjectFromJson(
+      R"({"apiVersion":"v1","kind":"Namespace","metadata":{"name":"other"}})");
+  ASSERT_TRUE(store_->Create(namespaces(), std::move(ns)).ok());
+  ObjectPtr owner = CreatePod("default", "owner");
+  // In another namespace, naming the owner's uid and blocking its deletion, held by a finalizer
+  // of its own: not a dependent. Its owner is absent from its namespace, so it is collected
+  // (the finalizer keeps it, deleting), and the owner's foreground deletion does not wait for it.
+  auto stray = testing::MakePod("other", "stray");
+  stray->metadata.finalizers = {"example.com/hold"};
+  stray->metadata.ownerReferences.push_back(
+      {"v1", "Pod", "owner", owner->metadata.uid, true, true});
+  ASSERT_TRUE(store_->Create(pods(), std::move(stray)).ok());
+  EXPECT_TRUE(Eventually([&] {
+    auto d = store_->Get(pods(), "other", "stray");
+    return d.ok() && (*d)->metadata.rare->deletionTimestamp.has_value();
+  }));
+  DeleteOptions fg;
+  fg.propagation_policy = "Foreground";
+  ASSERT_TRUE(store_->Delete(pods(), "default", "owner", fg).ok());
+  EXPECT_TRUE(Eventually([&] { return Gone("owner"); }));
+  // A reference by the right uid and a wrong name is no owner either.
+  ObjectPtr real = CreatePod("default", "real");
+  auto misnamed = testing::MakePod("default", "misnamed");
+  misnamed->metadata.ownerReferences.push_back({"v1", "Pod", "fake", real->metadata.uid, {}, {}});
+  ASSERT_TRUE(store_->Create(pods(), std::move(misnamed)).ok());
+  EXPECT_TRUE(Eventually([&] { return Gone("misnamed"); }));
+  EXPECT_FALSE(Gone("real"));
+}
+
 INSTANTIATE_TEST_SUITE_P(Backends, GcTest, ::testing::Values("memory", "sqlite", "etcd"));
 
 }  // namespace
