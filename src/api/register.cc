@@ -1,10 +1,28 @@
 #include "api/core/types.h"
+#include "api/koordinator/owners.h"
 #include "api/machinery/resources.h"
 #include "api/machinery/scheme.h"
 #include "api/scheduling/priority_admission.h"
 #include "api/scheduling/priority_class.h"
 
 namespace allot::api {
+
+namespace {
+
+// The admission of pods that spans groups: Priority, then the reservation a pod says it draws
+// from (api/koordinator/owners.h).
+Status AdmitPod(Object& obj, const ObjectReader& objects) {
+  ALLOT_RETURN_IF_ERROR(AdmitPodPriority(obj, objects));
+  return AdmitReservationAllocated(static_cast<const Pod&>(obj), nullptr, objects);
+}
+
+Status AdmitPodUpdate(Object& obj, const Object& old, const ObjectReader& objects) {
+  ALLOT_RETURN_IF_ERROR(AdmitPodPriorityUpdate(obj, old, objects));
+  return AdmitReservationAllocated(static_cast<const Pod&>(obj), static_cast<const Pod*>(&old),
+                                   objects);
+}
+
+}  // namespace
 
 const ResourceRegistry& ResourceRegistry::Default() {
   static const ResourceRegistry* registry = [] {
@@ -15,10 +33,10 @@ const ResourceRegistry& ResourceRegistry::Default() {
     RegisterSchedulingResources(*r);
     RegisterPolicyResources(*r);
     RegisterRbacResources(*r);
-    // Admission that spans groups (the Priority admission plugin).
+    // Admission that spans groups (the Priority admission plugin, reservations' owners).
     ResourceInfo* pods = r->Mutable("", "pods");
-    pods->admit_create = AdmitPodPriority;
-    pods->admit_update = AdmitPodPriorityUpdate;
+    pods->admit_create = AdmitPod;
+    pods->admit_update = AdmitPodUpdate;
     ResourceInfo* classes = r->Mutable(std::string(kSchedulingGroup), "priorityclasses");
     classes->admit_create = AdmitPriorityClass;
     classes->admit_update = AdmitPriorityClassUpdate;

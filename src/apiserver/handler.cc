@@ -10,6 +10,7 @@
 #include "apiserver/openapi.h"
 #include "apiserver/request_params.h"
 #include "apiserver/watch_stream.h"
+#include "common/log.h"
 
 namespace allot::apiserver {
 
@@ -98,9 +99,10 @@ void ServeNonResource(const CallPtr& call, const std::string& server_address,
       if (call->req.path.rfind("/readyz", 0) == 0) {
         Status ready = ctx.store.Ready();
         if (!ready.ok()) {
-          return call->Reply(
-              TextResponse(500, "text/plain; charset=utf-8",
-                           "[-]etcd failed: " + ready.message() + "\nreadyz check failed"));
+          // Anyone may probe: why is for the log, as kube-apiserver withholds it.
+          log::Warning("apiserver", "readyz: etcd failed: " + ready.message());
+          return call->Reply(TextResponse(500, "text/plain; charset=utf-8",
+                                          "[-]etcd failed: reason withheld\nreadyz check failed"));
         }
       }
       return call->Reply(TextResponse(200, "text/plain; charset=utf-8", "ok"));

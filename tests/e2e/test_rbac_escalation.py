@@ -2,8 +2,12 @@
 may write some RBAC objects tries to grant itself more: every path is refused with
 kube-apiserver's 403 (or, for a binding to a role that does not exist, its 404), and the grants
 that make each allowed (`escalate`, `bind`, holding the permissions, `impersonate`) do."""
+import http.client
 import json
 import os
+import ssl
+import subprocess
+import tempfile
 
 import harness
 
@@ -273,11 +277,52 @@ class RbacEscalationTest(harness.TestCase):
         self.assertEqual(json.loads(out)["status"]["userInfo"]["groups"],
                          ["devs", "system:authenticated"])
         # The audit log names both: who asked, and whom it acted as.
-        events = [json.loads(line) for line in open(self.audit_log)]
+        with open(self.audit_log) as f:
+            events = [json.loads(line) for line in f]
         acted = [e for e in events if e["user"]["username"] == "impersonator"
                  and e.get("impersonatedUser", {}).get("username") == "jane"]
         self.assertTrue(acted, "no audit event with both identities")
         self.assertTrue(all(e["impersonatedUser"]["groups"] for e in acted))
+
+    def test_other_paths_to_more_rights(self):
+        """What docs/security.md lists beyond RBAC objects: certificates come only from whoever
+        holds the CA key; the dashboard's page holds no data and its other paths need
+        credentials; an empty POST evicts nothing."""
+        # `allot kubeconfig` signs with <data-dir>/pki/ca.key: without it, nothing is issued.
+        empty = tempfile.mkdtemp(prefix="allot-no-ca-")
+        p = subprocess.run([harness.ALLOT, "kubeconfig", "--data-dir", empty, "--user", "x",
+                            "--group", "system:masters", "--server", self.server.url, "--out",
+                            os.path.join(empty, "x.kubeconfig")],
+                           capture_output=True, text=True, timeout=60)
+        self.assertNotEqual(p.returncode, 0)
+        self.assertFalse(os.path.exists(os.path.join(empty, "x.kubeconfig")))
+        ca = os.path.join(self.server.data_dir, "pki", "ca.crt")
+        ctx = ssl.create_default_context(cafile=ca)
+
+        def anonymous(method, path, body=None):
+            conn = http.client.HTTPSConnection("127.0.0.1", self.server.port, context=ctx,
+                                               timeout=30)
+            conn.request(method, path, body=body,
+                         headers={"Content-Type": "application/json"} if body else {})
+            resp = conn.getresponse()
+            data = resp.read().decode()
+            conn.close()
+            return resp.status, data
+        status, page = anonymous("GET", "/ui")
+        self.assertEqual(status, 200)
+        self.assertNotIn("kube-system", page)  # a static page: data comes from API calls
+        self.assertEqual(anonymous("GET", "/ui/../api/v1/namespaces")[0], 401)
+        self.assertEqual(anonymous("GET", "/api/v1/namespaces")[0], 401)
+        # An eviction must name its pod (a cross-site form POST carries no Eviction).
+        self.admin.run("run", "victim", "--image=busybox", "--restart=Never")
+        admin_conn = self.server.http_connection()
+        admin_conn.request("POST", "/api/v1/namespaces/default/pods/victim/eviction", body="",
+                           headers={"Content-Type": "application/x-www-form-urlencoded"})
+        resp = admin_conn.getresponse()
+        body = resp.read().decode()
+        admin_conn.close()
+        self.assertIn(resp.status, (400, 415), body)
+        self.assertEqual(self.admin.get("pod", "victim")["metadata"]["name"], "victim")
 
 
 if __name__ == "__main__":

@@ -87,7 +87,7 @@ class ReservationControllerTest : public ::testing::Test {
   void CreateOwner(const std::string& pod, const std::string& node, const std::string& name) {
     auto obj = testing::ObjectFromJson(
         R"({"apiVersion":"v1","kind":"Pod","metadata":{"name":")" + pod +
-        R"(","namespace":"default"},"spec":{"nodeName":")" + node +
+        R"(","namespace":"default","labels":{"app":"job"}},"spec":{"nodeName":")" + node +
         R"(","containers":[{"name":"c","image":"i","resources":{"requests":{"cpu":"1","memory":"1Gi"}}}]}})");
     obj->metadata.annotations[std::string(api::kAnnotationReservationAllocated)] =
         api::FormatReservationAllocated({name, Get(name)->metadata.uid});

@@ -10,22 +10,6 @@ namespace {
 
 constexpr std::string_view kTaintUnschedulable = "node.kubernetes.io/unschedulable";
 
-bool ObjectMatches(const api::ObjectReference& o, const api::Pod& pod) {
-  if (!o.uid.empty() && o.uid != pod.metadata.uid) return false;
-  if (!o.name.empty() && o.name != pod.metadata.name) return false;
-  if (!o.namespace_.empty() && o.namespace_ != pod.metadata.namespace_) return false;
-  if (!o.apiVersion.empty() && o.apiVersion != "v1") return false;
-  return true;
-}
-
-bool ControllerMatches(const api::ReservationControllerReference& c, const api::Pod& pod) {
-  if (!c.namespace_.empty() && c.namespace_ != pod.metadata.namespace_) return false;
-  for (const api::OwnerReference& ref : pod.metadata.ownerReferences) {
-    if (ref.uid == c.uid && (c.name.empty() || ref.name == c.name)) return true;
-  }
-  return false;
-}
-
 // Requests against free capacity on every resource the pod asks for.
 void CheckFree(const Resource& want, const Resource& free, std::vector<std::string>* reasons,
                bool& ok, std::string_view prefix = {}) {
@@ -48,34 +32,6 @@ Resource FreeOf(const NodeInfo& node, const Resource& extra_held) {
 }
 
 }  // namespace
-
-// --- owners -------------------------------------------------------------------------------------
-
-OwnerMatcher OwnerMatcher::Make(const api::Reservation& r) {
-  OwnerMatcher m;
-  for (const api::ReservationOwner& o : r.spec.owners) {
-    Entry e;
-    e.object = o.object;
-    e.controller = o.controller;
-    if (o.labelSelector) {
-      auto sel = api::LabelSelectorExpr::FromLabelSelector(*o.labelSelector);
-      e.selector = sel.ok() ? *sel : api::LabelSelectorExpr::Nothing();
-    }
-    m.entries_.push_back(std::move(e));
-  }
-  return m;
-}
-
-bool OwnerMatcher::Matches(const api::Pod& pod) const {
-  for (const Entry& e : entries_) {
-    if (!e.object && !e.controller && !e.selector) continue;  // an empty entry matches nobody
-    if (e.object && !ObjectMatches(*e.object, pod)) continue;
-    if (e.controller && !ControllerMatches(*e.controller, pod)) continue;
-    if (e.selector && !e.selector->Matches(pod.metadata.labels)) continue;
-    return true;
-  }
-  return false;
-}
 
 // --- the pod's preferences ----------------------------------------------------------------------
 

@@ -2,8 +2,7 @@
 // plugin (docs/reservations.md, "Owner pods"). No state, no locks; the plugin calls these for
 // the candidates its index found.
 //
-//   OwnerMatcher m = OwnerMatcher::Make(reservation);   // once per reservation version
-//   m.Matches(pod);                                       // owners: entries ORed, fields ANDed
+//   (owners: api/koordinator/owners.h, ReservationOwnerMatcher)
 //   PodReservationPrefs prefs = PodReservationPrefs::Parse(pod);  // annotations, once per pod
 //   prefs.Admits(info, node_labels);                      // affinity, taints, exact-match
 //   FitsReservation(pod_requests, node, slot, others)     // Aligned / Restricted fit
@@ -15,32 +14,13 @@
 
 #include "api/core/types.h"
 #include "api/koordinator/annotations.h"
+#include "api/koordinator/owners.h"
 #include "api/machinery/selector.h"
 #include "common/status.h"
 #include "scheduler/framework/reservation_info.h"
 #include "scheduler/framework/types.h"
 
 namespace allot::scheduler::reservation {
-
-// A reservation's owners, parsed once. An `object` entry matches the pod on the fields it sets
-// (uid, name, namespace, apiVersion); a `controller` entry matches a pod with an ownerReference
-// of that uid (and, when set, in that namespace); a labelSelector matches the pod's labels.
-// Fields of one entry are ANDed; entries are ORed.
-class OwnerMatcher {
- public:
-  struct Entry {
-    std::optional<api::ObjectReference> object;
-    std::optional<api::ReservationControllerReference> controller;
-    std::optional<api::LabelSelectorExpr> selector;
-  };
-  // Entries whose selector does not parse match nothing (validation rejects them anyway).
-  static OwnerMatcher Make(const api::Reservation& r);
-  bool Matches(const api::Pod& pod) const;
-  const std::vector<Entry>& entries() const { return entries_; }
-
- private:
-  std::vector<Entry> entries_;
-};
 
 // What a pod says about reservations, parsed from its labels and annotations once per cycle.
 struct PodReservationPrefs {

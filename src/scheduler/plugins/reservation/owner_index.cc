@@ -22,7 +22,7 @@ const typename M::mapped_type* Find(const M& m, const K& k) {
 
 }  // namespace
 
-OwnerIndex::Key OwnerIndex::KeyOf(const OwnerMatcher::Entry& e) {
+OwnerIndex::Key OwnerIndex::KeyOf(const api::ReservationOwnerMatcher::Entry& e) {
   if (e.object && !e.object->uid.empty()) return {Kind::kObjectUid, e.object->uid, ""};
   if (e.object && !e.object->name.empty()) {
     return {Kind::kObjectName, e.object->namespace_ + "/" + e.object->name, ""};
@@ -96,10 +96,10 @@ void OwnerIndex::Unfile(const Key& k, std::string_view uid) {
 
 void OwnerIndex::Set(ReservationInfoPtr info) {
   auto r = std::make_shared<IndexedReservation>();
-  r->owners = OwnerMatcher::Make(*info->object);
+  r->owners = api::ReservationOwnerMatcher::Make(*info->object);
   r->info = std::move(info);
   std::vector<Key> keys;
-  for (const OwnerMatcher::Entry& e : r->owners.entries()) {
+  for (const api::ReservationOwnerMatcher::Entry& e : r->owners.entries()) {
     Key k = KeyOf(e);
     bool dup = false;
     for (const Key& o : keys) dup |= o.kind == k.kind && o.key == k.key && o.value == k.value;

@@ -5,7 +5,7 @@
 // Each owner entry is filed under its most selective field: an object's uid, else its
 // namespace/name; a controller's uid; else the first matchLabels pair of its selector. Entries
 // with none of those (only matchExpressions, or an empty selector) go to a short list every
-// pod checks. Candidates() returns a superset; callers confirm with OwnerMatcher.
+// pod checks. Candidates() returns a superset; callers confirm with api::ReservationOwnerMatcher.
 //
 // Thread safety: Set / Remove from informer threads, Candidates from the scheduling thread; one
 // mutex, held for the lookups only.
@@ -28,7 +28,7 @@ namespace allot::scheduler::reservation {
 // A reservation as the index hands it out: its info and its parsed owners.
 struct IndexedReservation {
   ReservationInfoPtr info;
-  OwnerMatcher owners;
+  api::ReservationOwnerMatcher owners;
 };
 using IndexedReservationPtr = std::shared_ptr<const IndexedReservation>;
 
@@ -50,7 +50,7 @@ class OwnerIndex {
     std::string key;
     std::string value;
   };
-  static Key KeyOf(const OwnerMatcher::Entry& e);
+  static Key KeyOf(const api::ReservationOwnerMatcher::Entry& e);
   void File(const Key& k, const IndexedReservationPtr& r);
   void Unfile(const Key& k, std::string_view uid);
   void RemoveLocked(std::string_view uid);

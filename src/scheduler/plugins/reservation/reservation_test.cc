@@ -133,7 +133,7 @@ TEST(ReservePod, CarriesTheTemplateAndTheReservation) {
   EXPECT_FALSE(info->IsAvailable());
 }
 
-TEST(OwnerMatcher, EntriesAreOredFieldsAnded) {
+TEST(ReservationOwnerMatcher, EntriesAreOredFieldsAnded) {
   auto r = MakeReservation("r", "1", "n");
   api::ReservationOwner both;
   both.object = api::ObjectReference{};
@@ -146,7 +146,7 @@ TEST(OwnerMatcher, EntriesAreOredFieldsAnded) {
   ctrl.controller->uid = "rs-1";
   ctrl.controller->namespace_ = "team";
   r->spec.owners.push_back(ctrl);
-  auto m = reservation::OwnerMatcher::Make(*r);
+  auto m = api::ReservationOwnerMatcher::Make(*r);
   EXPECT_TRUE(m.Matches(*PodBuilder("p1").Label("app", "job").Build()));
   EXPECT_FALSE(m.Matches(*PodBuilder("p2").Build()));                    // name alone
   EXPECT_TRUE(m.Matches(*PodBuilder("p2").Label("tier", "x").Build()));  // name and labels
