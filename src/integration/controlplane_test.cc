@@ -17,6 +17,7 @@
 #include "api/resource/pod_scheduling_context.h"
 #include "api/resource/types.h"
 #include "drivers/controlplane/controller.h"
+#include "api/machinery/owners.h"
 #include "integration/dra_fixture.h"
 #include "scheduler/plugins/dynamicresources/dynamic_resources.h"
 #include "scheduler/plugins/names.h"
@@ -443,6 +444,33 @@ TEST_F(ControlPlaneTest, AContextDeletedByHandIsPublishedAgain) {
   PoolDriver driver(kControlPlaneDriver, {}, 4);
   StartDriver(driver);
   ASSERT_TRUE(WaitBound("p")) << PodMessage("p");
+}
+
+// A context someone else wrote for the pod's name before it (selecting a node, controlled by
+// nothing) is not the pod's: the scheduler replaces it with its own, controlled by the pod.
+TEST_F(ControlPlaneTest, AContextThePodDoesNotControlIsNotItsOwn) {
+  Cluster(2, 0);
+  Create(api::ResourceFor<api::DeviceClass>(),
+         workloads::MakeDriverClass(kControlPlaneDriver, kControlPlaneDriver));
+  classes_.insert(kControlPlaneDriver);
+  ControllerTemplate("acc");
+  auto forged = std::make_unique<api::PodSchedulingContext>();
+  forged->metadata.namespace_ = "default";
+  forged->metadata.name = "p";
+  forged->spec.selectedNode = "node-1";
+  ASSERT_TRUE(client_->Create(api::ResourceFor<api::PodSchedulingContext>(), std::move(forged)).ok());
+  Start();
+  Pod("p", "acc");
+  auto pod = client_->Get(api::ResourceFor<api::Pod>(), "default", "p");
+  ASSERT_TRUE(pod.ok());
+  const std::string uid = (*pod)->metadata.uid;
+  EXPECT_TRUE(WaitFor(
+      [&] {
+        auto c = Context("p");
+        return c && api::IsControlledBy(c->metadata, uid);
+      },
+      seconds(10)))
+      << PodMessage("p");
 }
 
 // The pod is deleted while it negotiates: its claim (the resourceclaim controller) and its
