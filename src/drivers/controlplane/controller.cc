@@ -384,10 +384,9 @@ Status Controller::SyncContext(const std::string& ns, const std::string& name) {
   api::ObjectPtr pod_obj = pods_->Get(ns, name);
   const auto* pod = pod_obj ? api::As<api::Pod>(*pod_obj) : nullptr;
   if (pod == nullptr || pod->metadata.rare->deletionTimestamp) return Status::Ok();
-  if (const api::OwnerReference* owner = api::ControllerOf(ctx->metadata);
-      owner && owner->uid != pod->metadata.uid) {
-    return Status::Ok();  // left by an earlier pod of the same name
-  }
+  // Only the pod's own context (the scheduler makes it controlled by the pod): one left by an
+  // earlier pod of the same name, or written by anyone else, is not acted on.
+  if (!api::IsControlledBy(ctx->metadata, pod->metadata.uid)) return Status::Ok();
   // The pod's claims of this driver that still need an allocation.
   std::vector<ClaimAllocation> pending;
   for (const api::PodClaimUse& use : api::PodClaims(*pod)) {
