@@ -83,6 +83,14 @@ store::UpdateFn Call::Admitted(store::UpdateFn fn) const {
   return [self = shared_from_this(),
           fn = std::move(fn)](const api::Object& current) -> Result<std::unique_ptr<api::Object>> {
     ALLOT_ASSIGN_OR_RETURN(std::unique_ptr<api::Object> next, fn(current));
+    // A write based on an older object is the store's 409 (which clients retry), not a verdict
+    // on the difference from a newer one.
+    const std::string& rv = next->metadata.resourceVersion;
+    if (!rv.empty() && rv != current.metadata.resourceVersion) {
+      return ConflictError(self->resource().QualifiedResource(), current.metadata.name,
+                           "the object has been modified; please apply your changes to the "
+                           "latest version and try again");
+    }
     ALLOT_RETURN_IF_ERROR(self->Admit(&current, next.get()));
     return next;
   };

@@ -183,7 +183,9 @@ bool IsMutating(std::string_view method) {
 
 // Watches hold their request for minutes: kube-apiserver leaves long-running requests out of
 // the in-flight limits.
-bool IsLongRunning(const Request& req) { return QueryFlag(req, "watch"); }
+bool IsLongRunning(const Request& req) {
+  return (req.method == "GET" || req.method == "HEAD") && QueryFlag(req, "watch");
+}
 
 Status TooManyRequests() {
   Status st(StatusCode::kTooManyRequests, "Too many requests, please try again later.");

@@ -218,7 +218,14 @@ void ServeDelete(const CallPtr& call) {
     Status admitted = call->Admit(current->get(), nullptr);
     if (!admitted.ok()) return call->Fail(admitted);
     // The object deleted is the object judged: one recreated in between is a 409.
-    if (!opts->precondition_uid) opts->precondition_uid = (*current)->metadata.uid;
+    const std::string& judged = (*current)->metadata.uid;
+    if (opts->precondition_uid && *opts->precondition_uid != judged) {
+      return call->Fail(ConflictError(r.QualifiedResource(), call->route.name,
+                                      "Precondition failed: UID in precondition: " +
+                                          *opts->precondition_uid +
+                                          ", UID in object meta: " + judged));
+    }
+    opts->precondition_uid = judged;
   }
   call->ctx.store.DeleteAsync(
       r, call->route.namespace_, call->route.name, std::move(opts).value(),
@@ -275,7 +282,7 @@ void ServeDeleteCollection(const CallPtr& call) {
   for (const api::ObjectPtr& obj : list->items) {
     api::DeleteOptions one = *opts;
     // A restricted identity deletes exactly the objects judged above.
-    if (call->restriction && !one.precondition_uid) one.precondition_uid = obj->metadata.uid;
+    if (call->restriction) one.precondition_uid = obj->metadata.uid;
     call->ctx.store.DeleteAsync(
         call->resource(), obj->metadata.namespace_, obj->metadata.name, std::move(one),
         call->Track<Result<api::DeleteResult>>(

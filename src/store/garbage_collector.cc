@@ -19,8 +19,13 @@ enum class Owner { kPresent, kAbsent, kUnresolvable };
 Owner Resolve(const Store& store, const ResourceInfo& dep_r, const Object& dep,
               const api::OwnerReference& ref) {
   auto [owner_r, owner] = store.FindByUid(ref.uid);
+  if (!dep_r.namespaced) {
+    // A cluster-scoped dependent naming a namespaced kind: never collected through it.
+    const ResourceInfo* kind =
+        owner ? owner_r : api::ResourceRegistry::Default().FindByKind(ref.apiVersion, ref.kind);
+    if (kind && kind->namespaced) return Owner::kUnresolvable;
+  }
   if (!owner) return Owner::kAbsent;
-  if (owner_r->namespaced && !dep_r.namespaced) return Owner::kUnresolvable;  // never collected
   if (owner->metadata.name != ref.name) return Owner::kAbsent;
   if (owner_r->namespaced && owner->metadata.namespace_ != dep.metadata.namespace_) {
     return Owner::kAbsent;  // an object of another namespace is no owner of this one
@@ -103,8 +108,9 @@ void GarbageCollector::CheckOwners(const ResourceInfo& r, const ObjectPtr& obj) 
         break;
     }
   }
-  if (dangling.empty()) return;
-  if (dangling.size() == obj->metadata.ownerReferences.size() && !unresolvable) {
+  // An unresolvable reference leaves the object as it is, its dangling references included.
+  if (dangling.empty() || unresolvable) return;
+  if (dangling.size() == obj->metadata.ownerReferences.size()) {
     if (!obj->metadata.rare->deletionTimestamp) DeleteObject(r, obj, "Background");
   } else {
     RemoveOwnerRefs(r, obj, dangling);

@@ -157,6 +157,23 @@ TEST_P(GcTest, AnOwnerIsNeverOfAnotherNamespace) {
   EXPECT_FALSE(Gone("real"));
 }
 
+TEST_P(GcTest, AClusterScopedObjectIsNeverCollectedThroughANamespacedOwner) {
+  auto node = testing::ObjectFromJson(
+      R"({"apiVersion":"v1","kind":"Node","metadata":{"name":"n1","ownerReferences":[)"
+      R"({"apiVersion":"v1","kind":"Pod","name":"ghost","uid":"00000000-0000-4000-8000-00000000000a"}]}})");
+  ASSERT_TRUE(store_->Create(testing::Resource("", "nodes"), std::move(node)).ok());
+  // The collector takes events in commit order: once a later stray is collected, the Node's
+  // event was handled.
+  auto pod = testing::MakePod("default", "stray");
+  pod->metadata.ownerReferences.push_back(
+      {"v1", "Pod", "ghost", "00000000-0000-4000-8000-00000000000b", {}, {}});
+  ASSERT_TRUE(store_->Create(pods(), std::move(pod)).ok());
+  EXPECT_TRUE(Eventually([&] { return Gone("stray"); }));
+  auto kept = store_->Get(testing::Resource("", "nodes"), "", "n1");
+  ASSERT_TRUE(kept.ok());
+  EXPECT_EQ((*kept)->metadata.ownerReferences.size(), 1u);
+}
+
 INSTANTIATE_TEST_SUITE_P(Backends, GcTest, ::testing::Values("memory", "sqlite", "etcd"));
 
 }  // namespace

@@ -65,7 +65,16 @@ Status AdmitReservationAllocated(const Pod& pod, const Pod* old, const ObjectRea
   if (!named) return Status::Ok();
   ObjectPtr found = objects.Get(ResourceFor<Reservation>(), "", named->name);
   const auto* r = found ? As<Reservation>(*found) : nullptr;
-  if (!r || r->metadata.uid != named->uid || !ReservationOwnerMatcher::Make(*r).Matches(pod)) {
+  // A pod being created has no uid yet: one its body claims (the store assigns its own) must
+  // not make it an owner by uid.
+  Pod judged_copy;
+  const Pod* judged = &pod;
+  if (!old && !pod.metadata.uid.empty()) {
+    judged_copy = pod;
+    judged_copy.metadata.uid.clear();
+    judged = &judged_copy;
+  }
+  if (!r || r->metadata.uid != named->uid || !ReservationOwnerMatcher::Make(*r).Matches(*judged)) {
     return ForbiddenError("pods", pod.metadata.name,
                           "pod is not an owner of reservation \"" + named->name + "\" (" +
                               std::string(kAnnotationReservationAllocated) + ")");

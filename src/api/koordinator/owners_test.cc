@@ -87,6 +87,18 @@ TEST(ReservationOwnersTest, OnlyAnOwnerMaySayItDrawsFromAReservation) {
   EXPECT_TRUE(AdmitReservationAllocated(before, &before, objects).ok());
   Pod plain = PodOf("other", "x", {});
   EXPECT_FALSE(AdmitReservationAllocated(PodOf("other", "x", {}, r), &plain, objects).ok());
+  // A pod being created cannot claim a uid owner's uid: the store gives it its own.
+  auto by_uid = ForJobPods("u", "uid-u");
+  by_uid->spec.owners[1].object->uid = "pod-uid";
+  objects.Add(by_uid);
+  Pod claims = PodOf("team", "special", {}, FormatReservationAllocated({"u", "uid-u"}));
+  claims.metadata.uid = "pod-uid";
+  by_uid->spec.owners[1].object->namespace_.clear();
+  by_uid->spec.owners[1].object->name.clear();
+  EXPECT_FALSE(AdmitReservationAllocated(claims, nullptr, objects).ok());
+  Pod stored = claims;
+  stored.metadata.annotations.clear();
+  EXPECT_TRUE(AdmitReservationAllocated(claims, &stored, objects).ok());  // an update: its uid
   // Without the annotation, or with a value that names nothing, there is nothing to judge.
   EXPECT_TRUE(AdmitReservationAllocated(plain, nullptr, objects).ok());
   EXPECT_TRUE(AdmitReservationAllocated(PodOf("other", "x", {}, "not json"), nullptr, objects).ok());

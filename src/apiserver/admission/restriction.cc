@@ -213,6 +213,10 @@ Status Restriction::CheckNodeWrite(const authz::Attributes& a, const api::Object
     if (next && next->status.resourceClaimStatuses != pod->status.resourceClaimStatuses) {
       return Forbidden(a, obj, "is not allowed to modify resourceClaimStatuses");
     }
+    if (next && next->status.rare->extendedResourceClaimStatus !=
+                    pod->status.rare->extendedResourceClaimStatus) {
+      return Forbidden(a, obj, "is not allowed to modify extendedResourceClaimStatus");
+    }
   } else if (a.api_group == "resource.k8s.io" && a.resource == "resourceslices") {
     for (const api::Object* o : {old, obj}) {
       const auto* slice = dynamic_cast<const api::ResourceSlice*>(o);

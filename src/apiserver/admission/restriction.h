@@ -10,7 +10,8 @@
 //                   neither its taints nor its ownerReferences,
 //                 - the Lease kube-node-lease/NAME,
 //                 - the status of pods bound to NAME (spec.nodeName) but their
-//                   resourceClaimStatuses, and deletes only those pods,
+//                   resourceClaimStatuses and extendedResourceClaimStatus, and deletes only
+//                   those pods,
 //                 - ResourceSlices whose spec.nodeName is NAME (before and after the write);
 //   a driver    user system:dra-driver:NAME in group system:dra-drivers, writes only
 //                 - ResourceSlices whose spec.driver is NAME (before and after the write),

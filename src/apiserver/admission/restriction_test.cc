@@ -196,6 +196,23 @@ TEST_F(RestrictionTest, ADriverChangesOnlyItsOwnEntriesInAClaimsStatus) {
                   "its own entries", kMerge);
 }
 
+TEST_F(RestrictionTest, AStaleWriteIsAConflictNotAVerdict) {
+  const std::string claim = "/apis/resource.k8s.io/v1/namespaces/default/resourceclaims/c";
+  Response got = Send("admin-token", "GET", claim, "");
+  ASSERT_EQ(got.status, 200);
+  ASSERT_EQ(Send("admin-token", "PATCH", claim, R"({"metadata":{"labels":{"moved":"on"}}})",
+                 kMerge)
+                .status,
+            200);
+  // The driver's PUT of the older object (its finalizer added) meets the store's 409, which it
+  // retries, rather than a 403 for the label it did not see.
+  std::string body = got.body;
+  const std::string finalizers = R"("finalizers":[)";
+  body.insert(body.find(finalizers) + finalizers.size(), R"("gpu.example.com/x",)");
+  Response stale = Send("driver-token", "PUT", claim, body);
+  EXPECT_EQ(stale.status, 409) << stale.body;
+}
+
 TEST_F(RestrictionTest, ADriverAddsAndRemovesOnlyItsOwnFinalizers) {
   const std::string claim = "/apis/resource.k8s.io/v1/namespaces/default/resourceclaims/c";
   ExpectForbidden("driver-token", "PATCH", claim, R"({"metadata":{"finalizers":[]}})",

@@ -34,6 +34,18 @@ std::string Lower(std::string_view s) {
   return out;
 }
 
+// url.PathUnescape of an extra key, or the key as it is when an escape in it is malformed.
+std::string UnescapeExtraKey(const std::string& key) {
+  for (size_t i = 0; i < key.size(); ++i) {
+    if (key[i] != '%') continue;
+    if (i + 2 >= key.size() || !std::isxdigit(static_cast<unsigned char>(key[i + 1])) ||
+        !std::isxdigit(static_cast<unsigned char>(key[i + 2]))) {
+      return key;
+    }
+  }
+  return PercentDecode(key, false);
+}
+
 bool Contains(const std::vector<std::string>& v, std::string_view s) {
   return std::find(v.begin(), v.end(), s) != v.end();
 }
@@ -251,19 +263,20 @@ Result<authn::UserInfo> Allowed(const Mode& mode, const Authorizer& authorizer,
 
 Result<std::optional<authn::UserInfo>> ImpersonationRequested(const Request& req) {
   authn::UserInfo wanted;
-  bool has_extra = false;
+  bool has_extra = false, seen_user = false, seen_uid = false;
   for (const auto& [key, value] : req.headers) {
     if (IEquals(key, kUserHeader)) {
-      if (wanted.name.empty()) wanted.name = value;  // the first, as Go's Header.Get
+      if (!seen_user) wanted.name = value;  // the first, even empty, as Go's Header.Get
+      seen_user = true;
     } else if (IEquals(key, kUidHeader)) {
-      if (wanted.uid.empty()) wanted.uid = value;
+      if (!seen_uid) wanted.uid = value;
+      seen_uid = true;
     } else if (IEquals(key, kGroupHeader)) {
       wanted.groups.push_back(value);
-    } else if (key.size() > kExtraPrefix.size() &&
+    } else if (key.size() >= kExtraPrefix.size() &&
                IEquals(std::string_view(key).substr(0, kExtraPrefix.size()), kExtraPrefix)) {
       has_extra = true;
-      std::string extra_key = PercentDecode(Lower(key.substr(kExtraPrefix.size())), false);
-      wanted.extra[extra_key].push_back(value);
+      wanted.extra[UnescapeExtraKey(Lower(key.substr(kExtraPrefix.size())))].push_back(value);
     }
   }
   if (wanted.name.empty()) {

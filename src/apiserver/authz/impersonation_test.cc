@@ -180,6 +180,23 @@ TEST_F(ImpersonationTest, GroupsWithoutAUserAreABadRequest) {
   EXPECT_EQ(J(r.body)["/message"],
             R"(requested &user.DefaultInfo{Name:"", UID:"", Groups:[]string{"dev"}, )"
             R"(Extra:map[string][]string(nil)} without impersonating a user name)");
+  // An extra with an empty key is an extra too; an empty user is no user.
+  EXPECT_EQ(As("admin-token", "GET", kPods, {{"Impersonate-Extra-", "v"}}).status, 400);
+  EXPECT_EQ(As("admin-token", "GET", kPods, {{"Impersonate-User", ""}, {"Impersonate-User", "x"},
+                                            {"Impersonate-Group", "g"}})
+                .status,
+            400);
+}
+
+TEST_F(ImpersonationTest, ExtraKeysArePercentDecodedUnlessMalformed) {
+  Response ok = As("admin-token", "POST", kWhoAmI,
+                   {{"Impersonate-User", "x"},
+                    {"Impersonate-Extra-Example.com%2fTeam", "a"},
+                    {"Impersonate-Extra-bad%2fkey%zz", "b"}},
+                   kWhoAmIBody);
+  ASSERT_EQ(ok.status, 201) << ok.body;
+  EXPECT_NE(ok.body.find(R"("example.com/team":["a"])"), std::string::npos) << ok.body;
+  EXPECT_NE(ok.body.find(R"("bad%2fkey%zz":["b"])"), std::string::npos) << ok.body;
 }
 
 }  // namespace
