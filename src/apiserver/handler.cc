@@ -5,11 +5,12 @@
 
 #include "apiserver/authz/impersonation.h"
 #include "apiserver/dashboard/page.h"
-#include "apiserver/discovery.h"
-#include "apiserver/handlers.h"
-#include "apiserver/openapi.h"
-#include "apiserver/request_params.h"
-#include "apiserver/watch_stream.h"
+#include "apiserver/discovery/discovery.h"
+#include "apiserver/discovery/openapi.h"
+#include "apiserver/rest/handlers.h"
+#include "apiserver/rest/request_params.h"
+#include "apiserver/rest/watch_stream.h"
+#include "apiserver/transport/inflight.h"
 #include "common/log.h"
 
 namespace allot::apiserver {
@@ -20,6 +21,7 @@ struct Handler::State {
         metrics_registry(registry),
         metrics(registry, store),
         openapi(api::ResourceRegistry::Default(), config.git_version),
+        inflight(config.max_readonly_inflight, config.max_mutating_inflight),
         ctx{store,   clock, api::ResourceRegistry::Default(), metrics, cache, streams, async,
             openapi, config} {}
 
@@ -30,10 +32,9 @@ struct Handler::State {
   StreamRegistry streams;
   AsyncTracker async;
   OpenApiDocs openapi;
+  InFlightLimits inflight;
   ServerContext ctx;
   std::atomic<bool> stopping{false};
-  std::atomic<int> readonly_inflight{0};
-  std::atomic<int> mutating_inflight{0};
 };
 
 namespace {
@@ -270,23 +271,18 @@ bool Authorize(Call& call) {
 
 void Handler::Handle(Request req, std::string server_address, ResponseCallback done) {
   // The in-flight limits: a slot is taken here and given back when the answer goes out.
-  const ServerConfig& cfg = state_->ctx.config;
-  if ((cfg.max_readonly_inflight > 0 || cfg.max_mutating_inflight > 0) && !IsLongRunning(req) &&
+  const bool mutating = IsMutating(req.method);
+  if (state_->inflight.Limits(mutating) && !IsLongRunning(req) &&
       !authn::Authenticator::IsHealthProbe(req.path)) {
-    const bool mutating = IsMutating(req.method);
-    const int limit = mutating ? cfg.max_mutating_inflight : cfg.max_readonly_inflight;
-    std::atomic<int>& count = mutating ? state_->mutating_inflight : state_->readonly_inflight;
-    if (limit > 0) {
-      if (count.fetch_add(1) >= limit) {
-        count.fetch_sub(1);
-        state_->metrics.rejected_inflight.With({mutating ? "mutating" : "readOnly"}).Inc();
-        return done(ErrorResponse(TooManyRequests()));
-      }
-      done = [&count, done = std::move(done)](Response res) {
-        count.fetch_sub(1);
-        done(std::move(res));
-      };
+    InFlightLimits& limits = state_->inflight;
+    if (!limits.TryAcquire(mutating)) {
+      state_->metrics.rejected_inflight.With({mutating ? "mutating" : "readOnly"}).Inc();
+      return done(ErrorResponse(TooManyRequests()));
     }
+    done = [&limits, mutating, done = std::move(done)](Response res) {
+      limits.Release(mutating);
+      done(std::move(res));
+    };
   }
   Route route = ParseRoute(req.path, state_->ctx.registry);
   const authn::Authenticator* authenticator = state_->ctx.config.authenticator.get();

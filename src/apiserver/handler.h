@@ -6,7 +6,7 @@
 #include <memory>
 
 #include "apiserver/context.h"
-#include "apiserver/http_types.h"
+#include "apiserver/transport/http_types.h"
 #include "common/metrics.h"
 #include "store/store.h"
 

@@ -14,8 +14,8 @@
 #include <thread>
 #include <vector>
 
-#include "apiserver/connection.h"
 #include "apiserver/handler.h"
+#include "apiserver/transport/connection.h"
 #include "common/process_stats.h"
 
 namespace allot::apiserver {

@@ -76,6 +76,4 @@ Status ChargeOutput(const CallContext& ctx, uint64_t bytes) {
 
 Status NoSuchOverload() { return EvalError("no such overload"); }
 
-Value BoolValue(bool b) { return Value::Bool(b); }
-
 }  // namespace allot::cel

@@ -90,6 +90,5 @@ void RegisterOptionalFunctions(Library& lib);
 
 // Helpers shared by the lib_*.cc files.
 Status NoSuchOverload();
-Value BoolValue(bool b);
 
 }  // namespace allot::cel

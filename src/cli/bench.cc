@@ -206,7 +206,7 @@ std::unique_ptr<api::ResourceSlice> BenchSlice(int64_t node, int64_t devices) {
 }
 
 std::unique_ptr<api::ResourceClaim> BenchSharedClaim(int64_t i) {
-  return workloads::MakeClaim("bench-shared-" + std::to_string(i), "default", BenchClaimSpec(1));
+  return workloads::MakeClaim("default", "bench-shared-" + std::to_string(i), BenchClaimSpec(1));
 }
 
 // A pod named `name`; with claims it references the template `tmpl` or shared claim
@@ -215,8 +215,8 @@ std::unique_ptr<api::ResourceClaim> BenchSharedClaim(int64_t i) {
 std::unique_ptr<api::Pod> BenchPod(const Workload& w, const std::string& name, int64_t claim_index,
                                    const std::string& tmpl, bool measured = false) {
   const bool cpu_bound = w.preemption && w.claims == ClaimKind::kNone;
-  auto p = cpu_bound ? workloads::MakePod(name, "default", kPreemptionCpu, "500Mi")
-                     : workloads::MakePod(name, "default");
+  auto p = cpu_bound ? workloads::MakePod("default", name, kPreemptionCpu, "500Mi")
+                     : workloads::MakePod("default", name);
   if (w.preemption && measured) p->spec.priorityClassName = kHighPriorityClass;
   if (w.reservations > 0) {
     p->metadata.labels["bench-reservation"] =
@@ -250,7 +250,7 @@ std::string ControllerConfig(const Workload& w) {
 std::unique_ptr<api::ResourceClaimTemplate> ControllerTemplate() {
   api::ResourceClaimSpec spec = workloads::ClaimSpec(kControllerDriver, 1);
   spec.controllerName = kControllerDriver;
-  return workloads::MakeClaimTemplate("bench-controller-claim", "default", std::move(spec));
+  return workloads::MakeClaimTemplate("default", "bench-controller-claim", std::move(spec));
 }
 
 // Reservation `i`: what a bench pod asks for, for the pods labelled bench-reservation=r-<i>.
@@ -258,7 +258,7 @@ std::unique_ptr<api::Object> BenchReservation(int64_t i) {
   auto r = std::make_unique<api::Reservation>();
   r->metadata.name = "bench-reservation-" + std::to_string(i);
   api::ReservationPodTemplate t;
-  auto pod = workloads::MakePod("template", "default");
+  auto pod = workloads::MakePod("default", "template");
   t.spec = pod->spec;
   r->spec.template_ = std::move(t);
   api::ReservationOwner o;
@@ -303,24 +303,19 @@ struct Measurement {
   int64_t all_pods = 0;  // fill and measured
 };
 
-// Creates the cluster and the pods through `client` and waits until every pod is bound.
-Result<Measurement> Drive(client::Client& client, const Workload& w, double rate,
-                          const std::function<bench::Counters()>& counters) {
-  auto read_counters = [&] { return counters ? counters() : bench::Counters{}; };
-  Measurement m;
+// The cluster's objects through `submitter`: the priority class, device classes, templates and
+// shared claims the workload uses, the nodes and their slices, then its reservations once the
+// nodes are in (waiting until all are placed). Returns once `client` lists every node.
+Status CreateCluster(client::Client& client, const Workload& w, bench::Submitter& submitter) {
   const auto& reg = api::ResourceRegistry::Default();
   const auto& nodes = *reg.Find("", "v1", "nodes");
-  const auto& pods = *reg.Find("", "v1", "pods");
   const auto& classes = *reg.Find("resource.k8s.io", "v1", "deviceclasses");
   const auto& slices = *reg.Find("resource.k8s.io", "v1", "resourceslices");
   const auto& templates = *reg.Find("resource.k8s.io", "v1", "resourceclaimtemplates");
   const auto& claims = *reg.Find("resource.k8s.io", "v1", "resourceclaims");
-  bench::Submitter submitter(client);
   auto submit = [&](const api::ResourceInfo& r, std::unique_ptr<api::Object> obj) {
     submitter.Create(r, std::move(obj));
   };
-  Status first_error;
-  auto drain = [&] { first_error = submitter.Drain(); };
   const bool dra = HasStructured(w);
   if (w.preemption) {
     auto pc = std::make_unique<api::PriorityClass>();
@@ -344,15 +339,13 @@ Result<Measurement> Drive(client::Client& client, const Workload& w, double rate
     submit(nodes, BenchNode(i));
     if (dra) submit(slices, BenchSlice(i, w.devices_per_node));
   }
-  drain();
-  ALLOT_RETURN_IF_ERROR(first_error);
+  ALLOT_RETURN_IF_ERROR(submitter.Drain());
   if (w.reservations > 0) {
     std::this_thread::sleep_for(std::chrono::milliseconds(500));  // nodes first
     for (int64_t i = 0; i < w.reservations; ++i) {
       submit(api::ResourceFor<api::Reservation>(), BenchReservation(i));
     }
-    drain();
-    ALLOT_RETURN_IF_ERROR(first_error);
+    ALLOT_RETURN_IF_ERROR(submitter.Drain());
     ALLOT_RETURN_IF_ERROR(WaitReservationsAvailable(client, w.reservations));
   }
   // Give the scheduler's informers a moment to see every node before pods arrive.
@@ -362,38 +355,54 @@ Result<Measurement> Drive(client::Client& client, const Workload& w, double rate
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
   }
   std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  return Status::Ok();
+}
+
+// Waits on `watcher` (pods) until `count` pods named <prefix><i> are bound or `deadline` has
+// passed, calling on_bound(i) for each; returns how many were.
+int64_t WaitBound(api::Watcher& watcher, Steady::time_point deadline, const std::string& prefix,
+                  int64_t count, const std::function<void(int64_t)>& on_bound) {
+  std::vector<bool> seen(static_cast<size_t>(count), false);
+  int64_t bound = 0;
+  api::WatchEvent ev;
+  while (bound < count && Steady::now() < deadline) {
+    if (!watcher.WaitNext(ev, std::chrono::milliseconds(500))) continue;
+    if (!ev.object || ev.type == api::EventType::kDeleted) continue;
+    const auto* pod = api::As<api::Pod>(*ev.object);
+    if (!pod || pod->spec.nodeName.empty()) continue;
+    int64_t idx = IndexOf(pod->metadata.name, prefix);
+    if (idx < 0 || idx >= count || seen[static_cast<size_t>(idx)]) continue;
+    seen[static_cast<size_t>(idx)] = true;
+    ++bound;
+    on_bound(idx);
+  }
+  return bound;
+}
+
+// Creates the cluster and the pods through `client` and waits until every pod is bound.
+Result<Measurement> Drive(client::Client& client, const Workload& w, double rate,
+                          const std::function<bench::Counters()>& counters) {
+  auto read_counters = [&] { return counters ? counters() : bench::Counters{}; };
+  Measurement m;
+  const auto& pods = api::ResourceFor<api::Pod>();
+  bench::Submitter submitter(client);
+  auto submit = [&](const api::ResourceInfo& r, std::unique_ptr<api::Object> obj) {
+    submitter.Create(r, std::move(obj));
+  };
+  ALLOT_RETURN_IF_ERROR(CreateCluster(client, w, submitter));
 
   api::WatchOptions wopts;
   wopts.resource_version = client.List(pods, {})->resource_version;
   ALLOT_ASSIGN_OR_RETURN(auto watcher, client.Watch(pods, wopts));
   const auto deadline = Steady::now() + std::chrono::minutes(5);
-  // Waits until `count` pods named <prefix><i> are bound, calling on_bound(i) for each.
-  auto wait_bound = [&](const std::string& prefix, int64_t count, auto&& on_bound) -> int64_t {
-    std::vector<bool> seen(static_cast<size_t>(count), false);
-    int64_t bound = 0;
-    api::WatchEvent ev;
-    while (bound < count && Steady::now() < deadline) {
-      if (!watcher->WaitNext(ev, std::chrono::milliseconds(500))) continue;
-      if (!ev.object || ev.type == api::EventType::kDeleted) continue;
-      const auto* pod = api::As<api::Pod>(*ev.object);
-      if (!pod || pod->spec.nodeName.empty()) continue;
-      int64_t idx = IndexOf(pod->metadata.name, prefix);
-      if (idx < 0 || idx >= count || seen[static_cast<size_t>(idx)]) continue;
-      seen[static_cast<size_t>(idx)] = true;
-      ++bound;
-      on_bound(idx);
-    }
-    return bound;
-  };
 
   // Fill.
   m.before_fill = read_counters();
   for (int64_t i = 0; i < w.init_pods; ++i) {
     submit(pods, BenchPod(w, "bench-init-" + std::to_string(i), i, "bench-claim"));
   }
-  int64_t filled = wait_bound("bench-init-", w.init_pods, [](int64_t) {});
-  drain();
-  ALLOT_RETURN_IF_ERROR(first_error);
+  int64_t filled = WaitBound(*watcher, deadline, "bench-init-", w.init_pods, [](int64_t) {});
+  ALLOT_RETURN_IF_ERROR(submitter.Drain());
   if (filled < w.init_pods) {
     return Status(StatusCode::kTimeout, "only " + std::to_string(filled) + " of " +
                                             std::to_string(w.init_pods) +
@@ -402,8 +411,7 @@ Result<Measurement> Drive(client::Client& client, const Workload& w, double rate
   for (int64_t i = 0; i < w.infeasible; ++i) {
     submit(pods, BenchPod(w, "bench-infeasible-" + std::to_string(i), 0, "bench-claim-infeasible"));
   }
-  drain();
-
+  Status infeasible = submitter.Drain();  // checked with the measured phase's writes
   // Measure.
   m.before = read_counters();
   std::vector<Steady::time_point> created(static_cast<size_t>(w.pods));
@@ -428,7 +436,7 @@ Result<Measurement> Drive(client::Client& client, const Workload& w, double rate
     }
   });
   Steady::time_point last = start;
-  m.bound = wait_bound("bench-pod-", w.pods, [&](int64_t idx) {
+  m.bound = WaitBound(*watcher, deadline, "bench-pod-", w.pods, [&](int64_t idx) {
     last = Steady::now();
     m.latencies_ms.push_back(
         std::chrono::duration<double, std::milli>(last - created[static_cast<size_t>(idx)])
@@ -440,8 +448,8 @@ Result<Measurement> Drive(client::Client& client, const Workload& w, double rate
     }
   });
   creator.join();
-  drain();
-  ALLOT_RETURN_IF_ERROR(first_error);
+  ALLOT_RETURN_IF_ERROR(infeasible);
+  ALLOT_RETURN_IF_ERROR(submitter.Drain());
   m.seconds = std::chrono::duration<double>(last - start).count();
   m.after = read_counters();
   m.all_pods = w.init_pods + w.infeasible + m.bound;
@@ -473,79 +481,150 @@ int RunBindingBench(const std::string& workload, const std::string& mode,
 // bench_sim.cc
 int RunSimBench(const std::string& workload, const std::string& out);
 
-int RunBench(int argc, char** argv) {
+namespace {
+
+// `allot bench`'s flags (AddFlags) and the checks across them (Validate), as Kubernetes
+// components keep theirs.
+struct BenchOptions {
   std::string mode = "inprocess";
-  std::string store_kind = "sqlite";
+  std::string store = "sqlite";
   std::string out;
   int64_t rate = 0;
+  int64_t etcd_members = 1;
+  std::string content_type = "application/vnd.kubernetes.protobuf";
+
+  void AddFlags(Flags& flags) {
+    flags.String("mode", &mode,
+                 "inprocess, http (plain, to a separate server process) or https (TLS, every "
+                 "role with its own client certificate and RBAC deciding each request)");
+    flags.String("store", &store,
+                 "sqlite (durable), memory, or etcd (a fresh local etcd cluster started for the "
+                 "run, /usr/bin/etcd)");
+    flags.Int("etcd-members", &etcd_members, "--store etcd: members of the local cluster (1 or 3)");
+    flags.String("out", &out, "write the result as JSON to this file");
+    flags.String("kube-api-content-type", &content_type,
+                 "--mode http|https: what the scheduler, the driver and the benchmark's own "
+                 "client speak to the server: application/vnd.kubernetes.protobuf or "
+                 "application/json");
+    flags.Int("rate", &rate,
+              "create the measured pods at this many per second (0: all at once); not for "
+              "SteadyState or BindingConditions workloads");
+  }
+  // For the scheduler_perf-shaped workloads (Simulator and BindingConditions ones are checked
+  // where they run). Prints why and returns false when the flags do not fit `w`.
+  bool Validate(const Workload& w) const {
+    if (rate < 0 || (rate > 0 && w.steady_window > 0)) {
+      std::fprintf(stderr,
+                   "allot bench: --rate must be positive, and SteadyState workloads pace "
+                   "themselves\n");
+      return false;
+    }
+    if (!ValidEnvironment(mode, store, etcd_members)) return false;
+    if (content_type != "application/vnd.kubernetes.protobuf" &&
+        content_type != "application/json") {
+      std::fprintf(stderr,
+                   "allot bench: --kube-api-content-type is application/"
+                   "vnd.kubernetes.protobuf or application/json\n");
+      return false;
+    }
+    return true;
+  }
+};
+
+// Prints the measurement and writes it to --out; the command's exit code.
+int Report(const BenchOptions& o, const Workload& w, const Measurement& m) {
+  double throughput = static_cast<double>(m.bound) / m.seconds;
+  std::string p50 = Percentile(m.latencies_ms, 0.50), p99 = Percentile(m.latencies_ms, 0.99);
+  const bench::CostPerPod cost = bench::PerPod(m.before, m.after, m.bound);
+  // Memory per pod (with its claim, where the workload has one): what every pod of the run
+  // added to the resident memory of the system, from before the first pod to the end.
+  double rss_per_pod = -1;
+  if (m.before_fill.rss_bytes >= 0 && m.after.rss_bytes >= 0 && m.all_pods > 0) {
+    rss_per_pod = static_cast<double>(m.after.rss_bytes - m.before_fill.rss_bytes) /
+                  static_cast<double>(m.all_pods);
+  }
+  std::printf("workload: %s  mode: %s  store: %s", w.name.c_str(), o.mode.c_str(), o.store.c_str());
+  if (o.store == "etcd") std::printf(" (%lld members)", static_cast<long long>(o.etcd_members));
+  if (o.rate > 0) std::printf("  offered: %lld pods/s", static_cast<long long>(o.rate));
+  if (o.mode != "inprocess") std::printf("  wire: %s", o.content_type.c_str());
+  std::printf("\n");
+  std::printf("throughput: %.0f pods/s\n", throughput);
+  std::printf("pods: %lld in %.2f s; scheduling latency p50 %s ms, p99 %s ms\n",
+              static_cast<long long>(m.bound), m.seconds, p50.c_str(), p99.c_str());
+  bench::PrintCost(cost, m.after.rss_bytes, rss_per_pod);
+  if (o.out.empty()) return 0;
+  rapidjson::StringBuffer buf;
+  rapidjson::Writer<rapidjson::StringBuffer> json(buf);
+  json.StartObject();
+  json.Key("workload"), json.String(w.name.c_str());
+  json.Key("mode"), json.String(o.mode.c_str());
+  json.Key("store"), json.String(o.store.c_str());
+  if (o.mode != "inprocess") json.Key("kube_api_content_type"), json.String(o.content_type.c_str());
+  json.Key("offered_pods_per_s"), json.Int64(o.rate);
+  json.Key("pods"), json.Int64(m.bound);
+  json.Key("seconds"), json.Double(m.seconds);
+  json.Key("throughput_pods_per_s"), json.Double(throughput);
+  json.Key("latency_ms");
+  json.StartObject();
+  json.Key("p50"), json.Double(std::stod(p50));
+  json.Key("p99"), json.Double(std::stod(p99));
+  json.EndObject();
+  bench::WriteCost(json, cost, m.after.rss_bytes, rss_per_pod);
+  json.EndObject();
+  const std::string text = std::string(buf.GetString(), buf.GetSize()) + "\n";
+  if (Status st = WriteFileAtomically(o.out, text, 0644); !st.ok()) {
+    std::fprintf(stderr, "allot bench: --out: %s\n", st.message().c_str());
+    return 1;
+  }
+  return 0;
+}
+
+}  // namespace
+
+int RunBench(int argc, char** argv) {
+  BenchOptions o;
   Flags flags("allot bench WORKLOAD",
               "Measures scheduling throughput on a scheduler_perf-shaped "
               "workload, e.g. SchedulingBasic/5000Nodes_10000Pods.");
-  flags.String("mode", &mode,
-               "inprocess, http (plain, to a separate server process) or https (TLS, every role "
-               "with its own client certificate and RBAC deciding each request)");
-  flags.String("store", &store_kind,
-               "sqlite (durable), memory, or etcd (a fresh local etcd cluster started for the "
-               "run, /usr/bin/etcd)");
-  int64_t etcd_members = 1;
-  flags.Int("etcd-members", &etcd_members, "--store etcd: members of the local cluster (1 or 3)");
-  flags.String("out", &out, "write the result as JSON to this file");
-  std::string content_type = "application/vnd.kubernetes.protobuf";
-  flags.String("kube-api-content-type", &content_type,
-               "--mode http|https: what the scheduler, the driver and the benchmark's own "
-               "client speak to the server: application/vnd.kubernetes.protobuf or "
-               "application/json");
-  flags.Int("rate", &rate,
-            "create the measured pods at this many per second (0: all at once); not for "
-            "SteadyState or BindingConditions workloads");
+  o.AddFlags(flags);
   if (auto exit_code = flags.ParseOrExit(argc, argv)) return *exit_code;
   if (flags.positional().size() != 1) {
     std::fprintf(stderr, "allot bench: one WORKLOAD is required\n%s\n", flags.Usage().c_str());
     return 2;
   }
-  if (flags.positional()[0].rfind("Simulator/", 0) == 0) {
-    if (rate != 0 || mode != "inprocess" || store_kind != "sqlite") {
+  const std::string& name = flags.positional()[0];
+  if (name.rfind("Simulator/", 0) == 0) {
+    if (o.rate != 0 || o.mode != "inprocess" || o.store != "sqlite") {
       std::fprintf(stderr,
                    "allot bench: --rate, --mode and --store do not apply to Simulator workloads "
                    "(the simulator runs in-process on a memory store)\n");
       return 2;
     }
-    return RunSimBench(flags.positional()[0], out);
+    return RunSimBench(name, o.out);
   }
-  if (flags.positional()[0].rfind("BindingConditions/", 0) == 0) {
-    if (rate != 0) {
+  if (name.rfind("BindingConditions/", 0) == 0) {
+    if (o.rate != 0) {
       std::fprintf(stderr, "allot bench: --rate does not apply to BindingConditions workloads\n");
       return 2;
     }
-    if (!ValidEnvironment(mode, store_kind, etcd_members)) return 2;
-    return RunBindingBench(flags.positional()[0], mode, store_kind, out);
+    if (!ValidEnvironment(o.mode, o.store, o.etcd_members)) return 2;
+    return RunBindingBench(name, o.mode, o.store, o.out);
   }
-  auto w = ParseWorkload(flags.positional()[0]);
+  auto w = ParseWorkload(name);
   if (!w.ok()) {
     std::fprintf(stderr, "allot bench: %s\n", w.status().message().c_str());
     return 2;
   }
-  if (rate < 0 || (rate > 0 && w->steady_window > 0)) {
-    std::fprintf(stderr,
-                 "allot bench: --rate must be positive, and SteadyState workloads pace "
-                 "themselves\n");
-    return 2;
-  }
-  if (!ValidEnvironment(mode, store_kind, etcd_members)) return 2;
-  if (content_type != "application/vnd.kubernetes.protobuf" && content_type != "application/json") {
-    std::fprintf(stderr, "allot bench: --kube-api-content-type is application/"
-                         "vnd.kubernetes.protobuf or application/json\n");
-    return 2;
-  }
+  if (!o.Validate(*w)) return 2;
   Result<Measurement> m = InternalError("not run");
   std::function<bench::Counters()> counters;
-  bench::Environment env{mode, store_kind};
-  env.etcd_members = static_cast<int>(etcd_members);
-  env.content_type = content_type;
+  bench::Environment env{o.mode, o.store};
+  env.etcd_members = static_cast<int>(o.etcd_members);
+  env.content_type = o.content_type;
   if (HasController(*w)) env.controller_config = ControllerConfig(*w);
   env.counters = &counters;
   Status env_status = bench::RunInEnvironment(env, "", [&](client::Client& c) {
-    m = Drive(c, *w, static_cast<double>(rate), counters);
+    m = Drive(c, *w, static_cast<double>(o.rate), counters);
     return Status();
   });
   if (!env_status.ok()) m = env_status;
@@ -553,52 +632,7 @@ int RunBench(int argc, char** argv) {
     std::fprintf(stderr, "allot bench: %s\n", m.status().message().c_str());
     return 1;
   }
-  double throughput = static_cast<double>(m->bound) / m->seconds;
-  std::string p50 = Percentile(m->latencies_ms, 0.50), p99 = Percentile(m->latencies_ms, 0.99);
-  const bench::CostPerPod cost = bench::PerPod(m->before, m->after, m->bound);
-  // Memory per pod (with its claim, where the workload has one): what every pod of the run
-  // added to the resident memory of the system, from before the first pod to the end.
-  double rss_per_pod = -1;
-  if (m->before_fill.rss_bytes >= 0 && m->after.rss_bytes >= 0 && m->all_pods > 0) {
-    rss_per_pod = static_cast<double>(m->after.rss_bytes - m->before_fill.rss_bytes) /
-                  static_cast<double>(m->all_pods);
-  }
-  std::printf("workload: %s  mode: %s  store: %s", w->name.c_str(), mode.c_str(),
-              store_kind.c_str());
-  if (store_kind == "etcd") std::printf(" (%lld members)", static_cast<long long>(etcd_members));
-  if (rate > 0) std::printf("  offered: %lld pods/s", static_cast<long long>(rate));
-  if (mode != "inprocess") std::printf("  wire: %s", content_type.c_str());
-  std::printf("\n");
-  std::printf("throughput: %.0f pods/s\n", throughput);
-  std::printf("pods: %lld in %.2f s; scheduling latency p50 %s ms, p99 %s ms\n",
-              static_cast<long long>(m->bound), m->seconds, p50.c_str(), p99.c_str());
-  bench::PrintCost(cost, m->after.rss_bytes, rss_per_pod);
-  if (!out.empty()) {
-    rapidjson::StringBuffer buf;
-    rapidjson::Writer<rapidjson::StringBuffer> json(buf);
-    json.StartObject();
-    json.Key("workload"), json.String(w->name.c_str());
-    json.Key("mode"), json.String(mode.c_str());
-    json.Key("store"), json.String(store_kind.c_str());
-    if (mode != "inprocess") json.Key("kube_api_content_type"), json.String(content_type.c_str());
-    json.Key("offered_pods_per_s"), json.Int64(rate);
-    json.Key("pods"), json.Int64(m->bound);
-    json.Key("seconds"), json.Double(m->seconds);
-    json.Key("throughput_pods_per_s"), json.Double(throughput);
-    json.Key("latency_ms");
-    json.StartObject();
-    json.Key("p50"), json.Double(std::stod(p50));
-    json.Key("p99"), json.Double(std::stod(p99));
-    json.EndObject();
-    bench::WriteCost(json, cost, m->after.rss_bytes, rss_per_pod);
-    json.EndObject();
-    const std::string text = std::string(buf.GetString(), buf.GetSize()) + "\n";
-    if (Status st = WriteFileAtomically(out, text, 0644); !st.ok()) {
-      std::fprintf(stderr, "allot bench: --out: %s\n", st.message().c_str());
-      return 1;
-    }
-  }
-  return 0;
+  return Report(o, *w, *m);
 }
 
 }  // namespace allot::cli

@@ -60,7 +60,7 @@ std::unique_ptr<api::ResourceSlice> BindingSlice(int64_t node, int64_t devices) 
 }
 
 std::unique_ptr<api::Pod> Pod(const std::string& name, bool with_claim) {
-  auto p = workloads::MakePod(name, "default");
+  auto p = workloads::MakePod("default", name);
   if (with_claim) workloads::AddTemplateClaim(*p, "dev", "bench-claim");
   return p;
 }

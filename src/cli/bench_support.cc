@@ -277,7 +277,7 @@ api::ResourceClaimSpec BenchClaimSpec(int64_t count) {
 }
 
 std::unique_ptr<api::ResourceClaimTemplate> BenchTemplate(const std::string& name, int64_t count) {
-  return workloads::MakeClaimTemplate(name, "default", BenchClaimSpec(count));
+  return workloads::MakeClaimTemplate("default", name, BenchClaimSpec(count));
 }
 
 // Index of `name` if it is "<prefix><i>", else -1.

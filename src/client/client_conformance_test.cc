@@ -66,12 +66,12 @@ TEST_P(ConformanceTest, ClusterScopedResource) {
 
 TEST_P(ConformanceTest, CreateErrors) {
   CreatePod("p1");
-  auto dup = client_->Create(Pods(), testing::MakePod("default", "p1"));
+  auto dup = client_->Create(Pods(), testing::PodManifest("default", "p1"));
   ASSERT_FALSE(dup.ok());
   EXPECT_EQ(dup.status().code(), StatusCode::kAlreadyExists);
   EXPECT_EQ(dup.status().message(), "pods \"p1\" already exists");
 
-  auto invalid = client_->Create(Pods(), testing::MakePod("default", "Bad_Name"));
+  auto invalid = client_->Create(Pods(), testing::PodManifest("default", "Bad_Name"));
   ASSERT_FALSE(invalid.ok());
   EXPECT_EQ(invalid.status().code(), StatusCode::kInvalid);
   EXPECT_EQ(invalid.status().message().rfind("Pod \"Bad_Name\" is invalid: metadata.name", 0), 0u)
@@ -81,7 +81,7 @@ TEST_P(ConformanceTest, CreateErrors) {
   EXPECT_EQ(invalid.status().details().causes[0].reason, "FieldValueInvalid");
   EXPECT_EQ(invalid.status().details().kind, "Pod");
 
-  auto no_ns = client_->Create(Pods(), testing::MakePod("nosuchns", "p1"));
+  auto no_ns = client_->Create(Pods(), testing::PodManifest("nosuchns", "p1"));
   ASSERT_FALSE(no_ns.ok());
   EXPECT_EQ(no_ns.status().code(), StatusCode::kNotFound);
   EXPECT_EQ(no_ns.status().message(), "namespaces \"nosuchns\" not found");
@@ -118,7 +118,7 @@ TEST_P(ConformanceTest, UpdateWithCompareAndSwap) {
   ASSERT_FALSE(invalid.ok());
   EXPECT_EQ(invalid.status().code(), StatusCode::kInvalid);
 
-  auto missing = testing::MakePod("default", "nope");
+  auto missing = testing::PodManifest("default", "nope");
   auto not_found = client_->Update(Pods(), std::move(missing));
   ASSERT_FALSE(not_found.ok());
   EXPECT_EQ(not_found.status().code(), StatusCode::kNotFound);
@@ -268,7 +268,7 @@ TEST_P(ConformanceTest, BindErrors) {
   EXPECT_EQ(no_node.message(), "Binding \"p1\" is invalid: target.name: Required value");
 
   // A pod being deleted (held by a finalizer) cannot be bound.
-  auto held = testing::MakePod("default", "held");
+  auto held = testing::PodManifest("default", "held");
   held->metadata.finalizers.push_back("example.com/hold");
   ASSERT_OK(client_->Create(Pods(), std::move(held)));
   ASSERT_OK(client_->Delete(Pods(), "default", "held"));
@@ -280,7 +280,7 @@ TEST_P(ConformanceTest, BindErrors) {
 }
 
 TEST_P(ConformanceTest, DeleteWithFinalizersAndPreconditions) {
-  auto held = testing::MakePod("default", "held");
+  auto held = testing::PodManifest("default", "held");
   held->metadata.finalizers.push_back("example.com/hold");
   auto created = client_->Create(Pods(), std::move(held));
   ASSERT_OK(created);
@@ -310,7 +310,7 @@ TEST_P(ConformanceTest, DeleteWithFinalizersAndPreconditions) {
 
 TEST_P(ConformanceTest, ListPagesAndSelectors) {
   for (int i = 0; i < 5; ++i) {
-    auto pod = testing::MakePod("default", "p" + std::to_string(i));
+    auto pod = testing::PodManifest("default", "p" + std::to_string(i));
     pod->metadata.labels["tier"] = i % 2 ? "odd" : "even";
     ASSERT_OK(client_->Create(Pods(), std::move(pod)));
   }
@@ -432,12 +432,13 @@ TEST_P(ConformanceTest, ConcurrentAsyncWritesFromManyThreads) {
     threads.emplace_back([&, t] {
       for (int i = 0; i < kPerThread; ++i) {
         std::string name = "p" + std::to_string(t) + "-" + std::to_string(i);
-        client_->CreateAsync(Pods(), testing::MakePod("default", name), [&](Result<ObjectPtr> r) {
-          waiter.Notify([&] {
-            if (!r.ok()) failed++;
-            done++;
-          });
-        });
+        client_->CreateAsync(Pods(), testing::PodManifest("default", name),
+                             [&](Result<ObjectPtr> r) {
+                               waiter.Notify([&] {
+                                 if (!r.ok()) failed++;
+                                 done++;
+                               });
+                             });
       }
     });
   }

@@ -1,8 +1,6 @@
 // HttpClient specifics: URLs, Status decoding, keep-alive reconnects, calls from callbacks.
 #include "client/http_client.h"
 
-#include "api/codec/codec.h"
-
 #include <gtest/gtest.h>
 #include <rapidjson/document.h>
 #include <sys/socket.h>
@@ -12,6 +10,7 @@
 #include <boost/asio.hpp>
 #include <thread>
 
+#include "api/codec/codec.h"
 #include "client/testing/fixture.h"
 
 namespace allot::client {
@@ -93,7 +92,7 @@ TEST_P(HttpOnlyTest, SynchronousCallInsideACallbackUsesTheWorkersConnection) {
   Waiter waiter;
   std::atomic<bool> done{false};
   Result<ObjectPtr> inner = Status(StatusCode::kInternalError, "not run");
-  client_->CreateAsync(Pods(), testing::MakePod("default", "p1"), [&](Result<ObjectPtr> r) {
+  client_->CreateAsync(Pods(), testing::PodManifest("default", "p1"), [&](Result<ObjectPtr> r) {
     EXPECT_TRUE(r.ok());
     // With one worker, queueing this Get behind ourselves would never finish.
     auto got = client_->Get(Pods(), "default", "p1");
@@ -166,7 +165,7 @@ TEST_P(HttpOnlyTest, AProtobufWatchFallsBackToJsonForAnObjectItCannotCarry) {
   from.resource_version = list->resource_version;
   auto watch = client_->Watch(Pods(), from);
   ASSERT_OK(watch);
-  auto probed = testing::MakePod("default", "probed");
+  auto probed = testing::PodManifest("default", "probed");
   static_cast<api::Pod&>(*probed).spec.containers.at(0).rare.edit().livenessProbe.json =
       R"({"exec":{"command":["true"]}})";
   auto created = client_->Create(Pods(), std::move(probed));

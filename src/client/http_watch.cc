@@ -181,7 +181,7 @@ class HttpWatcher final : public api::Watcher {
   Status Open(const std::string& target) {
     ALLOT_RETURN_IF_ERROR(ConnectStream(ioc_, stream_, ep_));
     HttpRequest request{"GET", target};
-    // fallback=json: this client watches on in JSON after a 406 (apiserver/request_params.h).
+    // fallback=json: this client watches on in JSON after a 406 (apiserver/rest/request_params.h).
     if (opts_.protobuf) {
       request.accept = "application/vnd.kubernetes.protobuf;fallback=json, application/json";
     }

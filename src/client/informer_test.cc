@@ -293,9 +293,7 @@ TEST_P(InformerTest, IndexFollowsUpdates) {
   CreatePod("a");
   CreatePod("b");
   CreatePod("c");
-  StartInformer([](Informer& inf) {
-    AddAppIndex(inf);
-  });
+  StartInformer([](Informer& inf) { AddAppIndex(inf); });
   auto relabel = [&](const std::string& name, const std::string& app) {
     auto pod = Mutable(informer_->Get("default", name));
     pod->metadata.labels["app"] = app;
@@ -330,7 +328,8 @@ TEST_P(InformerTest, KeysFollowTheirObjectsAndOrderAsTheirStrings) {
   for (const char* ns : {"team", "team-a"}) {
     ASSERT_OK(client_->Create(testing::Resource("", "namespaces"),
                               testing::ObjectFromJson(std::string(R"({"apiVersion":"v1",
-                                  "kind":"Namespace","metadata":{"name":")") + ns + R"("}})")));
+                                  "kind":"Namespace","metadata":{"name":")") +
+                                                      ns + R"("}})")));
   }
   const std::string long_name = "a-pod-whose-name-is-longer-than-a-short-string";
   CreatePod(long_name, {}, "team");
@@ -350,8 +349,8 @@ TEST_P(InformerTest, KeysFollowTheirObjectsAndOrderAsTheirStrings) {
     }
     // Churn, so the memory of the replaced versions is reused.
     CreatePod("churn-" + std::to_string(round), {}, "team");
-    ASSERT_TRUE(inf.WaitForResourceVersion(store_->CurrentResourceVersion(),
-                                                  std::chrono::seconds(10)));
+    ASSERT_TRUE(
+        inf.WaitForResourceVersion(store_->CurrentResourceVersion(), std::chrono::seconds(10)));
   }
   for (const char* ns : {"team", "team-a"}) {
     ObjectPtr got = inf.Get(ns, long_name);
@@ -362,8 +361,8 @@ TEST_P(InformerTest, KeysFollowTheirObjectsAndOrderAsTheirStrings) {
   for (const ObjectPtr& o : inf.ByIndex("app", "web")) web.push_back(o->metadata.namespace_);
   EXPECT_EQ(web, (std::vector<std::string>{"team-a", "team"}));  // "team-a/..." < "team/..."
   ASSERT_OK(client_->Delete(Pods(), "team", long_name));
-  ASSERT_TRUE(inf.WaitForResourceVersion(store_->CurrentResourceVersion(),
-                                                std::chrono::seconds(10)));
+  ASSERT_TRUE(
+      inf.WaitForResourceVersion(store_->CurrentResourceVersion(), std::chrono::seconds(10)));
   EXPECT_EQ(inf.Get("team", long_name), nullptr);
   EXPECT_EQ(inf.ByIndex("app", "web").size(), 1u);
 }
@@ -387,7 +386,7 @@ TEST_P(InformerTest, InitialListIsPaginated) {
   Waiter waiter;
   std::atomic<int> done{0};
   for (int i = 0; i < kPods; ++i) {
-    client_->CreateAsync(Pods(), testing::MakePod("default", "p" + std::to_string(i)),
+    client_->CreateAsync(Pods(), testing::PodManifest("default", "p" + std::to_string(i)),
                          [&](Result<ObjectPtr> r) {
                            EXPECT_TRUE(r.ok()) << r.status().ToString();
                            waiter.Notify([&] { done++; });

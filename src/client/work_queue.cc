@@ -106,7 +106,6 @@ std::optional<std::string> WorkQueue::Get() {
       return shutting_down_ || !queue_.empty() || (!due_.empty() && due_.begin()->first < due);
     });
     --waiting_;
-    ++wakeups_;
   }
   std::string key = std::move(queue_.front());
   queue_.pop_front();
@@ -141,11 +140,6 @@ bool WorkQueue::ShuttingDown() const {
 size_t WorkQueue::Waiting() const {
   std::lock_guard<std::mutex> lock(mu_);
   return waiting_;
-}
-
-uint64_t WorkQueue::Wakeups() const {
-  std::lock_guard<std::mutex> lock(mu_);
-  return wakeups_;
 }
 
 size_t WorkQueue::Len() const {

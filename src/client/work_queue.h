@@ -87,8 +87,6 @@ class WorkQueue {
   size_t DelayedLen() const;
   // Get calls blocked right now, waiting for a key.
   size_t Waiting() const;
-  // How often a blocked Get woke up (notified, or to re-read the clock) and looked again.
-  uint64_t Wakeups() const;
 
  private:
   using Lock = std::unique_lock<std::mutex>;
@@ -112,7 +110,6 @@ class WorkQueue {
   TimePoint tokens_at_;                        // guarded by mu_
   bool shutting_down_ = false;                 // guarded by mu_
   size_t waiting_ = 0;                         // guarded by mu_
-  uint64_t wakeups_ = 0;                       // guarded by mu_
 };
 
 }  // namespace allot::client

@@ -7,20 +7,14 @@
 #include <functional>
 #include <thread>
 
+#include "testing/wait.h"
+
 namespace allot::client {
 namespace {
 
 using std::chrono::milliseconds;
 
 // Waits (yielding, at most 10 s of real time) until `done` holds; false if it never did.
-bool WaitUntil(const std::function<bool()>& done) {
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
-  while (!done()) {
-    if (std::chrono::steady_clock::now() > deadline) return false;
-    std::this_thread::yield();
-  }
-  return true;
-}
 
 TEST(WorkQueueTest, DeduplicatesQueuedKeys) {
   FakeClock clock;
@@ -63,7 +57,7 @@ TEST(WorkQueueTest, DelayedKeysWaitForTheClock) {
   // The worker re-reads the clock twice after the advance (observed, not slept for): had the
   // key been due at 49 ms, it would have taken it by then.
   const uint64_t seen = clock.Polls();
-  ASSERT_TRUE(WaitUntil([&] { return clock.Polls() >= seen + 2 || got.load(); }));
+  ASSERT_TRUE(testing::WaitUntil([&] { return clock.Polls() >= seen + 2 || got.load(); }));
   EXPECT_FALSE(got.load());
   clock.Advance(milliseconds(1));  // due: the polling worker picks it up
   worker.join();
@@ -106,7 +100,8 @@ TEST(WorkQueueTest, ShutDownWakesWorkers) {
   FakeClock clock;
   WorkQueue q(clock);
   std::thread worker([&] { EXPECT_EQ(q.Get(), std::nullopt); });
-  ASSERT_TRUE(WaitUntil([&] { return q.Waiting() == 1; }));  // the worker is blocked in Get
+  ASSERT_TRUE(
+      testing::WaitUntil([&] { return q.Waiting() == 1; }));  // the worker is blocked in Get
   q.ShutDown();
   worker.join();
   q.Add("a");

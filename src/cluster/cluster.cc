@@ -73,10 +73,10 @@ Status Cluster::StartAll() {
   ALLOT_ASSIGN_OR_RETURN(auto backend, OpenBackend(options_));
   store_ = std::make_unique<store::Store>(std::move(backend), clock_, DefaultStoreOptions());
   ALLOT_RETURN_IF_ERROR(Named(store_->Open(), "opening the store"));
-  gc_ = std::make_unique<store::GarbageCollector>(*store_);
+  gc_ = std::make_unique<registry::GarbageCollector>(*store_);
   ALLOT_RETURN_IF_ERROR(Named(gc_->Start(), "garbage collector"));
   if (options_.event_ttl.count() > 0) {
-    event_expiry_ = std::make_unique<store::EventExpiry>(*store_, clock_, options_.event_ttl);
+    event_expiry_ = std::make_unique<registry::EventExpiry>(*store_, clock_, options_.event_ttl);
     ALLOT_RETURN_IF_ERROR(Named(event_expiry_->Start(), "event expiry"));
   }
   if (options_.listen) {

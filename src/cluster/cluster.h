@@ -43,9 +43,9 @@
 #include "drivers/nodelocal/device_profile.h"
 #include "drivers/nodelocal/simulated_devices.h"
 #include "node/simulator.h"
+#include "registry/event_expiry.h"
+#include "registry/garbage_collector.h"
 #include "scheduler/scheduler.h"
-#include "store/event_expiry.h"
-#include "store/garbage_collector.h"
 #include "store/store.h"
 
 namespace allot::cluster {
@@ -58,9 +58,9 @@ struct ClusterOptions {
   std::string etcd_ca_pem, etcd_cert_pem, etcd_key_pem;
   // --store etcd: how often etcd's history is compacted (etcd/compactor.h); zero: never.
   std::chrono::milliseconds etcd_compaction_interval = std::chrono::minutes(5);
-  // Events are deleted this long after their last write (store/event_expiry.h; kube-apiserver's
+  // Events are deleted this long after their last write (registry/event_expiry.h; kube-apiserver's
   // --event-ttl); zero: kept until deleted.
-  std::chrono::microseconds event_ttl = store::EventExpiry::kDefaultTtl;
+  std::chrono::microseconds event_ttl = registry::EventExpiry::kDefaultTtl;
   std::string data_dir = "./data";
   Clock* clock = nullptr;  // null: RealClock
   // The API server's address ("127.0.0.1:6443"; port 0 picks a free port); nullopt: no server.
@@ -126,8 +126,8 @@ class Cluster {
   Clock& clock_;
   metrics::Registry metrics_;
   std::unique_ptr<store::Store> store_;
-  std::unique_ptr<store::GarbageCollector> gc_;
-  std::unique_ptr<store::EventExpiry> event_expiry_;
+  std::unique_ptr<registry::GarbageCollector> gc_;
+  std::unique_ptr<registry::EventExpiry> event_expiry_;
   std::unique_ptr<apiserver::ApiServer> server_;
   std::unique_ptr<client::InProcessClient> client_;
   // Shared by the scheduler and the controllers without leader election; declared before

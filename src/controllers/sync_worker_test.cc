@@ -2,7 +2,6 @@
 
 #include <gtest/gtest.h>
 
-
 #include <chrono>
 #include <condition_variable>
 #include <map>
@@ -13,6 +12,7 @@
 
 #include "client/work_queue.h"
 #include "common/time.h"
+#include "testing/wait.h"
 
 namespace allot::controllers {
 namespace {
@@ -79,7 +79,8 @@ class AsyncSyncWorkerTest : public ::testing::Test {
       RunAsyncSyncWorker(
           queue_, {}, "test",
           [this](const std::string& key, SyncDone done) { syncs_.Park(key, std::move(done)); },
-          *in_flight_, [this](const std::string& key, const Status& st) {
+          *in_flight_,
+          [this](const std::string& key, const Status& st) {
             std::lock_guard<std::mutex> lock(mu_);
             ended_.emplace_back(key, st.ok());
           });
@@ -156,12 +157,7 @@ TEST_F(AsyncSyncWorkerTest, TheBoundHoldsKeysBackUntilASyncEnds) {
 
 // Waits until `n` Begins wait for a slot; false after 5 s.
 bool WaitForWaiters(const SyncsInFlight& slots, size_t n) {
-  auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(5);
-  while (slots.Waiting() < n) {
-    if (std::chrono::steady_clock::now() > give_up) return false;
-    std::this_thread::yield();
-  }
-  return true;
+  return testing::WaitUntil([&] { return slots.Waiting() >= n; });
 }
 
 TEST_F(AsyncSyncWorkerTest, AWorkerHeldBackByTheBoundResumesOnceAQuarterOfTheSlotsAreFree) {

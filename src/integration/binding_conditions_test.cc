@@ -27,6 +27,7 @@
 #include "integration/dra_fixture.h"
 #include "scheduler/plugins/dynamicresources/dynamic_resources.h"
 #include "scheduler/plugins/names.h"
+#include "testing/wait.h"
 
 namespace allot::integration {
 namespace {
@@ -237,7 +238,7 @@ class BindingConditionsTest : public DraFixture {
   // Returns the nominated node.
   std::string WaitUntilWaiting(const std::string& pod) {
     std::string node;
-    EXPECT_TRUE(WaitFor(
+    EXPECT_TRUE(testing::WaitUntil(
         [&] {
           node = NominatedOf(pod);
           return !node.empty();
@@ -256,7 +257,7 @@ TEST_F(BindingConditionsTest, NodeLocalDevicesArePreferredAndBindWithoutWaiting)
   Template("one-gpu");
   Start();
   Pod("local", "one-gpu");
-  ASSERT_TRUE(WaitFor([&] { return !NodeOf("local").empty(); }, seconds(10)))
+  ASSERT_TRUE(testing::WaitUntil([&] { return !NodeOf("local").empty(); }, seconds(10)))
       << PodMessage("local");
   std::string local_claim = ClaimOf("local");
   EXPECT_EQ(DevicesOf(local_claim), std::vector<std::string>{"node-0/gpu-0"});
@@ -276,7 +277,7 @@ TEST_F(BindingConditionsTest, NodeLocalDevicesArePreferredAndBindWithoutWaiting)
   EXPECT_EQ(DevicesOf(fabric_claim)[0].rfind("fabric/fab-", 0), 0u) << DevicesOf(fabric_claim)[0];
   EXPECT_TRUE(WaitsInPreBind("fabric"));
   SetCondition(fabric_claim, kAttached);
-  ASSERT_TRUE(WaitFor([&] { return NodeOf("fabric") == "node-0"; }, seconds(10)));
+  ASSERT_TRUE(testing::WaitUntil([&] { return NodeOf("fabric") == "node-0"; }, seconds(10)));
   ExpectInvariants();
 }
 
@@ -288,11 +289,11 @@ TEST_F(BindingConditionsTest, NodeWithAFreeLocalDeviceIsPreferred) {
   Template("one-gpu");
   Start();
   Pod("first", "one-gpu");
-  ASSERT_TRUE(WaitFor([&] { return !NodeOf("first").empty(); }, seconds(10)));
+  ASSERT_TRUE(testing::WaitUntil([&] { return !NodeOf("first").empty(); }, seconds(10)));
   Pod("second", "one-gpu");
   // "second" must get the other node's node-local device and bind at once, not a fabric
   // device on the first pod's node.
-  ASSERT_TRUE(WaitFor([&] { return !NodeOf("second").empty(); }, seconds(5)))
+  ASSERT_TRUE(testing::WaitUntil([&] { return !NodeOf("second").empty(); }, seconds(5)))
       << "second waits on " << NominatedOf("second") << " for "
       << (DevicesOf(ClaimOf("second")).empty() ? "?" : DevicesOf(ClaimOf("second"))[0]);
   EXPECT_NE(NodeOf("first"), NodeOf("second"));
@@ -329,8 +330,8 @@ TEST_F(BindingConditionsTest, WaitsForTheConditionThenBindsToTheNominatedNode) {
   EXPECT_EQ(PinnedNode(claim), node) << "bindsToNode pins the allocation to the nominated node";
   ASSERT_EQ(c->status.reservedFor.size(), 1u);
   EXPECT_EQ(c->status.reservedFor[0].name, "p");
-  ASSERT_TRUE(
-      WaitFor([&] { return HasEvent("p", "BindingConditionsPending", kAttached); }, seconds(5)));
+  ASSERT_TRUE(testing::WaitUntil(
+      [&] { return HasEvent("p", "BindingConditionsPending", kAttached); }, seconds(5)));
   EXPECT_NE(EventMessages("p", "BindingConditionsPending")[0].find(node), std::string::npos)
       << EventMessages("p", "BindingConditionsPending")[0];
   EXPECT_TRUE(WaitsInPreBind("p"));
@@ -338,7 +339,7 @@ TEST_F(BindingConditionsTest, WaitsForTheConditionThenBindsToTheNominatedNode) {
 
   auto set_at = std::chrono::steady_clock::now();
   SetCondition(claim, kAttached);
-  ASSERT_TRUE(WaitFor([&] { return !NodeOf("p").empty(); }, seconds(10)));
+  ASSERT_TRUE(testing::WaitUntil([&] { return !NodeOf("p").empty(); }, seconds(10)));
   EXPECT_LT(std::chrono::steady_clock::now() - set_at, seconds(2)) << "bound promptly";
   EXPECT_EQ(NodeOf("p"), node);
   EXPECT_EQ(Allocations("success"), 1);
@@ -368,7 +369,7 @@ TEST_F(BindingConditionsTest, FailureConditionClearsTheClaimAndReschedules) {
   // the pod cannot be placed at once and the cleared claim can be looked at.
   SetTainted({"fab-0", "fab-1"});
   SetCondition(claim, kAttachFailed);
-  ASSERT_TRUE(WaitFor(
+  ASSERT_TRUE(testing::WaitUntil(
       [&] {
         auto c = GetClaim(claim);
         return c && !c->status.allocation && c->status.reservedFor.empty() &&
@@ -376,21 +377,21 @@ TEST_F(BindingConditionsTest, FailureConditionClearsTheClaimAndReschedules) {
       },
       seconds(10)))
       << "the claim was not cleared";
-  ASSERT_TRUE(
-      WaitFor([&] { return HasEvent("p", "FailedScheduling", kAttachFailed); }, seconds(5)));
-  EXPECT_TRUE(WaitFor([&] { return NominatedOf("p").empty(); }, seconds(5)));
+  ASSERT_TRUE(testing::WaitUntil([&] { return HasEvent("p", "FailedScheduling", kAttachFailed); },
+                                 seconds(5)));
+  EXPECT_TRUE(testing::WaitUntil([&] { return NominatedOf("p").empty(); }, seconds(5)));
   EXPECT_EQ(NodeOf("p"), "");
   EXPECT_EQ(Allocations("failure"), 1);
 
   // fab-1 recovers: the pod is scheduled onto it, waits, and binds once it is attached.
   SetTainted({"fab-0"});
-  ASSERT_TRUE(WaitFor([&] { return DevicesOf(claim) == std::vector<std::string>{"fabric/fab-1"}; },
-                      seconds(10)))
+  ASSERT_TRUE(testing::WaitUntil(
+      [&] { return DevicesOf(claim) == std::vector<std::string>{"fabric/fab-1"}; }, seconds(10)))
       << PodMessage("p");
   std::string node = WaitUntilWaiting("p");
   EXPECT_TRUE(WaitsInPreBind("p"));
   SetCondition(claim, kAttached);
-  ASSERT_TRUE(WaitFor([&] { return !NodeOf("p").empty(); }, seconds(10)));
+  ASSERT_TRUE(testing::WaitUntil([&] { return !NodeOf("p").empty(); }, seconds(10)));
   EXPECT_EQ(NodeOf("p"), node);
   EXPECT_EQ(Allocations("success"), 1);
   ExpectInvariants();
@@ -416,7 +417,7 @@ TEST_F(BindingConditionsTest, TimeoutClearsTheClaimAndRequeuesThePod) {
     sched_->Housekeeping();
   };
   auto wait_pumping = [&](const std::function<bool()>& done) {
-    return WaitFor(
+    return testing::WaitUntil(
         [&] {
           if (done()) return true;
           pump();
@@ -448,13 +449,13 @@ TEST_F(BindingConditionsTest, TimeoutClearsTheClaimAndRequeuesThePod) {
   // The deadline: the wait times out, the claim is cleared, the pod goes back to the queue.
   until(Time{allocated.unix_micros + std::chrono::microseconds(seconds(120)).count()});
   sched_->Housekeeping();
-  ASSERT_TRUE(WaitFor([&] { return Allocations("timeout") == 1; }, seconds(5)));
+  ASSERT_TRUE(testing::WaitUntil([&] { return Allocations("timeout") == 1; }, seconds(5)));
   EXPECT_EQ(WaitObservations("timeout"), 1u);
   // Waits are measured in the scheduler's clock (fake here): about the 2 minutes.
   EXPECT_GE(WaitSeconds("timeout"), 110.0);
   EXPECT_EQ(PreBindObservations("timeout", "true"), 1u);
-  ASSERT_TRUE(
-      WaitFor([&] { return HasEvent("p", "FailedScheduling", "not met within 120s"); }, seconds(5)))
+  ASSERT_TRUE(testing::WaitUntil(
+      [&] { return HasEvent("p", "FailedScheduling", "not met within 120s"); }, seconds(5)))
       << PodMessage("p");
   // Retried (after its backoff, in fake time): allocated anew with a new timestamp; this time
   // the device is attached in time.
@@ -464,7 +465,7 @@ TEST_F(BindingConditionsTest, TimeoutClearsTheClaimAndRequeuesThePod) {
            *now->status.allocation->allocationTimestamp > allocated;
   })) << "the pod was not retried; it is in the queue's \""
       << sched_->queue().Where(GetPod("p")->metadata.uid) << "\" pods; " << PodMessage("p");
-  ASSERT_TRUE(WaitFor([&] { return !NominatedOf("p").empty(); }, seconds(5)));
+  ASSERT_TRUE(testing::WaitUntil([&] { return !NominatedOf("p").empty(); }, seconds(5)));
   SetCondition(claim, kAttached);
   ASSERT_TRUE(wait_pumping([&] { return !NodeOf("p").empty(); })) << PodMessage("p");
   EXPECT_EQ(Allocations("timeout"), 1);
@@ -485,7 +486,7 @@ TEST_F(BindingConditionsTest, SeveralClaimsBindOnlyWhenAllAreReady) {
   SetCondition(a, kAttached);
   EXPECT_TRUE(WaitsInPreBind("p", "a"));
   SetCondition(b, kAttached);
-  ASSERT_TRUE(WaitFor([&] { return !NodeOf("p").empty(); }, seconds(10)));
+  ASSERT_TRUE(testing::WaitUntil([&] { return !NodeOf("p").empty(); }, seconds(10)));
   EXPECT_EQ(Allocations("success"), 1);
   ExpectInvariants();
 }
@@ -500,12 +501,13 @@ TEST_F(BindingConditionsTest, PodsSharingAClaimAllBindWhenItIsReady) {
   Pod("b", "", "shared");
   std::string node = WaitUntilWaiting("a");
   EXPECT_EQ(WaitUntilWaiting("b"), node);
-  ASSERT_TRUE(
-      WaitFor([&] { return GetClaim("shared")->status.reservedFor.size() == 2; }, seconds(10)));
+  ASSERT_TRUE(testing::WaitUntil([&] { return GetClaim("shared")->status.reservedFor.size() == 2; },
+                                 seconds(10)));
   EXPECT_TRUE(WaitsInPreBind("a"));
   EXPECT_TRUE(WaitsInPreBind("b"));
   SetCondition("shared", kAttached);
-  ASSERT_TRUE(WaitFor([&] { return !NodeOf("a").empty() && !NodeOf("b").empty(); }, seconds(10)));
+  ASSERT_TRUE(testing::WaitUntil([&] { return !NodeOf("a").empty() && !NodeOf("b").empty(); },
+                                 seconds(10)));
   EXPECT_EQ(NodeOf("a"), node);
   EXPECT_EQ(NodeOf("b"), node);
   EXPECT_EQ(Allocations("success"), 2);
@@ -523,23 +525,24 @@ TEST_F(BindingConditionsTest, FailureOfASharedClaimFailsEveryWaitingPod) {
   Pod("b", "", "shared");
   WaitUntilWaiting("a");
   WaitUntilWaiting("b");
-  ASSERT_TRUE(
-      WaitFor([&] { return GetClaim("shared")->status.reservedFor.size() == 2; }, seconds(10)));
+  ASSERT_TRUE(testing::WaitUntil([&] { return GetClaim("shared")->status.reservedFor.size() == 2; },
+                                 seconds(10)));
   SetTainted({"fab-0", "fab-1"});
   SetCondition("shared", kAttachFailed);
-  ASSERT_TRUE(WaitFor(
+  ASSERT_TRUE(testing::WaitUntil(
       [&] {
         auto c = GetClaim("shared");
         return !c->status.allocation && c->status.reservedFor.empty() && c->status.devices.empty();
       },
       seconds(10)));
-  ASSERT_TRUE(WaitFor([&] { return Allocations("failure") == 2; }, seconds(5)));
+  ASSERT_TRUE(testing::WaitUntil([&] { return Allocations("failure") == 2; }, seconds(5)));
   SetTainted({});
-  ASSERT_TRUE(
-      WaitFor([&] { return !NominatedOf("a").empty() && !NominatedOf("b").empty(); }, seconds(10)));
-  ASSERT_TRUE(WaitFor([&] { return Allocated("shared"); }, seconds(10)));
+  ASSERT_TRUE(testing::WaitUntil(
+      [&] { return !NominatedOf("a").empty() && !NominatedOf("b").empty(); }, seconds(10)));
+  ASSERT_TRUE(testing::WaitUntil([&] { return Allocated("shared"); }, seconds(10)));
   SetCondition("shared", kAttached);
-  ASSERT_TRUE(WaitFor([&] { return !NodeOf("a").empty() && !NodeOf("b").empty(); }, seconds(10)));
+  ASSERT_TRUE(testing::WaitUntil([&] { return !NodeOf("a").empty() && !NodeOf("b").empty(); },
+                                 seconds(10)));
   ExpectInvariants();
 }
 
@@ -553,19 +556,19 @@ TEST_F(BindingConditionsTest, LatecomerFailureDoesNotTakeTheClaimFromARunningPod
   Pod("running", "", "shared");
   WaitUntilWaiting("running");
   SetCondition("shared", kAttached);
-  ASSERT_TRUE(WaitFor([&] { return !NodeOf("running").empty(); }, seconds(10)));
+  ASSERT_TRUE(testing::WaitUntil([&] { return !NodeOf("running").empty(); }, seconds(10)));
   auto before = GetClaim("shared");
   // Later the driver reports the link down.
   SetCondition("shared", kAttachFailed);
   Pod("late", "", "shared");
-  ASSERT_TRUE(
-      WaitFor([&] { return HasEvent("late", "FailedScheduling", kAttachFailed); }, seconds(10)))
+  ASSERT_TRUE(testing::WaitUntil(
+      [&] { return HasEvent("late", "FailedScheduling", kAttachFailed); }, seconds(10)))
       << PodMessage("late");
   EXPECT_EQ(NodeOf("late"), "");
   // Whatever the late pod's retries do meanwhile (two more attempts, observed in the
   // scheduler's metrics), the running pod keeps its claim.
   const double attempts = Attempts();
-  ASSERT_TRUE(WaitFor([&] { return Attempts() >= attempts + 2; }, seconds(10)));
+  ASSERT_TRUE(testing::WaitUntil([&] { return Attempts() >= attempts + 2; }, seconds(10)));
   auto after = GetClaim("shared");
   ASSERT_TRUE(after->status.allocation) << "the allocation was taken from a running pod";
   EXPECT_EQ(*after->status.allocation, *before->status.allocation);
@@ -604,13 +607,13 @@ TEST_F(BindingConditionsTest, RestartedSchedulerResumesTheWait) {
   size_t events = EventMessages("p", "BindingConditionsPending").size();
   StartScheduler();
   // The new scheduler finds the pod and waits again (a new event, same node).
-  ASSERT_TRUE(WaitFor(
+  ASSERT_TRUE(testing::WaitUntil(
       [&] { return EventMessages("p", "BindingConditionsPending").size() > events; }, seconds(10)))
       << PodMessage("p");
   EXPECT_TRUE(WaitsInPreBind("p"));
   EXPECT_EQ(NominatedOf("p"), node);
   SetCondition(claim, kAttached);
-  ASSERT_TRUE(WaitFor([&] { return !NodeOf("p").empty(); }, seconds(10)));
+  ASSERT_TRUE(testing::WaitUntil([&] { return !NodeOf("p").empty(); }, seconds(10)));
   EXPECT_EQ(NodeOf("p"), node);
   EXPECT_EQ(Allocations("success"), 1);
   ExpectInvariants();
@@ -628,7 +631,8 @@ TEST_F(BindingConditionsTest, ConditionMetWhileNoSchedulerRunsBindsAtOnce) {
   StopScheduler();
   SetCondition(claim, kAttached);
   StartScheduler();
-  ASSERT_TRUE(WaitFor([&] { return !NodeOf("p").empty(); }, seconds(10))) << PodMessage("p");
+  ASSERT_TRUE(testing::WaitUntil([&] { return !NodeOf("p").empty(); }, seconds(10)))
+      << PodMessage("p");
   EXPECT_EQ(NodeOf("p"), node);
   ExpectInvariants();
 }
@@ -651,7 +655,7 @@ TEST_F(BindingConditionsTest, GatesOffFabricDevicesAreNeverPicked) {
     });
     std::string pod = "p" + std::to_string(gate);
     Pod(pod, "one-gpu");
-    ASSERT_TRUE(WaitFor(
+    ASSERT_TRUE(testing::WaitUntil(
         [&] { return PodMessage(pod).find("cannot allocate all claims") != std::string::npos; },
         seconds(10)))
         << PodMessage(pod);
@@ -703,12 +707,7 @@ TEST_F(BindingConditionsTest, ThousandWaitingPodsDoNotSlowOthers) {
   // Polling 11,000 pods is not free: poll slowly, so the test does not compete with the
   // scheduler for the two cores it has.
   auto wait_slowly = [&](const std::function<bool()>& done, seconds timeout) {
-    auto deadline = std::chrono::steady_clock::now() + timeout;
-    while (std::chrono::steady_clock::now() < deadline) {
-      if (done()) return true;
-      std::this_thread::sleep_for(milliseconds(200));
-    }
-    return done();
+    return testing::WaitUntil(done, timeout, milliseconds(200));
   };
   struct Counts {
     int waiting_bound = 0, waiting_nominated = 0, others_bound = 0, late_bound = 0;
@@ -775,7 +774,8 @@ TEST_F(BindingConditionsTest, ThousandWaitingPodsDoNotSlowOthers) {
   Counts c = count();
   EXPECT_EQ(c.waiting_bound, 0);
   EXPECT_EQ(c.waiting_nominated, kWaiting);
-  EXPECT_TRUE(WaitFor([&] { return sched_->bindings_in_flight() == size_t{kWaiting}; }, seconds(5)))
+  EXPECT_TRUE(testing::WaitUntil([&] { return sched_->bindings_in_flight() == size_t{kWaiting}; },
+                                 seconds(5)))
       << sched_->bindings_in_flight() << " bindings in flight";
   EXPECT_EQ(held(), kWaiting);
   EXPECT_EQ(Allocations("success"), 0);
@@ -822,7 +822,8 @@ TEST_F(BindingConditionsTest, ThousandWaitingPodsDoNotSlowOthers) {
   }
   EXPECT_EQ(count().waiting_bound, 0);
   // (A late pod's binding stage ends just after its binding is visible.)
-  EXPECT_TRUE(WaitFor([&] { return sched_->bindings_in_flight() == size_t{kWaiting}; }, seconds(5)))
+  EXPECT_TRUE(testing::WaitUntil([&] { return sched_->bindings_in_flight() == size_t{kWaiting}; },
+                                 seconds(5)))
       << sched_->bindings_in_flight() << " bindings in flight";
   ExpectInvariants();
 

@@ -13,15 +13,16 @@
 #include <span>
 
 #include "api/core/pod.h"
+#include "api/machinery/owners.h"
 #include "api/resource/node_pinning.h"
 #include "api/resource/pod_scheduling_context.h"
 #include "api/resource/types.h"
 #include "drivers/controlplane/controller.h"
-#include "api/machinery/owners.h"
 #include "integration/dra_fixture.h"
+#include "registry/garbage_collector.h"
 #include "scheduler/plugins/dynamicresources/dynamic_resources.h"
 #include "scheduler/plugins/names.h"
-#include "store/garbage_collector.h"
+#include "testing/wait.h"
 #include "workloads/objects.h"
 
 namespace allot::integration {
@@ -141,20 +142,20 @@ class ControlPlaneTest : public DraFixture {
   void ControllerClaim(const std::string& name, std::string_view mode,
                        const std::string& driver = kControlPlaneDriver) {
     Create(api::ResourceFor<api::ResourceClaim>(),
-           workloads::MakeClaim(name, "default", ControllerSpec(driver, mode)));
+           workloads::MakeClaim("default", name, ControllerSpec(driver, mode)));
   }
   void ControllerTemplate(const std::string& name,
                           const std::string& driver = kControlPlaneDriver) {
     Create(api::ResourceFor<api::ResourceClaimTemplate>(),
            workloads::MakeClaimTemplate(
-               name, "default", ControllerSpec(driver, api::kClaimAllocationWaitForFirstConsumer)));
+               "default", name, ControllerSpec(driver, api::kClaimAllocationWaitForFirstConsumer)));
   }
   std::string NodeOf(const std::string& pod) {
     auto p = GetPod(pod);
     return p ? p->spec.nodeName : "";
   }
   bool WaitBound(const std::string& pod, seconds timeout = seconds(20)) {
-    return WaitFor([&] { return !NodeOf(pod).empty(); }, timeout);
+    return testing::WaitUntil([&] { return !NodeOf(pod).empty(); }, timeout);
   }
   std::shared_ptr<const api::PodSchedulingContext> Context(const std::string& pod) {
     auto r = client_->Get(api::ResourceFor<api::PodSchedulingContext>(), "default", pod);
@@ -231,7 +232,7 @@ TEST_F(ControlPlaneTest, NegotiatesTheNodeWithTheDriver) {
   EXPECT_EQ(NodeOf("p"), "node-2");
   ExpectClaimsOf("p", {"gpu"});
   EXPECT_EQ(GetClaim(ClaimOf("p"))->status.allocation->controllerName, kControlPlaneDriver);
-  EXPECT_TRUE(WaitFor([&] { return Context("p") == nullptr; }, seconds(10)))
+  EXPECT_TRUE(testing::WaitUntil([&] { return Context("p") == nullptr; }, seconds(10)))
       << "the context outlived the binding";
   ExpectInvariants();
 }
@@ -245,13 +246,13 @@ TEST_F(ControlPlaneTest, PodsFillTheSlotsOnlyTheDriverKnowsAbout) {
   ControllerTemplate("acc");
   Start();
   for (int i = 0; i < 12; ++i) Pod("p" + std::to_string(i), "acc");
-  ASSERT_TRUE(WaitFor([&] { return Bound() == 12; }, seconds(30)));
+  ASSERT_TRUE(testing::WaitUntil([&] { return Bound() == 12; }, seconds(30)));
   std::map<std::string, int> per_node;
   for (int i = 0; i < 12; ++i) ++per_node[NodeOf("p" + std::to_string(i))];
   for (const auto& [node, n] : per_node) EXPECT_EQ(n, 4) << node;
   Pod("extra", "acc");
-  ASSERT_TRUE(WaitFor([&] { return PodMessage("extra").find("unsuitable") != std::string::npos; },
-                      seconds(10)))
+  ASSERT_TRUE(testing::WaitUntil(
+      [&] { return PodMessage("extra").find("unsuitable") != std::string::npos; }, seconds(10)))
       << PodMessage("extra");
   EXPECT_TRUE(NodeOf("extra").empty());
   ExpectInvariants();
@@ -392,8 +393,8 @@ TEST_F(ControlPlaneTest, StructuredDevicesAreHeldWhileTheDriverAllocates) {
   } open_at_exit{driver};
   ASSERT_TRUE(driver.WaitForAllocate()) << PodMessage("p");
   Pod("q", "one-gpu");  // wants node-0's GPU, which p holds
-  ASSERT_TRUE(WaitFor([&] { return PodMessage("q").find("cannot allocate") != std::string::npos; },
-                      seconds(10)))
+  ASSERT_TRUE(testing::WaitUntil(
+      [&] { return PodMessage("q").find("cannot allocate") != std::string::npos; }, seconds(10)))
       << PodMessage("q");
   EXPECT_TRUE(NodeOf("q").empty());
   driver.Open();
@@ -410,7 +411,7 @@ TEST_F(ControlPlaneTest, StructuredDevicesAreHeldWhileTheDriverAllocates) {
 // scheduler restarted in between resumes from the objects.
 TEST_F(ControlPlaneTest, WaitsForADriverThatIsDownAndResumesAfterARestart) {
   StartWithoutDriver();
-  ASSERT_TRUE(WaitFor(
+  ASSERT_TRUE(testing::WaitUntil(
       [&] {
         return PodMessage("p").find("waiting for resource driver controller.example.com") !=
                std::string::npos;
@@ -432,10 +433,11 @@ TEST_F(ControlPlaneTest, WaitsForADriverThatIsDownAndResumesAfterARestart) {
 // Someone deletes the context while the pod waits: the scheduler publishes it again.
 TEST_F(ControlPlaneTest, AContextDeletedByHandIsPublishedAgain) {
   StartWithoutDriver();
-  ASSERT_TRUE(WaitFor([&] { return Context("p") != nullptr; }, seconds(10))) << PodMessage("p");
+  ASSERT_TRUE(testing::WaitUntil([&] { return Context("p") != nullptr; }, seconds(10)))
+      << PodMessage("p");
   const std::string first_uid = Context("p")->metadata.uid;
   ASSERT_TRUE(client_->Delete(api::ResourceFor<api::PodSchedulingContext>(), "default", "p").ok());
-  ASSERT_TRUE(WaitFor(
+  ASSERT_TRUE(testing::WaitUntil(
       [&] {
         auto c = Context("p");
         return c && c->metadata.uid != first_uid;
@@ -458,13 +460,14 @@ TEST_F(ControlPlaneTest, AContextThePodDoesNotControlIsNotItsOwn) {
   forged->metadata.namespace_ = "default";
   forged->metadata.name = "p";
   forged->spec.selectedNode = "node-1";
-  ASSERT_TRUE(client_->Create(api::ResourceFor<api::PodSchedulingContext>(), std::move(forged)).ok());
+  ASSERT_TRUE(
+      client_->Create(api::ResourceFor<api::PodSchedulingContext>(), std::move(forged)).ok());
   Start();
   Pod("p", "acc");
   auto pod = client_->Get(api::ResourceFor<api::Pod>(), "default", "p");
   ASSERT_TRUE(pod.ok());
   const std::string uid = (*pod)->metadata.uid;
-  EXPECT_TRUE(WaitFor(
+  EXPECT_TRUE(testing::WaitUntil(
       [&] {
         auto c = Context("p");
         return c && api::IsControlledBy(c->metadata, uid);
@@ -476,7 +479,7 @@ TEST_F(ControlPlaneTest, AContextThePodDoesNotControlIsNotItsOwn) {
 // The pod is deleted while it negotiates: its claim (the resourceclaim controller) and its
 // context (the garbage collector) go.
 TEST_F(ControlPlaneTest, APodDeletedWhileNegotiatingLeavesNothingBehind) {
-  store::GarbageCollector gc(*store_);
+  registry::GarbageCollector gc(*store_);
   ASSERT_TRUE(gc.Start().ok());
   Cluster(2, 0);
   PoolDriver driver(kControlPlaneDriver, {"node-5"}, 1);  // reachable from no node
@@ -484,11 +487,12 @@ TEST_F(ControlPlaneTest, APodDeletedWhileNegotiatingLeavesNothingBehind) {
   ControllerTemplate("acc");
   Start();
   Pod("p", "acc");
-  ASSERT_TRUE(WaitFor([&] { return Context("p") != nullptr; }, seconds(10))) << PodMessage("p");
+  ASSERT_TRUE(testing::WaitUntil([&] { return Context("p") != nullptr; }, seconds(10)))
+      << PodMessage("p");
   const std::string claim = ClaimOf("p");
   ASSERT_TRUE(client_->Delete(api::ResourceFor<api::Pod>(), "default", "p").ok());
-  EXPECT_TRUE(
-      WaitFor([&] { return Context("p") == nullptr && GetClaim(claim) == nullptr; }, seconds(10)));
+  EXPECT_TRUE(testing::WaitUntil(
+      [&] { return Context("p") == nullptr && GetClaim(claim) == nullptr; }, seconds(10)));
   gc.Stop();
 }
 
@@ -506,20 +510,21 @@ TEST_F(ControlPlaneTest, ADriverThatDoesNotAnswerInTimeGetsAnEventAndThePodAnoth
         {"DynamicResources", R"({"controllerAnswerTimeouts":{"controller.example.com":"20s"}})"});
   });
   Pod("p", "acc");
-  ASSERT_TRUE(WaitFor([&] { return Context("p") != nullptr; }, seconds(10))) << PodMessage("p");
-  ASSERT_TRUE(WaitFor([&] { return Plugin().negotiations().size() == 1; }, seconds(10)));
+  ASSERT_TRUE(testing::WaitUntil([&] { return Context("p") != nullptr; }, seconds(10)))
+      << PodMessage("p");
+  ASSERT_TRUE(testing::WaitUntil([&] { return Plugin().negotiations().size() == 1; }, seconds(10)));
   clock.Advance(seconds(19));
   sched_->Housekeeping();
   EXPECT_FALSE(HasEvent("p", "ResourceDriverTimeout"));
   clock.Advance(seconds(1));
   sched_->Housekeeping();
-  ASSERT_TRUE(WaitFor([&] { return HasEvent("p", "ResourceDriverTimeout", kControlPlaneDriver); },
-                      seconds(10)));
+  ASSERT_TRUE(testing::WaitUntil(
+      [&] { return HasEvent("p", "ResourceDriverTimeout", kControlPlaneDriver); }, seconds(10)));
   EXPECT_EQ(Counter("scheduler_dra_controller_answer_timeouts_total", {"profile", "driver"},
                     {"default-scheduler", kControlPlaneDriver}),
             1);
   // The pod had another round, and waits again.
-  ASSERT_TRUE(WaitFor([&] { return Plugin().negotiations().size() == 1; }, seconds(10)));
+  ASSERT_TRUE(testing::WaitUntil([&] { return Plugin().negotiations().size() == 1; }, seconds(10)));
   StopScheduler();
 }
 
@@ -528,7 +533,7 @@ TEST_F(ControlPlaneTest, ADriverThatDoesNotAnswerInTimeGetsAnEventAndThePodAnoth
 // and the slot it had picked before the crash (in memory only) is not held twice.
 TEST_F(ControlPlaneTest, ADriverThatCrashedMidAllocationResumesFromTheObjects) {
   StartWithoutDriver();
-  ASSERT_TRUE(WaitFor(
+  ASSERT_TRUE(testing::WaitUntil(
       [&] {
         auto c = Context("p");
         return c && !c->spec.selectedNode.empty();
@@ -560,7 +565,8 @@ TEST_F(ControlPlaneTest, ADriverThatCrashedMidAllocationResumesFromTheObjects) {
 // deallocate, since nothing was allocated.
 TEST_F(ControlPlaneTest, AClaimDeletedWhileItsDriverIsDownGoesOnceTheDriverIsBack) {
   StartWithoutDriver();
-  ASSERT_TRUE(WaitFor([&] { return Context("p") != nullptr; }, seconds(10))) << PodMessage("p");
+  ASSERT_TRUE(testing::WaitUntil([&] { return Context("p") != nullptr; }, seconds(10)))
+      << PodMessage("p");
   const std::string claim = ClaimOf("p");
   {
     auto copy = std::make_unique<api::ResourceClaim>(*GetClaim(claim));
@@ -568,7 +574,7 @@ TEST_F(ControlPlaneTest, AClaimDeletedWhileItsDriverIsDownGoesOnceTheDriverIsBac
     ASSERT_TRUE(client_->Update(api::ResourceFor<api::ResourceClaim>(), std::move(copy)).ok());
   }
   ASSERT_TRUE(client_->Delete(api::ResourceFor<api::Pod>(), "default", "p").ok());
-  ASSERT_TRUE(WaitFor(
+  ASSERT_TRUE(testing::WaitUntil(
       [&] {
         auto c = GetClaim(claim);
         return c && c->metadata.rare->deletionTimestamp.has_value();
@@ -577,7 +583,7 @@ TEST_F(ControlPlaneTest, AClaimDeletedWhileItsDriverIsDownGoesOnceTheDriverIsBac
   EXPECT_TRUE(GetClaim(claim)) << "the finalizer holds the claim until its driver releases it";
   PoolDriver driver(kControlPlaneDriver, {}, 4);
   StartDriver(driver);
-  EXPECT_TRUE(WaitFor([&] { return GetClaim(claim) == nullptr; }, seconds(10)));
+  EXPECT_TRUE(testing::WaitUntil([&] { return GetClaim(claim) == nullptr; }, seconds(10)));
   EXPECT_EQ(driver.deallocations(), 0);
 }
 
@@ -586,7 +592,8 @@ TEST_F(ControlPlaneTest, AClaimDeletedWhileItsDriverIsDownGoesOnceTheDriverIsBac
 // > 128 nodes or bad names, never reach the scheduler: pod_scheduling_context_test.cc.)
 TEST_F(ControlPlaneTest, ContextAnswersAboutOtherClaimsOrUnknownNodesAreIgnored) {
   StartWithoutDriver();
-  ASSERT_TRUE(WaitFor([&] { return Context("p") != nullptr; }, seconds(10))) << PodMessage("p");
+  ASSERT_TRUE(testing::WaitUntil([&] { return Context("p") != nullptr; }, seconds(10)))
+      << PodMessage("p");
   auto copy = std::make_unique<api::PodSchedulingContext>(*Context("p"));
   copy->status.resourceClaims = {
       {.name = "not-a-claim-of-p", .unsuitableNodes = {"node-0", "node-1"}},

@@ -33,6 +33,7 @@
 #include "scheduler/scheduler.h"
 #include "store/backend.h"
 #include "store/store.h"
+#include "testing/wait.h"
 #include "workloads/objects.h"
 
 namespace allot::integration {
@@ -185,11 +186,11 @@ class DraFixture : public ::testing::Test {
 
   void Template(const std::string& name) {
     Create(api::ResourceFor<api::ResourceClaimTemplate>(),
-           workloads::MakeClaimTemplate(name, "default", OneGpu()));
+           workloads::MakeClaimTemplate("default", name, OneGpu()));
   }
 
   void Claim(const std::string& name) {
-    Create(api::ResourceFor<api::ResourceClaim>(), workloads::MakeClaim(name, "default", OneGpu()));
+    Create(api::ResourceFor<api::ResourceClaim>(), workloads::MakeClaim("default", name, OneGpu()));
   }
 
   // A pod with one claim: from `tmpl`, or the existing claim `claim`.
@@ -207,7 +208,7 @@ class DraFixture : public ::testing::Test {
   };
   // A pod with several claims; its one container uses all of them.
   void PodWithClaims(const std::string& name, const std::vector<PodClaim>& claims) {
-    auto p = workloads::MakePod(name, "default");
+    auto p = workloads::MakePod("default", name);
     for (const PodClaim& pc : claims) {
       if (pc.claim.empty()) {
         workloads::AddTemplateClaim(*p, pc.name, pc.tmpl);
@@ -240,14 +241,6 @@ class DraFixture : public ::testing::Test {
     for (const auto& p : Pods()) n += !p->spec.nodeName.empty();
     return n;
   }
-  bool WaitFor(const std::function<bool()>& done, std::chrono::seconds timeout) {
-    auto deadline = std::chrono::steady_clock::now() + timeout;
-    while (std::chrono::steady_clock::now() < deadline) {
-      if (done()) return true;
-      std::this_thread::sleep_for(std::chrono::milliseconds(20));
-    }
-    return false;
-  }
   std::string PodMessage(const std::string& name) {
     for (const auto& p : Pods()) {
       if (p->metadata.name != name) continue;
@@ -260,7 +253,7 @@ class DraFixture : public ::testing::Test {
   // The claim generated for the pod's claim `ref`, once the controller made it.
   std::string ClaimOf(const std::string& pod, const std::string& ref = "gpu") {
     std::string name;
-    WaitFor(
+    testing::WaitUntil(
         [&] {
           auto p = GetPod(pod);
           if (!p) return false;
@@ -289,7 +282,7 @@ class DraFixture : public ::testing::Test {
   }
   // Events are written asynchronously by the recorders: wait for one to appear.
   bool WaitEvent(const std::string& pod, const std::string& reason, const std::string& part = "") {
-    return WaitFor([&] { return HasEvent(pod, reason, part); }, std::chrono::seconds(5));
+    return testing::WaitUntil([&] { return HasEvent(pod, reason, part); }, std::chrono::seconds(5));
   }
   void ExpectInvariants() {
     auto claims = Claims();

@@ -9,6 +9,7 @@
 
 #include "api/core/pod.h"
 #include "integration/dra_fixture.h"
+#include "testing/wait.h"
 
 namespace allot::integration {
 namespace {
@@ -25,7 +26,8 @@ TEST_F(DraIntegrationTest, ClaimsFromTemplatesAndSharedClaims) {
   Start();
   for (int i = 0; i < 12; ++i) Pod("worker-" + std::to_string(i), "one-gpu");
   for (int i = 0; i < 3; ++i) Pod("sharer-" + std::to_string(i), "", "shared");
-  ASSERT_TRUE(WaitFor([&] { return Bound() == 15; }, seconds(30))) << Bound() << " bound";
+  ASSERT_TRUE(testing::WaitUntil([&] { return Bound() == 15; }, seconds(30)))
+      << Bound() << " bound";
   // The three pods sharing a claim run where its device is.
   std::set<std::string> sharer_nodes;
   for (const auto& p : Pods()) {
@@ -37,14 +39,14 @@ TEST_F(DraIntegrationTest, ClaimsFromTemplatesAndSharedClaims) {
   Pod("extra-1", "one-gpu");
   Pod("extra-2", "one-gpu");
   Pod("extra-3", "one-gpu");
-  ASSERT_TRUE(WaitFor([&] { return Bound() == 18; }, seconds(30)));
-  ASSERT_TRUE(
-      WaitFor([&] { return !PodMessage("extra-3").empty() || Bound() == 19; }, seconds(30)));
+  ASSERT_TRUE(testing::WaitUntil([&] { return Bound() == 18; }, seconds(30)));
+  ASSERT_TRUE(testing::WaitUntil([&] { return !PodMessage("extra-3").empty() || Bound() == 19; },
+                                 seconds(30)));
   int unbound = 0;
   for (const auto& p : Pods()) {
     if (p->spec.nodeName.empty()) {
       ++unbound;
-      EXPECT_TRUE(WaitFor(
+      EXPECT_TRUE(testing::WaitUntil(
           [&] {
             return PodMessage(p->metadata.name) ==
                    "Unschedulable: 0/4 nodes are available: 4 cannot allocate all claims. "
@@ -64,9 +66,9 @@ TEST_F(DraIntegrationTest, FreedDevicesGoToTheWaitingPodAtOnce) {
   Template("one-gpu");
   Start();
   Pod("first", "one-gpu");
-  ASSERT_TRUE(WaitFor([&] { return Bound() == 1; }, seconds(30)));
+  ASSERT_TRUE(testing::WaitUntil([&] { return Bound() == 1; }, seconds(30)));
   Pod("second", "one-gpu");
-  ASSERT_TRUE(WaitFor([&] { return !PodMessage("second").empty(); }, seconds(30)));
+  ASSERT_TRUE(testing::WaitUntil([&] { return !PodMessage("second").empty(); }, seconds(30)));
   EXPECT_EQ(PodMessage("second"),
             "Unschedulable: 0/1 nodes are available: 1 cannot allocate all claims. still not "
             "schedulable, preemption: 0/1 nodes are available: 1 No preemption victims found "
@@ -75,7 +77,7 @@ TEST_F(DraIntegrationTest, FreedDevicesGoToTheWaitingPodAtOnce) {
   ASSERT_TRUE(client_->Delete(api::ResourceFor<api::Pod>(), "default", "first").ok());
   // The claim controller releases the claim; the claim event requeues "second" — long before
   // the periodic flush of unschedulable pods (30 s here, 5 min in Kubernetes) would.
-  ASSERT_TRUE(WaitFor(
+  ASSERT_TRUE(testing::WaitUntil(
       [&] {
         for (const auto& p : Pods()) {
           if (p->metadata.name == "second" && !p->spec.nodeName.empty()) return true;
@@ -95,7 +97,8 @@ TEST_F(DraIntegrationTest, TenThousandPodsOnAThousandNodes) {
   Start();
   auto start = std::chrono::steady_clock::now();
   for (int i = 0; i < 10000; ++i) Pod("p-" + std::to_string(i), "one-gpu");
-  ASSERT_TRUE(WaitFor([&] { return Bound() == 8000; }, seconds(240))) << Bound() << " bound";
+  ASSERT_TRUE(testing::WaitUntil([&] { return Bound() == 8000; }, seconds(240)))
+      << Bound() << " bound";
   auto bound_at = std::chrono::steady_clock::now();
   auto pending_reported = [&] {
     int n = 0;
@@ -109,7 +112,7 @@ TEST_F(DraIntegrationTest, TenThousandPodsOnAThousandNodes) {
     }
     return n;
   };
-  ASSERT_TRUE(WaitFor([&] { return pending_reported() == 2000; }, seconds(120)))
+  ASSERT_TRUE(testing::WaitUntil([&] { return pending_reported() == 2000; }, seconds(120)))
       << pending_reported() << " pending pods report the DRA reason";
   std::printf("8,000 pods bound in %.1f s\n",
               std::chrono::duration<double>(bound_at - start).count());

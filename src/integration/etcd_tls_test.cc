@@ -65,7 +65,7 @@ TEST_F(EtcdTlsTest, TheStoreWorksOverTlsWithAClientCertificate) {
   auto c = cluster::Cluster::Start(std::move(o));
   ASSERT_TRUE(c.ok()) << c.status().ToString();
   auto created =
-      (*c)->store().Create(testing::Resource("", "pods"), testing::MakePod("default", "p"));
+      (*c)->store().Create(testing::Resource("", "pods"), testing::PodManifest("default", "p"));
   ASSERT_TRUE(created.ok()) << created.status().ToString();
   EXPECT_TRUE((*c)->store().Ready().ok());
 

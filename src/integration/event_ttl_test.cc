@@ -1,5 +1,5 @@
 // A Cluster expires Events after ClusterOptions::event_ttl (`allot serve --event-ttl`), on a
-// fake clock; store/event_expiry_test.cc covers the expiry itself on every backend.
+// fake clock; registry/event_expiry_test.cc covers the expiry itself on every backend.
 #include <gtest/gtest.h>
 
 #include <thread>

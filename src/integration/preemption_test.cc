@@ -12,6 +12,7 @@
 #include "api/scheduling/priority_class.h"
 #include "integration/dra_fixture.h"
 #include "testing/objects.h"
+#include "testing/wait.h"
 
 namespace allot::integration {
 namespace {
@@ -30,7 +31,7 @@ class PreemptionTest : public DraFixture {
   void CpuPod(const std::string& name, const std::string& cpu, const std::string& priority_class,
               const std::string& app = "", const std::string& tmpl = "",
               const std::string& claim = "") {
-    auto p = workloads::MakePod(name, "default", cpu, "100Mi");
+    auto p = workloads::MakePod("default", name, cpu, "100Mi");
     p->spec.priorityClassName = priority_class;
     if (!app.empty()) p->metadata.labels["app"] = app;
     if (!tmpl.empty()) workloads::AddTemplateClaim(*p, "gpu", tmpl);
@@ -38,7 +39,7 @@ class PreemptionTest : public DraFixture {
     Create(api::ResourceFor<api::Pod>(), std::move(p));
   }
   bool WaitBound(const std::string& name) {
-    return WaitFor(
+    return testing::WaitUntil(
         [&] {
           auto p = GetPod(name);
           return p && !p->spec.nodeName.empty();
@@ -46,7 +47,7 @@ class PreemptionTest : public DraFixture {
         seconds(20));
   }
   bool WaitGone(const std::string& name) {
-    return WaitFor([&] { return GetPod(name) == nullptr; }, seconds(20));
+    return testing::WaitUntil([&] { return GetPod(name) == nullptr; }, seconds(20));
   }
   std::string Nominated(const std::string& name) {
     auto p = GetPod(name);
@@ -55,13 +56,13 @@ class PreemptionTest : public DraFixture {
   // "slow" (priority class low, 40 CPUs, a finalizer that keeps it terminating) runs on
   // node-0; "high" (40 CPUs) preempts it and is nominated there.
   bool SlowVictimAndNominatedPreemptor() {
-    auto p = workloads::MakePod("slow", "default", "40", "100Mi");
+    auto p = workloads::MakePod("default", "slow", "40", "100Mi");
     p->spec.priorityClassName = "low";
     p->metadata.finalizers = {"example.com/hold"};
     Create(api::ResourceFor<api::Pod>(), std::move(p));
     if (!WaitBound("slow")) return false;
     CpuPod("high", "40", "high");
-    return WaitFor([&] { return Nominated("high") == "node-0"; }, seconds(10));
+    return testing::WaitUntil([&] { return Nominated("high") == "node-0"; }, seconds(10));
   }
   // A reservation of `cpu` for pods labelled app=<owner_app> (reserve pods have the highest
   // priority, as in Koordinator).
@@ -79,8 +80,8 @@ class PreemptionTest : public DraFixture {
   bool AvailableReservation(const std::string& name, const std::string& cpu,
                             const std::string& owner_app) {
     Reserve(name, cpu, owner_app);
-    return WaitFor([&] { return ReservationPhase(name) == api::kReservationAvailable; },
-                   seconds(10));
+    return testing::WaitUntil([&] { return ReservationPhase(name) == api::kReservationAvailable; },
+                              seconds(10));
   }
   std::string ReservationPhase(const std::string& name) {
     auto r = client_->Get(api::ResourceFor<api::Reservation>(), "", name);
@@ -140,7 +141,7 @@ TEST_F(PreemptionTest, PreemptionPolicyNeverWaits) {
   CpuPod("low", "40", "low");
   ASSERT_TRUE(WaitBound("low"));
   CpuPod("polite", "40", "polite");
-  ASSERT_TRUE(WaitFor([&] { return !PodMessage("polite").empty(); }, seconds(10)));
+  ASSERT_TRUE(testing::WaitUntil([&] { return !PodMessage("polite").empty(); }, seconds(10)));
   EXPECT_EQ(PodMessage("polite"),
             "Unschedulable: 0/1 nodes are available: 1 Insufficient cpu. preemption: not "
             "eligible due to preemptionPolicy=Never.");
@@ -162,7 +163,7 @@ TEST_F(PreemptionTest, TerminatingVictimKeepsTheNominationAndTheSpace) {
   EXPECT_EQ(dt->message, "default-scheduler: preempting to accommodate a higher priority pod");
   // The space "slow" frees is the nominated pod's: a pod of lower priority cannot take it.
   CpuPod("mid", "30", "mid");
-  ASSERT_TRUE(WaitFor([&] { return !PodMessage("mid").empty(); }, seconds(10)));
+  ASSERT_TRUE(testing::WaitUntil([&] { return !PodMessage("mid").empty(); }, seconds(10)));
   EXPECT_TRUE(GetPod("mid")->spec.nodeName.empty());
   EXPECT_TRUE(GetPod("high")->spec.nodeName.empty());
   // The finalizer goes: "high" binds where it was nominated, "mid" still does not fit.
@@ -181,7 +182,7 @@ TEST_F(PreemptionTest, DeletedPreemptorLosesItsNomination) {
   Start();
   ASSERT_TRUE(SlowVictimAndNominatedPreemptor());
   ASSERT_TRUE(client_->Delete(api::ResourceFor<api::Pod>(), "default", "high").ok());
-  ASSERT_TRUE(WaitFor([&] { return sched_->nominator().empty(); }, seconds(10)));
+  ASSERT_TRUE(testing::WaitUntil([&] { return sched_->nominator().empty(); }, seconds(10)));
 }
 
 TEST_F(PreemptionTest, BudgetProtectedPodIsSparedForAnother) {
@@ -227,7 +228,7 @@ TEST_F(PreemptionTest, SharedClaimOfAPodThatStaysIsNotFreed) {
   CpuPod("top", "1", "top", "", "", "shared");
   ASSERT_TRUE(WaitBound("low") && WaitBound("top"));
   CpuPod("high", "1", "high", "", "one-gpu");
-  ASSERT_TRUE(WaitFor([&] { return !PodMessage("high").empty(); }, seconds(10)));
+  ASSERT_TRUE(testing::WaitUntil([&] { return !PodMessage("high").empty(); }, seconds(10)));
   EXPECT_EQ(PodMessage("high"),
             "Unschedulable: 0/1 nodes are available: 1 cannot allocate all claims. still not "
             "schedulable, preemption: 0/1 nodes are available: 1 cannot allocate all claims.");
@@ -244,7 +245,7 @@ TEST_F(PreemptionTest, ABudgetThatAllowsNothingStopsPreemptionAndSaysSo) {
   CpuPod("db", "40", "low", "db");
   ASSERT_TRUE(WaitBound("db"));
   CpuPod("high", "40", "high");
-  ASSERT_TRUE(WaitFor([&] { return !PodMessage("high").empty(); }, seconds(10)));
+  ASSERT_TRUE(testing::WaitUntil([&] { return !PodMessage("high").empty(); }, seconds(10)));
   EXPECT_EQ(PodMessage("high"),
             "Unschedulable: 0/1 nodes are available: 1 Insufficient cpu. preemption: 0/1 nodes "
             "are available: 1 Preemption would violate a PodDisruptionBudget.");
@@ -279,9 +280,9 @@ TEST_F(PreemptionTest, TheDeviceAVictimFreedStaysWithItsNominatedPreemptor) {
   CpuPod("b", "1", "low", "", "one-gpu");
   ASSERT_TRUE(WaitBound("a") && WaitBound("b"));
   CpuPod("high", "1", "high", "", "one-gpu");
-  ASSERT_TRUE(WaitFor([&] { return Nominated("high") == "node-0"; }, seconds(10)));
+  ASSERT_TRUE(testing::WaitUntil([&] { return Nominated("high") == "node-0"; }, seconds(10)));
   // The victim is gone and its claim released: a device is free while the preemptor backs off.
-  ASSERT_TRUE(WaitFor(
+  ASSERT_TRUE(testing::WaitUntil(
       [&] {
         int allocated = 0;
         for (const auto& c : Claims()) allocated += c->status.allocation.has_value();
@@ -292,7 +293,7 @@ TEST_F(PreemptionTest, TheDeviceAVictimFreedStaysWithItsNominatedPreemptor) {
   // A new pod of lower priority sees that device as the preemptor's, and cannot preempt a pod of
   // its own priority: it waits, and the preemptor binds.
   CpuPod("late", "1", "low", "", "one-gpu");
-  ASSERT_TRUE(WaitFor([&] { return !PodMessage("late").empty(); }, seconds(10)));
+  ASSERT_TRUE(testing::WaitUntil([&] { return !PodMessage("late").empty(); }, seconds(10)));
   EXPECT_TRUE(GetPod("late")->spec.nodeName.empty());
   ASSERT_TRUE(WaitBound("high")) << PodMessage("high");
   EXPECT_TRUE(GetPod("late")->spec.nodeName.empty());
@@ -308,7 +309,7 @@ TEST_F(PreemptionTest, ASecondPreemptorDoesNotCountOnTheFirstOnesVictim) {
   Class("low", 100);
   Class("high", 1000);
   Start();
-  auto slow = workloads::MakePod("slow", "default", "1", "100Mi");
+  auto slow = workloads::MakePod("default", "slow", "1", "100Mi");
   slow->spec.priorityClassName = "lowest";
   slow->metadata.finalizers = {"example.com/hold"};
   workloads::AddTemplateClaim(*slow, "gpu", "one-gpu");
@@ -317,7 +318,7 @@ TEST_F(PreemptionTest, ASecondPreemptorDoesNotCountOnTheFirstOnesVictim) {
   ASSERT_TRUE(WaitBound("slow") && WaitBound("b"));
   // "first" preempts "slow" (the least important), which stays terminating with its device.
   CpuPod("first", "1", "high", "", "one-gpu");
-  ASSERT_TRUE(WaitFor([&] { return Nominated("first") == "node-0"; }, seconds(10)));
+  ASSERT_TRUE(testing::WaitUntil([&] { return Nominated("first") == "node-0"; }, seconds(10)));
   ASSERT_TRUE(GetPod("slow")->metadata.rare->deletionTimestamp);
   // "second" needs a device of its own: "b"'s, not the one "slow" frees for "first".
   CpuPod("second", "1", "high", "", "one-gpu");
@@ -338,8 +339,8 @@ TEST_F(PreemptionTest, AReservationPreemptsOnlyWhenTheArgsSaySo) {
   CpuPod("job", "40", "low");
   ASSERT_TRUE(WaitBound("job"));
   Reserve("r", "40", "train");
-  ASSERT_TRUE(
-      WaitFor([&] { return HasEvent("r", "FailedScheduling", "Insufficient cpu"); }, seconds(10)));
+  ASSERT_TRUE(testing::WaitUntil(
+      [&] { return HasEvent("r", "FailedScheduling", "Insufficient cpu"); }, seconds(10)));
   EXPECT_EQ(ReservationPhase("r"), api::kReservationPending);
   EXPECT_NE(GetPod("job"), nullptr);  // reservations do not preempt by default
 }
@@ -351,8 +352,8 @@ TEST_F(PreemptionTest, AReservationPreemptsAndItsOwnerRunsInIt) {
   CpuPod("job", "40", "low");
   ASSERT_TRUE(WaitBound("job"));
   Reserve("r", "40", "train");
-  ASSERT_TRUE(
-      WaitFor([&] { return ReservationPhase("r") == api::kReservationAvailable; }, seconds(20)))
+  ASSERT_TRUE(testing::WaitUntil(
+      [&] { return ReservationPhase("r") == api::kReservationAvailable; }, seconds(20)))
       << ReservationPhase("r");
   EXPECT_TRUE(WaitGone("job"));
   // The space is the reservation's: a pod of low priority that does not own it cannot use it
@@ -360,7 +361,7 @@ TEST_F(PreemptionTest, AReservationPreemptsAndItsOwnerRunsInIt) {
   CpuPod("other", "40", "low");
   CpuPod("owner", "40", "low", "train");
   ASSERT_TRUE(WaitBound("owner")) << PodMessage("owner");
-  ASSERT_TRUE(WaitFor([&] { return !PodMessage("other").empty(); }, seconds(10)));
+  ASSERT_TRUE(testing::WaitUntil([&] { return !PodMessage("other").empty(); }, seconds(10)));
   EXPECT_TRUE(GetPod("other")->spec.nodeName.empty());
   ExpectInvariants();
 }
@@ -413,7 +414,7 @@ TEST_F(PreemptionTest, VictimsWithDevicesMatchTheOracleOnRandomNodes) {
   for (int p = 0; p < 5; ++p) Class("p" + std::to_string(p), 100 * (p + 1));
   for (int k = 1; k <= 3; ++k) {
     Create(api::ResourceFor<api::ResourceClaimTemplate>(),
-           workloads::MakeClaimTemplate("gpus-" + std::to_string(k), "default",
+           workloads::MakeClaimTemplate("default", "gpus-" + std::to_string(k),
                                         workloads::ClaimSpec(kDriver, k)));
   }
   Start();
@@ -438,7 +439,7 @@ TEST_F(PreemptionTest, VictimsWithDevicesMatchTheOracleOnRandomNodes) {
       int priority;
     };
     auto pod = [&](const std::string& name, int64_t cpu, int64_t devices, int priority) {
-      auto p = workloads::MakePod(name, "default", std::to_string(cpu), "100Mi");
+      auto p = workloads::MakePod("default", name, std::to_string(cpu), "100Mi");
       p->spec.priorityClassName = "p" + std::to_string(priority);
       p->spec.nodeSelector = {{"round", r}};
       if (devices > 0) workloads::AddTemplateClaim(*p, "gpu", "gpus-" + std::to_string(devices));
@@ -477,7 +478,7 @@ TEST_F(PreemptionTest, VictimsWithDevicesMatchTheOracleOnRandomNodes) {
     }
     if (!possible) {
       ++refused;
-      ASSERT_TRUE(WaitFor([&] { return !PodMessage(preemptor).empty(); }, seconds(10)));
+      ASSERT_TRUE(testing::WaitUntil([&] { return !PodMessage(preemptor).empty(); }, seconds(10)));
       EXPECT_TRUE(GetPod(preemptor)->spec.nodeName.empty()) << "round " << round;
       for (const Placed& p : placed) EXPECT_NE(GetPod(p.name), nullptr) << "round " << round;
       ASSERT_TRUE(client_->Delete(api::ResourceFor<api::Pod>(), "default", preemptor).ok());

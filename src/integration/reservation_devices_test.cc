@@ -13,6 +13,7 @@
 #include "api/koordinator/reservation.h"
 #include "integration/dra_fixture.h"
 #include "testing/objects.h"
+#include "testing/wait.h"
 
 namespace allot::integration {
 namespace {
@@ -26,7 +27,7 @@ class ReservationDevicesTest : public DraFixture {
   // A claim template asking for `count` GPUs.
   void GpuTemplate(const std::string& name, int64_t count) {
     Create(api::ResourceFor<api::ResourceClaimTemplate>(),
-           workloads::MakeClaimTemplate(name, "default", workloads::ClaimSpec(kDriver, count, "")));
+           workloads::MakeClaimTemplate("default", name, workloads::ClaimSpec(kDriver, count, "")));
   }
 
   // A reservation for pods labelled app=job holding the GPUs of claim template `tmpl`.
@@ -44,7 +45,7 @@ class ReservationDevicesTest : public DraFixture {
 
   // A pod labelled app=<app> with one claim from template `tmpl`.
   void GpuPod(const std::string& name, const std::string& app, const std::string& tmpl) {
-    auto p = workloads::MakePod(name, "default");
+    auto p = workloads::MakePod("default", name);
     p->metadata.labels["app"] = app;
     workloads::AddTemplateClaim(*p, "gpu", tmpl);
     Create(api::ResourceFor<api::Pod>(), std::move(p));
@@ -56,7 +57,7 @@ class ReservationDevicesTest : public DraFixture {
     return std::static_pointer_cast<const api::Reservation>(*r);
   }
   bool WaitAvailable(const std::string& name) {
-    return WaitFor(
+    return testing::WaitUntil(
         [&] {
           auto r = GetReservation(name);
           return r && r->status.phase == api::kReservationAvailable;
@@ -64,7 +65,7 @@ class ReservationDevicesTest : public DraFixture {
         seconds(10));
   }
   bool WaitBound(const std::string& pod) {
-    return WaitFor(
+    return testing::WaitUntil(
         [&] {
           auto p = GetPod(pod);
           return p && !p->spec.nodeName.empty();
@@ -73,7 +74,8 @@ class ReservationDevicesTest : public DraFixture {
   }
   // The scheduler said why it cannot place the pod.
   bool WaitUnschedulable(const std::string& pod, const std::string& part) {
-    return WaitFor([&] { return PodMessage(pod).find(part) != std::string::npos; }, seconds(10));
+    return testing::WaitUntil([&] { return PodMessage(pod).find(part) != std::string::npos; },
+                              seconds(10));
   }
   // The devices ("pool/device") of the claim behind the pod's entry "gpu".
   std::set<std::string> PodDevices(const std::string& pod) {
@@ -123,7 +125,7 @@ TEST_F(ReservationDevicesTest, ReservedGpusGoToItsOwnersOnlyAndComeBackWhenItEnd
   const std::vector<std::string> web = {"web-0", "web-1", "web-2"};
   for (const std::string& s : web) GpuPod(s, "web", "one-gpu");
   std::string waiting;  // the web pod left without a GPU
-  ASSERT_TRUE(WaitFor(
+  ASSERT_TRUE(testing::WaitUntil(
       [&] {
         int bound = 0;
         for (const std::string& s : web) {
@@ -159,11 +161,11 @@ TEST_F(ReservationDevicesTest, ReservedGpusGoToItsOwnersOnlyAndComeBackWhenItEnd
 
   // The reservation goes: its claim is released and deleted; the owners keep their GPUs.
   ASSERT_TRUE(client_->Delete(Reservations(), "", "r").ok());
-  ASSERT_TRUE(WaitFor([&] { return GetClaim(claim_name) == nullptr; }, seconds(10)));
+  ASSERT_TRUE(testing::WaitUntil([&] { return GetClaim(claim_name) == nullptr; }, seconds(10)));
   EXPECT_EQ(PodDevices("job-0").size(), 1u);
   // An owner finishing frees its GPU for whoever waits.
   ASSERT_TRUE(client_->Delete(api::ResourceFor<api::Pod>(), "default", "job-0").ok());
-  ASSERT_TRUE(WaitFor(
+  ASSERT_TRUE(testing::WaitUntil(
       [&] {
         return !GetPod("web-2")->spec.nodeName.empty() || !GetPod("job-2")->spec.nodeName.empty();
       },
@@ -201,7 +203,7 @@ TEST_F(ReservationDevicesTest, AllocateOnceReservationReturnsItsGpusAfterItsOwne
   GpuPod("job-0", "job", "one-gpu");
   ASSERT_TRUE(WaitBound("job-0")) << PodMessage("job-0");
   // Used once: Succeeded, and the GPU the owner did not take goes to the other team.
-  ASSERT_TRUE(WaitFor(
+  ASSERT_TRUE(testing::WaitUntil(
       [&] {
         auto r = GetReservation("r");
         return r && r->status.phase == api::kReservationSucceeded;

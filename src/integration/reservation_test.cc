@@ -10,6 +10,7 @@
 #include "integration/dra_fixture.h"
 #include "scheduler/plugins/names.h"
 #include "testing/objects.h"
+#include "testing/wait.h"
 
 namespace allot::integration {
 namespace {
@@ -75,7 +76,7 @@ class ReservationTest : public DraFixture {
   // A pod asking for `cpu`, labelled app=<app>, with these annotations.
   void CpuPod(const std::string& name, const std::string& cpu, const std::string& app,
               const api::StringMap& annotations = {}) {
-    auto p = workloads::MakePod(name, "default", cpu, "100Mi");
+    auto p = workloads::MakePod("default", name, cpu, "100Mi");
     p->metadata.labels["app"] = app;
     p->metadata.annotations = annotations;
     Create(api::ResourceFor<api::Pod>(), std::move(p));
@@ -91,14 +92,14 @@ class ReservationTest : public DraFixture {
     return r ? r->status.phase : "<gone>";
   }
   bool WaitPhase(const std::string& name, std::string_view phase) {
-    return WaitFor([&] { return Phase(name) == phase; }, seconds(10));
+    return testing::WaitUntil([&] { return Phase(name) == phase; }, seconds(10));
   }
   std::string NodeOf(const std::string& pod) {
     auto p = GetPod(pod);
     return p ? p->spec.nodeName : "";
   }
   bool WaitBound(const std::string& pod) {
-    return WaitFor([&] { return !NodeOf(pod).empty(); }, seconds(10));
+    return testing::WaitUntil([&] { return !NodeOf(pod).empty(); }, seconds(10));
   }
   // The reservation a bound pod draws from (its reservation-allocated annotation), "" for none.
   std::string AllocatedFrom(const std::string& pod) {
@@ -112,7 +113,7 @@ class ReservationTest : public DraFixture {
   // Waits until the pod has been tried and found unschedulable; returns the message.
   std::string WaitUnschedulable(const std::string& pod) {
     std::string msg;
-    WaitFor(
+    testing::WaitUntil(
         [&] {
           msg = PodMessage(pod);
           return msg.starts_with("Unschedulable");
@@ -168,7 +169,7 @@ TEST_F(ReservationTest, PlacedHeldFromOthersAndHandedToItsOwner) {
   EXPECT_TRUE(WaitEvent("r", "Scheduled", "Successfully assigned r to node-0"));
   // The metrics follow the scheduler's informer, which may trail the store.
   std::string metrics;
-  EXPECT_TRUE(WaitFor(
+  EXPECT_TRUE(testing::WaitUntil(
       [&] {
         metrics = sched_->metrics_registry().Expose();
         return metrics.find(
@@ -186,9 +187,9 @@ TEST_F(ReservationTest, PlacedHeldFromOthersAndHandedToItsOwner) {
 
   // 4 cpus, 2 reserved: a stranger asking for 3 does not fit; one asking for 2 does.
   CpuPod("stranger", "3", "web");
-  EXPECT_EQ(WaitUnschedulable("stranger"),
-            "Unschedulable: 0/1 nodes are available: 1 Insufficient cpu." +
-                std::string(kNoVictims1));
+  EXPECT_EQ(
+      WaitUnschedulable("stranger"),
+      "Unschedulable: 0/1 nodes are available: 1 Insufficient cpu." + std::string(kNoVictims1));
   CpuPod("small", "2", "web");
   ASSERT_TRUE(WaitBound("small"));
   EXPECT_EQ(AllocatedFrom("small"), "");
@@ -208,7 +209,7 @@ TEST_F(ReservationTest, UnschedulableReservationStaysPendingAndSaysWhy) {
   Start();
   Reserve("huge", {.cpu = "100"});
   std::shared_ptr<const api::Reservation> r;
-  ASSERT_TRUE(WaitFor(
+  ASSERT_TRUE(testing::WaitUntil(
       [&] {
         r = GetReservation("huge");
         return r && Condition(*r, "Scheduled");
@@ -229,7 +230,7 @@ TEST_F(ReservationTest, TemplateNodeNamePinsTheNode) {
   ASSERT_TRUE(WaitPhase("pinned", api::kReservationAvailable));
   EXPECT_EQ(GetReservation("pinned")->status.nodeName, "node-2");
   Reserve("nowhere", {.node = "node-9"});
-  ASSERT_TRUE(WaitFor(
+  ASSERT_TRUE(testing::WaitUntil(
       [&] {
         auto r = GetReservation("nowhere");
         return r && Condition(*r, "Scheduled");
@@ -248,9 +249,9 @@ TEST_F(ReservationTest, AlignedOwnerLargerThanItsReservationTakesOnlyFreeCapacit
   ASSERT_TRUE(WaitPhase("a", api::kReservationAvailable));
   ASSERT_TRUE(WaitPhase("b", api::kReservationAvailable));
   CpuPod("too-big", "4", "a");  // 2 from a + 1 free; b's 1 stays held
-  EXPECT_EQ(WaitUnschedulable("too-big"),
-            "Unschedulable: 0/1 nodes are available: 1 Insufficient cpu." +
-                std::string(kNoVictims1));
+  EXPECT_EQ(
+      WaitUnschedulable("too-big"),
+      "Unschedulable: 0/1 nodes are available: 1 Insufficient cpu." + std::string(kNoVictims1));
   CpuPod("fits", "3", "a");
   ASSERT_TRUE(WaitBound("fits")) << PodMessage("fits");
   EXPECT_EQ(AllocatedFrom("fits"), "a");
@@ -264,9 +265,9 @@ TEST_F(ReservationTest, RestrictedOwnerGetsOnlyTheReservedAmount) {
   ASSERT_TRUE(WaitPhase("r", api::kReservationAvailable));
   // 3 cpus do not fit in the reservation, and the node's free 2 cannot hold them either.
   CpuPod("big", "3", "job");
-  EXPECT_EQ(WaitUnschedulable("big"),
-            "Unschedulable: 0/1 nodes are available: 1 Insufficient cpu." +
-                std::string(kNoVictims1));
+  EXPECT_EQ(
+      WaitUnschedulable("big"),
+      "Unschedulable: 0/1 nodes are available: 1 Insufficient cpu." + std::string(kNoVictims1));
   // With the affinity annotation the pod must use a reservation: the reason says so.
   CpuPod("big-affine", "3", "job",
          {{std::string(api::kAnnotationReservationAffinity), R"({"reservationSelector":{}})"}});
@@ -289,8 +290,8 @@ TEST_F(ReservationTest, ReusableReservationKeepsOwnersCurrent) {
   ASSERT_TRUE(WaitBound("w2"));
   EXPECT_EQ(AllocatedFrom("w1"), "pool");
   EXPECT_EQ(AllocatedFrom("w2"), "pool");
-  ASSERT_TRUE(WaitFor([&] { return GetReservation("pool")->status.currentOwners.size() == 2; },
-                      seconds(10)));
+  ASSERT_TRUE(testing::WaitUntil(
+      [&] { return GetReservation("pool")->status.currentOwners.size() == 2; }, seconds(10)));
   EXPECT_EQ(Phase("pool"), "Available");
   // Both reserved cpus are used: a third owner still draws from the pool (Aligned: what the
   // pool has left, nothing, then the node's free capacity); a fourth finds no room.
@@ -299,7 +300,7 @@ TEST_F(ReservationTest, ReusableReservationKeepsOwnersCurrent) {
   EXPECT_EQ(AllocatedFrom("w3"), "pool");
   CpuPod("w4", "1", "job");
   EXPECT_EQ(WaitUnschedulable("w4"), "Unschedulable: 0/1 nodes are available: 1 Insufficient cpu." +
-                std::string(kNoVictims1));
+                                         std::string(kNoVictims1));
   ExpectNoOverCommit();
 }
 
@@ -327,13 +328,13 @@ TEST_F(ReservationTest, IgnoredPodsAndBadAnnotations) {
   Reserve("r", {.cpu = "2"});
   ASSERT_TRUE(WaitPhase("r", api::kReservationAvailable));
   // An owner labelled reservation-ignored does not draw from it, and it stays held.
-  auto p = workloads::MakePod("ignored", "default", "1", "100Mi");
+  auto p = workloads::MakePod("default", "ignored", "1", "100Mi");
   p->metadata.labels["app"] = "job";
   p->metadata.labels[std::string(api::kLabelReservationIgnored)] = "true";
   Create(api::ResourceFor<api::Pod>(), std::move(p));
-  EXPECT_EQ(WaitUnschedulable("ignored"),
-            "Unschedulable: 0/1 nodes are available: 1 Insufficient cpu." +
-                std::string(kNoVictims1));
+  EXPECT_EQ(
+      WaitUnschedulable("ignored"),
+      "Unschedulable: 0/1 nodes are available: 1 Insufficient cpu." + std::string(kNoVictims1));
   CpuPod("bad", "1", "job", {{std::string(api::kAnnotationReservationAffinity), "{not json"}});
   EXPECT_NE(WaitUnschedulable("bad").find(
                 "annotation scheduling.koordinator.sh/reservation-affinity: invalid JSON"),
@@ -356,9 +357,9 @@ TEST_F(ReservationTest, FinishedOrDeletedReservationGivesItsCapacityBack) {
   ASSERT_TRUE(WaitPhase("deleted", api::kReservationAvailable));
   CpuPod("waiting", "3", "web");
   CpuPod("waiting-too", "3", "web");
-  EXPECT_EQ(WaitUnschedulable("waiting"),
-            "Unschedulable: 0/2 nodes are available: 2 Insufficient cpu." +
-                std::string(kNoVictims2));
+  EXPECT_EQ(
+      WaitUnschedulable("waiting"),
+      "Unschedulable: 0/2 nodes are available: 2 Insufficient cpu." + std::string(kNoVictims2));
   // Failed as the controller marks an expired reservation (its timers have FakeClock tests of
   // their own): the pods waiting for room are retried at once, not at the periodic flush.
   auto failed = std::make_unique<api::Reservation>(*GetReservation("expiring"));
@@ -388,9 +389,9 @@ TEST_F(ReservationTest, PreAllocationWaitsForTheNodeToFreeUp) {
   CpuPod("stranger", "1", "web");
   CpuPod("owner", "1", "job",
          {{std::string(api::kAnnotationReservationAffinity), R"({"name":"later"})"}});
-  EXPECT_EQ(WaitUnschedulable("stranger"),
-            "Unschedulable: 0/1 nodes are available: 1 Insufficient cpu." +
-                std::string(kNoVictims1));
+  EXPECT_EQ(
+      WaitUnschedulable("stranger"),
+      "Unschedulable: 0/1 nodes are available: 1 Insufficient cpu." + std::string(kNoVictims1));
   EXPECT_EQ(WaitUnschedulable("owner"),
             "Unschedulable: 0/1 nodes are available: node(s) no reservations match reservation "
             "affinity." +
@@ -406,7 +407,7 @@ TEST_F(ReservationTest, PreAllocationWaitsForTheNodeToFreeUp) {
   ExpectNoOverCommit();
   // A preAllocation reservation larger than the node is still unschedulable.
   Reserve("too-big", {.cpu = "8", .pre_allocation = true});
-  ASSERT_TRUE(WaitFor(
+  ASSERT_TRUE(testing::WaitUntil(
       [&] {
         auto big = GetReservation("too-big");
         return big && Condition(*big, "Scheduled");
@@ -426,9 +427,9 @@ TEST_F(ReservationTest, RestartedSchedulerKeepsWaitingReservationsWaiting) {
   StartScheduler();
   // The new scheduler counts the Waiting reservation on its node and finishes its wait.
   CpuPod("stranger", "1", "web");
-  EXPECT_EQ(WaitUnschedulable("stranger"),
-            "Unschedulable: 0/1 nodes are available: 1 Insufficient cpu." +
-                std::string(kNoVictims1));
+  EXPECT_EQ(
+      WaitUnschedulable("stranger"),
+      "Unschedulable: 0/1 nodes are available: 1 Insufficient cpu." + std::string(kNoVictims1));
   ASSERT_TRUE(client_->Delete(api::ResourceFor<api::Pod>(), "default", "busy").ok());
   ASSERT_TRUE(WaitPhase("later", api::kReservationAvailable)) << Phase("later");
   ASSERT_TRUE(WaitBound("stranger"));
@@ -446,9 +447,9 @@ TEST_F(ReservationTest, RestartedSchedulerRebuildsReservationsFromObjects) {
   StartScheduler();
   // The restarted scheduler counts r (1 cpu left) and the owner (1 cpu) again: 2 are free.
   CpuPod("stranger", "3", "web");
-  EXPECT_EQ(WaitUnschedulable("stranger"),
-            "Unschedulable: 0/1 nodes are available: 1 Insufficient cpu." +
-                std::string(kNoVictims1));
+  EXPECT_EQ(
+      WaitUnschedulable("stranger"),
+      "Unschedulable: 0/1 nodes are available: 1 Insufficient cpu." + std::string(kNoVictims1));
   CpuPod("owner-2", "1", "job");
   ASSERT_TRUE(WaitBound("owner-2"));
   EXPECT_EQ(AllocatedFrom("owner-2"), "r");

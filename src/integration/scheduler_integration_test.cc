@@ -18,6 +18,7 @@
 #include "scheduler/testing/invariants.h"
 #include "store/backend.h"
 #include "store/store.h"
+#include "testing/wait.h"
 
 namespace allot::scheduler {
 namespace {
@@ -90,12 +91,8 @@ class SchedulerIntegrationTest : public ::testing::Test {
   // Polls the store until `done` holds for the pods (real async work: informers, bindings).
   bool WaitFor(const std::function<bool(const std::vector<std::shared_ptr<const api::Pod>>&)>& done,
                seconds timeout) {
-    auto deadline = std::chrono::steady_clock::now() + timeout;
-    while (std::chrono::steady_clock::now() < deadline) {
-      if (done(ListAll<api::Pod>(*store_, "pods"))) return true;
-      std::this_thread::sleep_for(milliseconds(20));
-    }
-    return false;
+    return allot::testing::WaitUntil([&] { return done(ListAll<api::Pod>(*store_, "pods")); },
+                                     timeout);
   }
 
   std::unique_ptr<store::Store> store_;
@@ -162,11 +159,11 @@ void SchedulerIntegrationTest::MixedWorkload(int s) {
   for (int i = 0; i < 50 * s; ++i) {
     std::string name = "huge-" + std::to_string(i);
     CreatePod(PodBuilder(name).Req("16", "1Gi"));
-    expect_message[name] =
-        "0/" + n_nodes + " nodes are available: " + std::to_string(20 * s) +
-        " node(s) had untolerated taint {dedicated: gpu}, " + std::to_string(80 * s) +
-        " Insufficient cpu. preemption: 0/" + n_nodes + " nodes are available: " + n_nodes +
-        " Preemption is not helpful for scheduling.";
+    expect_message[name] = "0/" + n_nodes + " nodes are available: " + std::to_string(20 * s) +
+                           " node(s) had untolerated taint {dedicated: gpu}, " +
+                           std::to_string(80 * s) + " Insufficient cpu. preemption: 0/" + n_nodes +
+                           " nodes are available: " + n_nodes +
+                           " Preemption is not helpful for scheduling.";
   }
 
   auto settled = [s](const std::vector<std::shared_ptr<const api::Pod>>& pods) {
@@ -257,7 +254,8 @@ void SchedulerIntegrationTest::MixedWorkload(int s) {
 
   std::string metrics = sched_->metrics_registry().Expose();
   EXPECT_NE(metrics.find("scheduler_schedule_attempts_total{result=\"scheduled\",profile="
-                         "\"default-scheduler\"} " + std::to_string(840 * s)),
+                         "\"default-scheduler\"} " +
+                         std::to_string(840 * s)),
             std::string::npos);
 
   // Freeing a GPU node lets a waiting GPU pod in (event-driven requeue, no flush needed).

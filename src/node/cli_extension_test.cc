@@ -13,6 +13,7 @@
 #include "store/backend.h"
 #include "store/store.h"
 #include "testing/objects.h"
+#include "testing/wait.h"
 
 namespace allot::node {
 namespace {
@@ -76,12 +77,9 @@ TEST_F(NodeSimExtensionRunTest, StartsAfterRegistrationAndStopsAfterTheSimulator
   std::thread sim([&] {
     code = RunCli({"--server", url_, "--nodes", "2", "--widgets", "3"}, ext);
   });
-  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
   const api::ResourceInfo& nodes = testing::Resource("", "nodes");
-  while (!store_.Get(nodes, "", "allot-node-1").ok() &&
-         std::chrono::steady_clock::now() < deadline) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(5));
-  }
+  testing::WaitUntil([&] { return store_.Get(nodes, "", "allot-node-1").ok(); },
+                     std::chrono::seconds(20));
   // Start() runs before the loop polls the flag the handler sets, so it is never skipped.
   std::raise(SIGTERM);
   sim.join();

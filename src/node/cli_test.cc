@@ -16,6 +16,7 @@
 #include "store/store.h"
 #include "testing/builders.h"
 #include "testing/objects.h"
+#include "testing/wait.h"
 
 namespace allot::node {
 namespace {
@@ -58,10 +59,7 @@ TEST(NodeSimCliTest, RegistersNodesFromATemplateUntilSignalled) {
     code = RunCli({"--server", url, "--nodes", "3", "--node-template", tmpl});
   });
   const api::ResourceInfo& nodes = testing::Resource("", "nodes");
-  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
-  while (!store.Get(nodes, "", "cli-2").ok() && std::chrono::steady_clock::now() < deadline) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(5));
-  }
+  testing::WaitUntil([&] { return store.Get(nodes, "", "cli-2").ok(); }, std::chrono::seconds(20));
   std::raise(SIGTERM);  // the handler only sets a flag the run loop polls
   sim.join();
   EXPECT_EQ(code, 0);

@@ -7,6 +7,7 @@
 #include "api/core/pod.h"
 #include "node/addresses.h"
 #include "node/testing/simulator.h"
+#include "testing/wait.h"
 
 namespace allot::node {
 namespace {
@@ -226,10 +227,7 @@ TEST_F(SimulatorPodsTest, DeletionWhileTheStartWriteIsInFlight) {
   sim_->OnPodChanged(created);
   client_->HoldPodStatusAnswers(true);
   sim_->Tick();
-  auto deadline = std::chrono::steady_clock::now() + seconds(10);
-  while (client_->HeldCount() == 0 && std::chrono::steady_clock::now() < deadline) {
-    std::this_thread::yield();
-  }
+  testing::WaitUntil([&] { return client_->HeldCount() > 0; });
   ASSERT_EQ(client_->HeldCount(), 1u);
   ASSERT_EQ(Phase("p"), "Running");  // written, but the simulator has not heard back
   ASSERT_TRUE(store_->Delete(api::ResourceFor<api::Pod>(), "default", "p").ok());
@@ -330,11 +328,7 @@ TEST_F(SimulatorPodsTest, RunTicksOnItsOwnThread) {
   sim_ = std::make_unique<NodeSimulator>(*client_, clock_, Options(2));
   ASSERT_TRUE(sim_->Run().ok());
   CreatePod("p", "n-1");
-  auto deadline = std::chrono::steady_clock::now() + seconds(10);
-  while (Phase("p") != "Running" && std::chrono::steady_clock::now() < deadline) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(2));
-  }
-  EXPECT_EQ(Phase("p"), "Running");
+  EXPECT_TRUE(testing::WaitUntil([&] { return Phase("p") == "Running"; }));
   sim_->Stop();
   sim_->Stop();  // idempotent
 }

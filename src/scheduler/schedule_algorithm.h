@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "scheduler/framework/diagnosis.h"
 #include "scheduler/framework/runtime/framework.h"
 
 namespace allot::scheduler {
@@ -25,24 +26,6 @@ inline constexpr int32_t kMinFeasibleNodesPercentageToFind = 5;
 // How many feasible nodes to find before Filter stops: all nodes below 100 nodes; otherwise
 // percentage% of them (0: adaptive, 50 - nodes/125, at least 5), at least 100.
 int32_t NumFeasibleNodesToFind(int32_t percentage, int32_t num_all_nodes);
-
-// Why a pod fits nowhere.
-struct Diagnosis {
-  NodeToStatus node_to_status;
-  std::vector<std::string> unschedulable_plugins;  // sorted, unique
-  std::vector<std::string> pending_plugins;        // sorted, unique
-  std::string pre_filter_msg;
-  std::string post_filter_msg;
-
-  // Records the status's plugin as rejecting (or pending).
-  void AddPluginStatus(const Status& status);
-  void AddUnschedulablePlugin(std::string_view plugin);
-  void clear();
-};
-
-// "0/N nodes are available: <PreFilterMsg>." or "0/N nodes are available: <count reason, ...
-// sorted>." followed by " <PostFilterMsg>" when PostFilter said something.
-std::string FitErrorMessage(size_t num_all_nodes, const Diagnosis& diagnosis);
 
 struct ScheduleResult {
   std::string suggested_host;  // empty when the pod fits nowhere

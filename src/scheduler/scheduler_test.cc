@@ -11,6 +11,7 @@
 #include "scheduler/testing/builders.h"
 #include "scheduler/testing/fake_client.h"
 #include "scheduler/testing/fakes.h"
+#include "testing/wait.h"
 
 namespace allot::scheduler {
 namespace {
@@ -66,12 +67,7 @@ class SchedulerTest : public ::testing::Test {
   }
   // Waits until no binding is in flight (a failed one ends on a binding worker); false after 5 s.
   bool WaitForBindings() {
-    auto give_up = std::chrono::steady_clock::now() + seconds(5);
-    while (sched_->bindings_in_flight() > 0) {
-      if (std::chrono::steady_clock::now() > give_up) return false;
-      std::this_thread::yield();
-    }
-    return true;
+    return allot::testing::WaitUntil([&] { return sched_->bindings_in_flight() == 0; });
   }
 
   FakeClock clock_;
@@ -351,8 +347,7 @@ TEST_F(SchedulerTest, MetricsAreExposed) {
   std::string text = sched_->metrics_registry().Expose();
   for (const char* want :
        {"scheduler_schedule_attempts_total{result=\"scheduled\",profile=\"default-scheduler\"} 1",
-        "allot_scheduler_parallel_helpers 0",
-        "scheduler_pending_pods{queue=\"active\"} 0",
+        "allot_scheduler_parallel_helpers 0", "scheduler_pending_pods{queue=\"active\"} 0",
         "scheduler_scheduling_attempt_duration_seconds_count{result=\"scheduled\",profile="
         "\"default-scheduler\"} 1",
         "scheduler_framework_extension_point_duration_seconds_count{extension_point=\"Filter\","

@@ -271,6 +271,50 @@ figcaption{font-weight:600;margin-bottom:4px}
 .key i{display:inline-block;width:10px;height:10px;margin:0 4px 0 12px}
 )";
 
+std::string PaletteColor(size_t i) { return std::string(kPalette[i % std::size(kPalette)]); }
+
+// Throughput: pods bound per minute between consecutive samples, a line per variant.
+std::string ThroughputChart(const SimResult& r) {
+  Chart c{"throughput", "Scheduling throughput", "minutes", "pods bound per minute"};
+  for (size_t i = 0; i < r.variants.size(); ++i) {
+    const auto& smp = r.variants[i].samples;
+    Series s{VariantName(r.variants[i]), PaletteColor(i), {}, {}};
+    for (size_t k = 1; k < smp.size(); ++k) {
+      const double dt = smp[k].t - smp[k - 1].t;
+      if (dt <= 0) continue;
+      s.x.push_back(smp[k].t);
+      s.y.push_back(static_cast<double>(smp[k].scheduled - smp[k - 1].scheduled) / dt * 60);
+    }
+    c.series.push_back(std::move(s));
+  }
+  return RenderChart(c);
+}
+
+// Reservations by phase: a line per variant and phase (odd variants dashed).
+std::string ReservationsChart(const SimResult& r) {
+  Chart c{"reservations", "Reservations by phase", "minutes", "reservations"};
+  std::set<std::string> phases;
+  for (const VariantResult& v : r.variants) {
+    for (const Sample& s : v.samples) {
+      for (const auto& [p, n] : s.reservations) phases.insert(p);
+    }
+  }
+  size_t k = 0;
+  for (size_t i = 0; i < r.variants.size(); ++i) {
+    for (const std::string& p : phases) {
+      Series s{VariantName(r.variants[i]) + ": " + p, PaletteColor(k++), {}, {}};
+      s.dashed = i % 2 == 1;
+      for (const Sample& smp : r.variants[i].samples) {
+        auto it = smp.reservations.find(p);
+        s.x.push_back(smp.t);
+        s.y.push_back(it == smp.reservations.end() ? 0 : static_cast<double>(it->second));
+      }
+      c.series.push_back(std::move(s));
+    }
+  }
+  return RenderChart(c);
+}
+
 }  // namespace
 
 std::string ResultHtml(const SimResult& r) {
@@ -284,7 +328,7 @@ std::string ResultHtml(const SimResult& r) {
   o << "<h2>Summary</h2>\n" << SummaryTable(r);
   o << "<h2>Per workload</h2>\n" << WorkloadTable(r);
 
-  auto color = [](size_t i) { return std::string(kPalette[i % std::size(kPalette)]); };
+  auto color = PaletteColor;
   // One line per variant of value(sample) over time; `y_max` fixes the axis (fractions).
   auto over_time = [&](const std::string& id, const std::string& title, const std::string& y,
                        auto value, std::optional<double> y_max = std::nullopt) {
@@ -315,22 +359,7 @@ std::string ResultHtml(const SimResult& r) {
   o << "<h2>Scheduling</h2>\n";
   o << over_time("pending", "Pending pods", "pods",
                  [](const Sample& s) { return static_cast<double>(s.pending); });
-  {
-    // Throughput: pods bound per minute between consecutive samples.
-    Chart c{"throughput", "Scheduling throughput", "minutes", "pods bound per minute"};
-    for (size_t i = 0; i < r.variants.size(); ++i) {
-      const auto& smp = r.variants[i].samples;
-      Series s{VariantName(r.variants[i]), color(i), {}, {}};
-      for (size_t k = 1; k < smp.size(); ++k) {
-        const double dt = smp[k].t - smp[k - 1].t;
-        if (dt <= 0) continue;
-        s.x.push_back(smp[k].t);
-        s.y.push_back(static_cast<double>(smp[k].scheduled - smp[k - 1].scheduled) / dt * 60);
-      }
-      c.series.push_back(std::move(s));
-    }
-    o << RenderChart(c);
-  }
+  o << ThroughputChart(r);
   o << cdf("wait-cdf", "Time to schedule (CDF)", "seconds from creation to binding",
            "fraction of bound pods", &VariantResult::waits);
   o << over_time("running", "Running pods", "pods",
@@ -366,29 +395,7 @@ std::string ResultHtml(const SimResult& r) {
            "fraction of attached claims", &VariantResult::attach_waits);
 
   o << "<h2>Reservations and preemption</h2>\n";
-  {
-    Chart c{"reservations", "Reservations by phase", "minutes", "reservations"};
-    std::set<std::string> phases;
-    for (const VariantResult& v : r.variants) {
-      for (const Sample& s : v.samples) {
-        for (const auto& [p, n] : s.reservations) phases.insert(p);
-      }
-    }
-    size_t k = 0;
-    for (size_t i = 0; i < r.variants.size(); ++i) {
-      for (const std::string& p : phases) {
-        Series s{VariantName(r.variants[i]) + ": " + p, color(k++), {}, {}};
-        s.dashed = i % 2 == 1;
-        for (const Sample& smp : r.variants[i].samples) {
-          auto it = smp.reservations.find(p);
-          s.x.push_back(smp.t);
-          s.y.push_back(it == smp.reservations.end() ? 0 : static_cast<double>(it->second));
-        }
-        c.series.push_back(std::move(s));
-      }
-    }
-    o << RenderChart(c);
-  }
+  o << ReservationsChart(r);
   o << over_time("preemptions", "Pods preempted (cumulative)", "pods",
                  [](const Sample& s) { return static_cast<double>(s.preempted); });
   o << "<script>document.body.dataset.plots=document.querySelectorAll('svg.plot').length;"

@@ -23,10 +23,10 @@
 #include "drivers/fabric/node_plugin.h"
 #include "drivers/nodelocal/simulated_devices.h"
 #include "node/simulator.h"
+#include "registry/garbage_collector.h"
 #include "scheduler/scheduler.h"
 #include "sim/clock.h"
 #include "sim/recorder.h"
-#include "store/garbage_collector.h"
 #include "store/store.h"
 #include "workloads/objects.h"
 
@@ -214,7 +214,7 @@ class Assembly {
   const Scenario& scenario_;
   SimClock clock_;
   std::unique_ptr<store::Store> store_;
-  std::unique_ptr<store::GarbageCollector> gc_;
+  std::unique_ptr<registry::GarbageCollector> gc_;
   std::unique_ptr<client::InProcessClient> client_;
   std::unique_ptr<client::InformerFactory> observed_;
   std::unique_ptr<Recorder> recorder_;
@@ -242,7 +242,7 @@ Status Assembly::Start() {
   store_opts.seed = scenario_.seed;
   store_ = std::make_unique<store::Store>(store::NewMemoryBackend(), clock_, store_opts);
   ALLOT_RETURN_IF_ERROR(Named(store_->Open(), "store"));
-  gc_ = std::make_unique<store::GarbageCollector>(*store_);
+  gc_ = std::make_unique<registry::GarbageCollector>(*store_);
   ALLOT_RETURN_IF_ERROR(Named(gc_->Start(), "garbage collector"));
   client_ = std::make_unique<client::InProcessClient>(*store_, clock_);
   ALLOT_RETURN_IF_ERROR(CreateObjects());
@@ -463,7 +463,7 @@ Status Assembly::CreateObjects() {
     if (w.priority) priorities.insert(*w.priority);
     for (size_t i = 0; i < w.claims.size(); ++i) {
       const ClaimRequest& c = w.claims[i];
-      auto t = workloads::MakeClaimTemplate(w.name + "-" + std::to_string(i), kNamespace,
+      auto t = workloads::MakeClaimTemplate(kNamespace, w.name + "-" + std::to_string(i),
                                             TemplateSpec(c));
       ALLOT_RETURN_IF_ERROR(create(api::ResourceFor<api::ResourceClaimTemplate>(), std::move(t),
                                    "workloads " + w.name + " claims[" + std::to_string(i) + "]"));
@@ -472,8 +472,8 @@ Status Assembly::CreateObjects() {
   for (const ReservationSpec& r : scenario_.reservations) {
     for (size_t i = 0; i < r.claims.size(); ++i) {
       const ClaimRequest& c = r.claims[i];
-      auto t = workloads::MakeClaimTemplate("reservation-" + r.name + "-" + std::to_string(i),
-                                            kNamespace, TemplateSpec(c));
+      auto t = workloads::MakeClaimTemplate(
+          kNamespace, "reservation-" + r.name + "-" + std::to_string(i), TemplateSpec(c));
       ALLOT_RETURN_IF_ERROR(
           create(api::ResourceFor<api::ResourceClaimTemplate>(), std::move(t),
                  "reservations " + r.name + " claims[" + std::to_string(i) + "]"));
@@ -506,7 +506,7 @@ void Assembly::Stop() {
 std::unique_ptr<api::Pod> MakeWorkloadPod(const Workload& w, int64_t index, Micros run_time) {
   auto cpu = w.requests.count("cpu") ? w.requests.at("cpu") : "100m";
   auto memory = w.requests.count("memory") ? w.requests.at("memory") : "500Mi";
-  auto pod = workloads::MakePod(w.name + "-" + std::to_string(index), kNamespace, cpu, memory);
+  auto pod = workloads::MakePod(kNamespace, w.name + "-" + std::to_string(index), cpu, memory);
   pod->metadata.labels = api::StringMap(w.labels.begin(), w.labels.end());
   pod->metadata.labels[kWorkloadLabel] = w.name;
   if (run_time >= Micros(0))
@@ -523,7 +523,7 @@ std::unique_ptr<api::Pod> MakeWorkloadPod(const Workload& w, int64_t index, Micr
 std::unique_ptr<api::Reservation> MakeReservation(const ReservationSpec& r) {
   auto cpu = r.requests.count("cpu") ? r.requests.at("cpu") : "100m";
   auto memory = r.requests.count("memory") ? r.requests.at("memory") : "500Mi";
-  auto pod = workloads::MakePod(r.name, kNamespace, cpu, memory);
+  auto pod = workloads::MakePod(kNamespace, r.name, cpu, memory);
   for (size_t i = 0; i < r.claims.size(); ++i) {
     workloads::AddTemplateClaim(*pod, "claim-" + std::to_string(i),
                                 "reservation-" + r.name + "-" + std::to_string(i));
@@ -546,6 +546,60 @@ std::unique_ptr<api::Reservation> MakeReservation(const ReservationSpec& r) {
 
 double Seconds(Micros d) { return static_cast<double>(d.count()) / 1e6; }
 
+// What a scenario schedules, in time order: pod arrivals, reservations (indexes into
+// s.reservations), heatmap times (the end when none is asked for), and faults as events — a
+// start for each, and an end for outages; at one instant an outage's end comes before another's
+// start (the parser refuses overlapping outages of one driver).
+struct FaultEvent {
+  Micros at;
+  bool end;
+  const Fault* fault;
+};
+struct Timeline {
+  std::vector<ArrivalEvent> arrivals;
+  std::vector<size_t> reservations;
+  std::vector<Micros> heatmaps;
+  std::vector<FaultEvent> faults;
+
+  static Timeline Of(const Scenario& s) {
+    Timeline t;
+    t.arrivals = PlanArrivals(s);
+    t.reservations.resize(s.reservations.size());
+    for (size_t i = 0; i < t.reservations.size(); ++i) t.reservations[i] = i;
+    std::stable_sort(t.reservations.begin(), t.reservations.end(), [&](size_t a, size_t b) {
+      return s.reservations[a].at < s.reservations[b].at;
+    });
+    t.heatmaps = s.heatmap_at;
+    if (t.heatmaps.empty()) t.heatmaps.push_back(s.duration);
+    std::sort(t.heatmaps.begin(), t.heatmaps.end());
+    for (const Fault& f : s.faults) {
+      t.faults.push_back({f.at, false, &f});
+      if (f.kind == Fault::Kind::kDriverOutage) t.faults.push_back({f.at + f.lasts, true, &f});
+    }
+    std::stable_sort(t.faults.begin(), t.faults.end(),
+                     [](const FaultEvent& a, const FaultEvent& b) {
+                       return a.at != b.at ? a.at < b.at : a.end && !b.end;
+                     });
+    return t;
+  }
+};
+
+// Creates the pods of every arrival due by `now`, from `next` on; returns the next one left.
+Result<size_t> CreateArrivals(Assembly& cluster, const Scenario& s,
+                              const std::vector<ArrivalEvent>& arrivals, size_t next, Micros now) {
+  for (; next < arrivals.size() && arrivals[next].at <= now; ++next) {
+    const ArrivalEvent& a = arrivals[next];
+    auto created =
+        cluster.client().Create(api::ResourceFor<api::Pod>(),
+                                MakeWorkloadPod(s.workloads[a.workload], a.index, a.run_time));
+    if (!created.ok()) {
+      return Status(created.status().code(), "workloads " + s.workloads[a.workload].name + ": " +
+                                                 created.status().message());
+    }
+  }
+  return next;
+}
+
 }  // namespace
 
 Result<VariantResult> RunScenario(const Scenario& s, const RunOptions& options) {
@@ -561,31 +615,11 @@ Result<VariantResult> RunScenario(const Scenario& s, const RunOptions& options) 
   auto at = [&](Micros d) { return t0 + d; };
   auto since = [&](Clock::SteadyPoint t) { return duration_cast<Micros>(t - t0); };
 
-  const std::vector<ArrivalEvent> arrivals = PlanArrivals(s);
-  std::vector<size_t> reservations(s.reservations.size());
-  for (size_t i = 0; i < reservations.size(); ++i) reservations[i] = i;
-  std::stable_sort(reservations.begin(), reservations.end(),
-                   [&](size_t a, size_t b) { return s.reservations[a].at < s.reservations[b].at; });
-  std::vector<Micros> heatmaps = s.heatmap_at;
-  if (heatmaps.empty()) heatmaps.push_back(s.duration);
-  std::sort(heatmaps.begin(), heatmaps.end());
-
-  // Faults as events: a start for each, and an end for outages; in time order, starts first.
-  struct FaultEvent {
-    Micros at;
-    bool end;
-    const Fault* fault;
-  };
-  std::vector<FaultEvent> faults;
-  for (const Fault& f : s.faults) {
-    faults.push_back({f.at, false, &f});
-    if (f.kind == Fault::Kind::kDriverOutage) faults.push_back({f.at + f.lasts, true, &f});
-  }
-  // At the same instant an outage's end comes before another's start (the parser refuses
-  // overlapping outages of one driver).
-  std::stable_sort(faults.begin(), faults.end(), [](const FaultEvent& a, const FaultEvent& b) {
-    return a.at != b.at ? a.at < b.at : a.end && !b.end;
-  });
+  const Timeline plan = Timeline::Of(s);
+  const std::vector<ArrivalEvent>& arrivals = plan.arrivals;
+  const std::vector<size_t>& reservations = plan.reservations;
+  const std::vector<Micros>& heatmaps = plan.heatmaps;
+  const std::vector<FaultEvent>& faults = plan.faults;
 
   VariantResult result;
   result.name = s.variant;
@@ -608,16 +642,7 @@ Result<VariantResult> RunScenario(const Scenario& s, const RunOptions& options) 
     if (clock.FireNextDue()) continue;
     const Micros now = since(clock.Steady());
     if (next_arrival < arrivals.size() && arrivals[next_arrival].at <= now) {
-      for (; next_arrival < arrivals.size() && arrivals[next_arrival].at <= now; ++next_arrival) {
-        const ArrivalEvent& a = arrivals[next_arrival];
-        auto created =
-            cluster.client().Create(api::ResourceFor<api::Pod>(),
-                                    MakeWorkloadPod(s.workloads[a.workload], a.index, a.run_time));
-        if (!created.ok()) {
-          return Status(created.status().code(), "workloads " + s.workloads[a.workload].name +
-                                                     ": " + created.status().message());
-        }
-      }
+      ALLOT_ASSIGN_OR_RETURN(next_arrival, CreateArrivals(cluster, s, arrivals, next_arrival, now));
       continue;
     }
     if (next_reservation < reservations.size() &&

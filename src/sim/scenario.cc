@@ -286,13 +286,114 @@ std::string SubDocument(const YAML::Node& n) {
   return out.c_str();
 }
 
-void ParseBody(Reader& r, const YAML::Node& root, Scenario& s) {
-  if (!r.Map(root, "",
-             {"name", "duration", "sampleInterval", "seed", "deviceClasses", "nodePools", "fabric",
-              "controller", "schedulerConfig", "workloads", "reservations", "faults", "heatmapAt",
-              "variants"})) {
-    if (!root.IsMap()) return;
+// A workload's arrival: exactly one of at, every and poisson (with an optional start).
+void ParseArrival(Reader& r, const YAML::Node& w, const std::string& p, Arrival& out) {
+  const YAML::Node a = w["arrival"];
+  if (!a) {
+    r.Error(w, p + ".arrival", "is required");
+  } else if (r.Map(a, p + ".arrival", {"at", "every", "poisson", "start"})) {
+    const int kinds = (a["at"] ? 1 : 0) + (a["every"] ? 1 : 0) + (a["poisson"] ? 1 : 0);
+    if (kinds != 1) {
+      r.Error(a, p + ".arrival", "must have exactly one of at, every and poisson");
+    } else if (a["at"]) {
+      if (a["start"]) r.Error(a["start"], p + ".arrival.start", "is not used with at");
+      out.kind = Arrival::Kind::kAt;
+      out.start = r.Duration(a["at"], p + ".arrival.at").value_or(Micros(0));
+    } else {
+      if (a["start"]) {
+        out.start = r.Duration(a["start"], p + ".arrival.start").value_or(Micros(0));
+      }
+      if (a["every"]) {
+        out.kind = Arrival::Kind::kEvery;
+        out.every = r.Duration(a["every"], p + ".arrival.every", true).value_or(Micros(1));
+      } else {
+        out.kind = Arrival::Kind::kPoisson;
+        out.per_second = ParseRate(r, a["poisson"], p + ".arrival.poisson").value_or(1);
+      }
+    }
   }
+}
+
+// A nodeLoss fault at path `lp`: which pool, how many of its nodes.
+void ParseNodeLoss(Reader& r, const YAML::Node& loss, const std::string& lp, const Scenario& s,
+                   Fault& f) {
+  f.kind = Fault::Kind::kNodeLoss;
+  if (!r.Map(loss, lp, {"pool", "count"})) return;
+  const NodePool* pool = nullptr;
+  if (!loss["pool"]) {
+    r.Error(loss, lp + ".pool", "is required");
+  } else {
+    f.pool = r.String(loss["pool"], lp + ".pool").value_or("");
+    for (const NodePool& np : s.node_pools) {
+      if (np.name == f.pool) pool = &np;
+    }
+    if (!pool && !f.pool.empty()) r.Error(loss["pool"], lp + ".pool", "no such node pool");
+  }
+  f.count = 1;
+  if (loss["count"]) {
+    f.count = r.Int(loss["count"], lp + ".count", 1, 100000).value_or(1);
+    if (pool && f.count > pool->count) {
+      r.Error(loss["count"], lp + ".count",
+              "is more than the pool's " + std::to_string(pool->count) + " nodes");
+    }
+  }
+}
+
+// A driverOutage fault at path `op`: a driver of the scenario, and for how long.
+void ParseDriverOutage(Reader& r, const YAML::Node& out, const std::string& op, const Scenario& s,
+                       Fault& f) {
+  f.kind = Fault::Kind::kDriverOutage;
+  if (!r.Map(out, op, {"driver", "for"})) return;
+  if (!out["driver"]) {
+    r.Error(out, op + ".driver", "is required");
+  } else {
+    f.driver = r.String(out["driver"], op + ".driver").value_or("");
+    bool known = (s.fabric && s.fabric->driver == f.driver) ||
+                 (s.controller && s.controller->driver == f.driver);
+    for (const NodePool& np : s.node_pools) {
+      known = known || (np.devices && np.devices->driver == f.driver);
+    }
+    if (!known && !f.driver.empty()) {
+      r.Error(out["driver"], op + ".driver",
+              "is not the fabric's, the controller's or a node pool's devices' driver");
+    }
+  }
+  if (!out["for"]) {
+    r.Error(out, op + ".for", "is required");
+  } else {
+    f.lasts = r.Duration(out["for"], op + ".for", true).value_or(Micros(1));
+  }
+}
+
+// Across faults: a pool cannot lose more nodes than it has; one driver's outages must not
+// overlap (each would end the other's).
+void CheckFaultsTogether(Reader& r, const YAML::Node& root, const Scenario& s) {
+  std::map<std::string, int64_t> lost;
+  for (size_t i = 0; i < s.faults.size(); ++i) {
+    const Fault& f = s.faults[i];
+    const std::string p = "faults[" + std::to_string(i) + "]";
+    if (f.kind == Fault::Kind::kNodeLoss) {
+      for (const NodePool& np : s.node_pools) {
+        if (np.name == f.pool && (lost[f.pool] += f.count) > np.count) {
+          r.Error(root["faults"][i], p + ".nodeLoss.count",
+                  "the faults take more than the pool's " + std::to_string(np.count) + " nodes");
+        }
+      }
+      continue;
+    }
+    for (size_t j = 0; j < i; ++j) {
+      const Fault& g = s.faults[j];
+      if (g.kind == Fault::Kind::kDriverOutage && g.driver == f.driver && f.at < g.at + g.lasts &&
+          g.at < f.at + f.lasts) {
+        r.Error(root["faults"][i], p + ".driverOutage",
+                "overlaps faults[" + std::to_string(j) + "], an outage of the same driver");
+      }
+    }
+  }
+}
+
+// name, duration, sampleInterval, seed.
+void ParseHeader(Reader& r, const YAML::Node& root, Scenario& s) {
   if (root["name"]) s.name = r.String(root["name"], "name").value_or("");
   if (root["duration"])
     s.duration = r.Duration(root["duration"], "duration", true).value_or(s.duration);
@@ -303,7 +404,10 @@ void ParseBody(Reader& r, const YAML::Node& root, Scenario& s) {
   if (root["seed"]) {
     s.seed = static_cast<uint64_t>(r.Int(root["seed"], "seed", 0, INT64_MAX).value_or(1));
   }
+}
 
+// deviceClasses: unique names, each with its driver.
+void ParseDeviceClasses(Reader& r, const YAML::Node& root, Scenario& s) {
   std::set<std::string> class_names;
   if (root["deviceClasses"]) {
     r.List(root["deviceClasses"], "deviceClasses", [&](const YAML::Node& c, const std::string& p) {
@@ -322,7 +426,10 @@ void ParseBody(Reader& r, const YAML::Node& root, Scenario& s) {
       s.device_classes.push_back(std::move(dc));
     });
   }
+}
 
+// nodePools (at least one): count, labels, taints, capacity, devices.
+void ParseNodePools(Reader& r, const YAML::Node& root, Scenario& s) {
   std::set<std::string> pool_names;
   if (root["nodePools"]) {
     r.List(root["nodePools"], "nodePools", [&](const YAML::Node& n, const std::string& p) {
@@ -358,7 +465,10 @@ void ParseBody(Reader& r, const YAML::Node& root, Scenario& s) {
     });
   }
   if (s.node_pools.empty()) r.Error(root, "nodePools", "at least one node pool is required");
+}
 
+// fabric: the fabric driver's configuration (drivers/fabric/config.h).
+void ParseFabric(Reader& r, const YAML::Node& root, Scenario& s) {
   if (root["fabric"]) {
     auto fabric = drivers::ParseFabricConfig(SubDocument(root["fabric"]));
     if (!fabric.ok()) {
@@ -367,6 +477,10 @@ void ParseBody(Reader& r, const YAML::Node& root, Scenario& s) {
       s.fabric = std::move(fabric).value();
     }
   }
+}
+
+// controller: the example control-plane driver's, without simulated latencies.
+void ParseController(Reader& r, const YAML::Node& root, Scenario& s) {
   if (root["controller"]) {
     auto controller = drivers::ParseAcceleratorPoolConfig(SubDocument(root["controller"]));
     if (!controller.ok()) {
@@ -393,6 +507,10 @@ void ParseBody(Reader& r, const YAML::Node& root, Scenario& s) {
       }
     }
   }
+}
+
+// schedulerConfig: kept as YAML for the scheduler's own parser.
+void ParseSchedulerConfig(Reader& r, const YAML::Node& root, Scenario& s) {
   if (root["schedulerConfig"]) {
     if (!root["schedulerConfig"].IsMap()) {
       r.Error(root["schedulerConfig"], "schedulerConfig", "must be a mapping");
@@ -400,8 +518,13 @@ void ParseBody(Reader& r, const YAML::Node& root, Scenario& s) {
       s.scheduler_config_yaml = SubDocument(root["schedulerConfig"]);
     }
   }
+}
 
+// workloads (at least one): count, arrival, requests, claims, run time, priority.
+void ParseWorkloads(Reader& r, const YAML::Node& root, Scenario& s) {
   std::set<std::string> workload_names;
+  std::set<std::string> class_names;
+  for (const DeviceClassSpec& dc : s.device_classes) class_names.insert(dc.name);
   if (root["workloads"]) {
     r.List(root["workloads"], "workloads", [&](const YAML::Node& w, const std::string& p) {
       if (!r.Map(w, p,
@@ -419,31 +542,7 @@ void ParseBody(Reader& r, const YAML::Node& root, Scenario& s) {
       } else {
         wl.count = r.Int(w["count"], p + ".count", 1, 1000000).value_or(0);
       }
-      const YAML::Node a = w["arrival"];
-      if (!a) {
-        r.Error(w, p + ".arrival", "is required");
-      } else if (r.Map(a, p + ".arrival", {"at", "every", "poisson", "start"})) {
-        const int kinds = (a["at"] ? 1 : 0) + (a["every"] ? 1 : 0) + (a["poisson"] ? 1 : 0);
-        if (kinds != 1) {
-          r.Error(a, p + ".arrival", "must have exactly one of at, every and poisson");
-        } else if (a["at"]) {
-          if (a["start"]) r.Error(a["start"], p + ".arrival.start", "is not used with at");
-          wl.arrival.kind = Arrival::Kind::kAt;
-          wl.arrival.start = r.Duration(a["at"], p + ".arrival.at").value_or(Micros(0));
-        } else {
-          if (a["start"]) {
-            wl.arrival.start = r.Duration(a["start"], p + ".arrival.start").value_or(Micros(0));
-          }
-          if (a["every"]) {
-            wl.arrival.kind = Arrival::Kind::kEvery;
-            wl.arrival.every =
-                r.Duration(a["every"], p + ".arrival.every", true).value_or(Micros(1));
-          } else {
-            wl.arrival.kind = Arrival::Kind::kPoisson;
-            wl.arrival.per_second = ParseRate(r, a["poisson"], p + ".arrival.poisson").value_or(1);
-          }
-        }
-      }
+      ParseArrival(r, w, p, wl.arrival);
       if (w["requests"]) wl.requests = Resources(r, w["requests"], p + ".requests");
       if (w["claims"]) wl.claims = Claims(r, w["claims"], p + ".claims", class_names);
       if (w["runTime"]) wl.run_time = ParseDist(r, w["runTime"], p + ".runTime");
@@ -457,35 +556,43 @@ void ParseBody(Reader& r, const YAML::Node& root, Scenario& s) {
     });
   }
   if (s.workloads.empty()) r.Error(root, "workloads", "at least one workload is required");
+}
 
-  if (root["reservations"]) {
-    std::set<std::string> names;
-    r.List(root["reservations"], "reservations", [&](const YAML::Node& n, const std::string& p) {
-      if (!r.Map(n, p, {"name", "at", "requests", "claims", "owners", "ttl", "allocateOnce"})) {
-        return;
+// reservations: owners required, claims of the scenario's classes.
+void ParseReservations(Reader& r, const YAML::Node& root, Scenario& s) {
+  if (!root["reservations"]) return;
+  std::set<std::string> class_names;
+  for (const DeviceClassSpec& dc : s.device_classes) class_names.insert(dc.name);
+  std::set<std::string> names;
+  r.List(root["reservations"], "reservations", [&](const YAML::Node& n, const std::string& p) {
+    if (!r.Map(n, p, {"name", "at", "requests", "claims", "owners", "ttl", "allocateOnce"})) {
+      return;
+    }
+    ReservationSpec rs;
+    rs.name = Name(r, n, p).value_or("");
+    if (!names.insert(rs.name).second && !rs.name.empty()) {
+      r.Error(n["name"], p + ".name", "is used twice");
+    }
+    if (n["at"]) rs.at = r.Duration(n["at"], p + ".at").value_or(Micros(0));
+    if (n["requests"]) rs.requests = Resources(r, n["requests"], p + ".requests");
+    if (n["claims"]) rs.claims = Claims(r, n["claims"], p + ".claims", class_names);
+    if (!n["owners"]) {
+      r.Error(n, p + ".owners", "is required: the labels of the pods that may use it");
+    } else {
+      rs.owners = r.StringMap(n["owners"], p + ".owners");
+      if (rs.owners.empty() && n["owners"].IsMap()) {
+        r.Error(n["owners"], p + ".owners", "must name at least one label");
       }
-      ReservationSpec rs;
-      rs.name = Name(r, n, p).value_or("");
-      if (!names.insert(rs.name).second && !rs.name.empty()) {
-        r.Error(n["name"], p + ".name", "is used twice");
-      }
-      if (n["at"]) rs.at = r.Duration(n["at"], p + ".at").value_or(Micros(0));
-      if (n["requests"]) rs.requests = Resources(r, n["requests"], p + ".requests");
-      if (n["claims"]) rs.claims = Claims(r, n["claims"], p + ".claims", class_names);
-      if (!n["owners"]) {
-        r.Error(n, p + ".owners", "is required: the labels of the pods that may use it");
-      } else {
-        rs.owners = r.StringMap(n["owners"], p + ".owners");
-        if (rs.owners.empty() && n["owners"].IsMap()) {
-          r.Error(n["owners"], p + ".owners", "must name at least one label");
-        }
-      }
-      if (n["ttl"]) rs.ttl = r.Duration(n["ttl"], p + ".ttl");
-      if (n["allocateOnce"])
-        rs.allocate_once = r.Bool(n["allocateOnce"], p + ".allocateOnce").value_or(true);
-      s.reservations.push_back(std::move(rs));
-    });
-  }
+    }
+    if (n["ttl"]) rs.ttl = r.Duration(n["ttl"], p + ".ttl");
+    if (n["allocateOnce"])
+      rs.allocate_once = r.Bool(n["allocateOnce"], p + ".allocateOnce").value_or(true);
+    s.reservations.push_back(std::move(rs));
+  });
+}
+
+// faults: node losses and driver outages, each inside the scenario's duration.
+void ParseFaults(Reader& r, const YAML::Node& root, Scenario& s) {
   if (root["faults"]) {
     std::set<std::string> names;
     r.List(root["faults"], "faults", [&](const YAML::Node& n, const std::string& p) {
@@ -506,79 +613,18 @@ void ParseBody(Reader& r, const YAML::Node& root, Scenario& s) {
         return;
       }
       if (const YAML::Node loss = n["nodeLoss"]) {
-        f.kind = Fault::Kind::kNodeLoss;
-        const std::string lp = p + ".nodeLoss";
-        if (!r.Map(loss, lp, {"pool", "count"})) return;
-        const NodePool* pool = nullptr;
-        if (!loss["pool"]) {
-          r.Error(loss, lp + ".pool", "is required");
-        } else {
-          f.pool = r.String(loss["pool"], lp + ".pool").value_or("");
-          for (const NodePool& np : s.node_pools) {
-            if (np.name == f.pool) pool = &np;
-          }
-          if (!pool && !f.pool.empty()) r.Error(loss["pool"], lp + ".pool", "no such node pool");
-        }
-        f.count = 1;
-        if (loss["count"]) {
-          f.count = r.Int(loss["count"], lp + ".count", 1, 100000).value_or(1);
-          if (pool && f.count > pool->count) {
-            r.Error(loss["count"], lp + ".count",
-                    "is more than the pool's " + std::to_string(pool->count) + " nodes");
-          }
-        }
+        ParseNodeLoss(r, loss, p + ".nodeLoss", s, f);
       } else {
-        const YAML::Node out = n["driverOutage"];
-        f.kind = Fault::Kind::kDriverOutage;
-        const std::string op = p + ".driverOutage";
-        if (!r.Map(out, op, {"driver", "for"})) return;
-        if (!out["driver"]) {
-          r.Error(out, op + ".driver", "is required");
-        } else {
-          f.driver = r.String(out["driver"], op + ".driver").value_or("");
-          bool known = (s.fabric && s.fabric->driver == f.driver) ||
-                       (s.controller && s.controller->driver == f.driver);
-          for (const NodePool& np : s.node_pools) {
-            known = known || (np.devices && np.devices->driver == f.driver);
-          }
-          if (!known && !f.driver.empty()) {
-            r.Error(out["driver"], op + ".driver",
-                    "is not the fabric's, the controller's or a node pool's devices' driver");
-          }
-        }
-        if (!out["for"]) {
-          r.Error(out, op + ".for", "is required");
-        } else {
-          f.lasts = r.Duration(out["for"], op + ".for", true).value_or(Micros(1));
-        }
+        ParseDriverOutage(r, n["driverOutage"], p + ".driverOutage", s, f);
       }
       s.faults.push_back(std::move(f));
     });
-    // Across faults: a pool cannot lose more nodes than it has; one driver's outages must not
-    // overlap (each would end the other's).
-    std::map<std::string, int64_t> lost;
-    for (size_t i = 0; i < s.faults.size(); ++i) {
-      const Fault& f = s.faults[i];
-      const std::string p = "faults[" + std::to_string(i) + "]";
-      if (f.kind == Fault::Kind::kNodeLoss) {
-        for (const NodePool& np : s.node_pools) {
-          if (np.name == f.pool && (lost[f.pool] += f.count) > np.count) {
-            r.Error(root["faults"][i], p + ".nodeLoss.count",
-                    "the faults take more than the pool's " + std::to_string(np.count) + " nodes");
-          }
-        }
-        continue;
-      }
-      for (size_t j = 0; j < i; ++j) {
-        const Fault& g = s.faults[j];
-        if (g.kind == Fault::Kind::kDriverOutage && g.driver == f.driver && f.at < g.at + g.lasts &&
-            g.at < f.at + f.lasts) {
-          r.Error(root["faults"][i], p + ".driverOutage",
-                  "overlaps faults[" + std::to_string(j) + "], an outage of the same driver");
-        }
-      }
-    }
+    CheckFaultsTogether(r, root, s);
   }
+}
+
+// heatmapAt, and the times that must fall within the duration.
+void ParseHeatmapAt(Reader& r, const YAML::Node& root, Scenario& s) {
   if (root["heatmapAt"]) {
     r.List(root["heatmapAt"], "heatmapAt", [&](const YAML::Node& n, const std::string& p) {
       if (auto d = r.Duration(n, p)) s.heatmap_at.push_back(*d);
@@ -593,6 +639,25 @@ void ParseBody(Reader& r, const YAML::Node& root, Scenario& s) {
   if (s.sample_interval > s.duration) {
     r.Error(root["sampleInterval"], "sampleInterval", "must not exceed the duration");
   }
+}
+
+void ParseBody(Reader& r, const YAML::Node& root, Scenario& s) {
+  if (!r.Map(root, "",
+             {"name", "duration", "sampleInterval", "seed", "deviceClasses", "nodePools", "fabric",
+              "controller", "schedulerConfig", "workloads", "reservations", "faults", "heatmapAt",
+              "variants"})) {
+    if (!root.IsMap()) return;
+  }
+  ParseHeader(r, root, s);
+  ParseDeviceClasses(r, root, s);
+  ParseNodePools(r, root, s);
+  ParseFabric(r, root, s);
+  ParseController(r, root, s);
+  ParseSchedulerConfig(r, root, s);
+  ParseWorkloads(r, root, s);
+  ParseReservations(r, root, s);
+  ParseFaults(r, root, s);
+  ParseHeatmapAt(r, root, s);
 }
 
 // Lists whose items are mappings with a name merge item by item; other lists replace.

@@ -45,7 +45,7 @@ BackendWrite PodWrite(RecordingBackend* backend) {
   FakeClock clock;
   Store store(std::unique_ptr<Backend>(backend), clock);
   EXPECT_TRUE(store.Open().ok());
-  auto created = store.Create(testing::Resource("", "pods"), testing::MakePod("default", "p1"));
+  auto created = store.Create(testing::Resource("", "pods"), testing::PodManifest("default", "p1"));
   EXPECT_TRUE(created.ok());
   std::vector<BackendWrite> last = backend->last();
   EXPECT_EQ(last.size(), 1u);

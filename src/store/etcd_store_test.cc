@@ -13,6 +13,7 @@
 #include "store/store.h"
 #include "testing/builders.h"
 #include "testing/objects.h"
+#include "testing/wait.h"
 
 namespace allot::store {
 namespace {
@@ -119,12 +120,7 @@ class EtcdReplicasTest : public ::testing::Test {
   const api::ResourceInfo& pods() { return testing::Resource("", "pods"); }
   // Waits (bounded) until `s` has applied resourceVersion `rv`.
   bool Sees(Store& s, uint64_t rv) {
-    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
-    while (s.CurrentResourceVersion() < rv) {
-      if (std::chrono::steady_clock::now() > deadline) return false;
-      std::this_thread::yield();
-    }
-    return true;
+    return testing::WaitUntil([&] { return s.CurrentResourceVersion() >= rv; });
   }
 
   std::unique_ptr<etcd::Client> RawClient() {
@@ -143,7 +139,7 @@ class EtcdReplicasTest : public ::testing::Test {
 TEST_F(EtcdReplicasTest, EachReplicaSeesTheOthersWritesAndWatchesThemInOrder) {
   auto w = b_->Watch(&pods(), WatchOptions{.resource_version = b_->CurrentResourceVersion()});
   ASSERT_TRUE(w.ok());
-  auto created = a_->Create(pods(), testing::MakePod("default", "p"));
+  auto created = a_->Create(pods(), testing::PodManifest("default", "p"));
   ASSERT_TRUE(created.ok()) << created.status().ToString();
   const uint64_t rv = std::stoull((*created)->metadata.resourceVersion);
   ASSERT_TRUE(Sees(*b_, rv));
@@ -160,7 +156,7 @@ TEST_F(EtcdReplicasTest, EachReplicaSeesTheOthersWritesAndWatchesThemInOrder) {
   EXPECT_GT(std::stoull(ev.object->metadata.resourceVersion), rv);
   // Updating at once on the other replica what one just created: found, though its index had
   // not seen it yet (a miss is confirmed against etcd's newest revision).
-  ASSERT_TRUE(a_->Create(pods(), testing::MakePod("default", "fresh")).ok());
+  ASSERT_TRUE(a_->Create(pods(), testing::PodManifest("default", "fresh")).ok());
   auto labelled = b_->Update(pods(), "default", "fresh",
                              [](const Object& cur) -> Result<std::unique_ptr<Object>> {
                                auto next = cur.Clone();
@@ -170,13 +166,13 @@ TEST_F(EtcdReplicasTest, EachReplicaSeesTheOthersWritesAndWatchesThemInOrder) {
   ASSERT_TRUE(labelled.ok()) << labelled.status().ToString();
   EXPECT_EQ(b_->Delete(pods(), "default", "never").status().code(), StatusCode::kNotFound);
   // Creating the same name on the other replica: AlreadyExists, though it had not seen it yet.
-  ASSERT_TRUE(a_->Create(pods(), testing::MakePod("default", "q")).ok());
-  auto twice = b_->Create(pods(), testing::MakePod("default", "q"));
+  ASSERT_TRUE(a_->Create(pods(), testing::PodManifest("default", "q")).ok());
+  auto twice = b_->Create(pods(), testing::PodManifest("default", "q"));
   EXPECT_EQ(twice.status().code(), StatusCode::kAlreadyExists);
 }
 
 TEST_F(EtcdReplicasTest, ConcurrentUpdatesOnTwoReplicasLoseNothing) {
-  ASSERT_TRUE(a_->Create(pods(), testing::MakePod("default", "counter")).ok());
+  ASSERT_TRUE(a_->Create(pods(), testing::PodManifest("default", "counter")).ok());
   auto bump = [&](Store& s, int n) {
     for (int i = 0; i < n; ++i) {
       auto r = s.Update(
@@ -205,7 +201,7 @@ TEST_F(EtcdReplicasTest, ConcurrentUpdatesOnTwoReplicasLoseNothing) {
 }
 
 TEST_F(EtcdReplicasTest, ObjectsAreUnderRegistryWithTheirModRevision) {
-  auto created = a_->Create(pods(), testing::MakePod("default", "p"));
+  auto created = a_->Create(pods(), testing::PodManifest("default", "p"));
   ASSERT_TRUE(created.ok());
   etcd::Options o;
   o.endpoints = cluster_->endpoints();
@@ -225,7 +221,7 @@ TEST_F(EtcdReplicasTest, WhileEtcdIsAwayWritesFailFastAndRecoveryIsAutomatic) {
   ASSERT_TRUE(a_->Ready().ok());
   cluster_->Kill(0);
   const auto start = std::chrono::steady_clock::now();
-  auto refused = a_->Create(pods(), testing::MakePod("default", "while-away"));
+  auto refused = a_->Create(pods(), testing::PodManifest("default", "while-away"));
   ASSERT_FALSE(refused.ok());
   EXPECT_TRUE(refused.status().code() == StatusCode::kServiceUnavailable ||
               refused.status().code() == StatusCode::kTimeout)
@@ -238,7 +234,7 @@ TEST_F(EtcdReplicasTest, WhileEtcdIsAwayWritesFailFastAndRecoveryIsAutomatic) {
   Result<ObjectPtr> created = Status(StatusCode::kServiceUnavailable, "not yet");
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
   while (!created.ok() && std::chrono::steady_clock::now() < deadline) {
-    created = a_->Create(pods(), testing::MakePod("default", "after"));
+    created = a_->Create(pods(), testing::PodManifest("default", "after"));
   }
   ASSERT_TRUE(created.ok()) << created.status().ToString();
   EXPECT_TRUE(a_->Ready().ok());
@@ -249,12 +245,12 @@ TEST_F(EtcdReplicasTest, WhileEtcdIsAwayWritesFailFastAndRecoveryIsAutomatic) {
 // etcd's documented backup and restore (docs/ha.md): a restored cluster serves the same objects
 // to a new store, and a watch from before the snapshot is told to list again.
 TEST_F(EtcdReplicasTest, ARestoredEtcdSnapshotServesTheSameObjects) {
-  ASSERT_TRUE(a_->Create(pods(), testing::MakePod("default", "kept")).ok());
+  ASSERT_TRUE(a_->Create(pods(), testing::PodManifest("default", "kept")).ok());
   const uint64_t early = a_->CurrentResourceVersion();
-  ASSERT_TRUE(a_->Create(pods(), testing::MakePod("default", "kept-too")).ok());
+  ASSERT_TRUE(a_->Create(pods(), testing::PodManifest("default", "kept-too")).ok());
   const std::string snapshot = cluster_->dir() + "/snapshot.db";
   ASSERT_TRUE(cluster_->SaveSnapshot(0, snapshot).ok());
-  ASSERT_TRUE(a_->Create(pods(), testing::MakePod("default", "lost")).ok());
+  ASSERT_TRUE(a_->Create(pods(), testing::PodManifest("default", "lost")).ok());
   a_.reset();
   b_.reset();
   Status restored = cluster_->RestoreSnapshot(snapshot);
@@ -271,7 +267,7 @@ TEST_F(EtcdReplicasTest, ARestoredEtcdSnapshotServesTheSameObjects) {
   EXPECT_EQ(ev.type, EventType::kError);
   EXPECT_EQ(ev.error.code(), StatusCode::kExpired);
   // And it takes writes again.
-  EXPECT_TRUE(c->Create(pods(), testing::MakePod("default", "after")).ok());
+  EXPECT_TRUE(c->Create(pods(), testing::PodManifest("default", "after")).ok());
 }
 
 // A consistent read (WaitForLatest, what a GET or LIST without resourceVersion does) on one
@@ -280,7 +276,7 @@ TEST_F(EtcdReplicasTest, ARestoredEtcdSnapshotServesTheSameObjects) {
 TEST_F(EtcdReplicasTest, AConsistentReadSeesTheOtherReplicasWrites) {
   for (int i = 0; i < 20; ++i) {
     const std::string name = "p" + std::to_string(i);
-    ASSERT_TRUE(a_->Create(pods(), testing::MakePod("default", name)).ok());
+    ASSERT_TRUE(a_->Create(pods(), testing::PodManifest("default", name)).ok());
     Status st = b_->WaitForLatest();
     ASSERT_TRUE(st.ok()) << st.ToString();
     EXPECT_TRUE(b_->Get(pods(), "default", name).ok()) << name;
@@ -301,7 +297,7 @@ TEST_F(EtcdReplicasTest, AReplicaBehindTheCompactionLoadsASnapshotAgain) {
   HeldBackend* held = nullptr;
   auto c = Open(&held);
   ASSERT_TRUE(c);
-  ASSERT_TRUE(a_->Create(pods(), testing::MakePod("default", "gone")).ok());
+  ASSERT_TRUE(a_->Create(pods(), testing::PodManifest("default", "gone")).ok());
   ASSERT_TRUE(c->WaitForLatest().ok());
   ASSERT_TRUE(c->Get(pods(), "default", "gone").ok());
   const uint64_t before = c->CurrentResourceVersion();
@@ -310,7 +306,7 @@ TEST_F(EtcdReplicasTest, AReplicaBehindTheCompactionLoadsASnapshotAgain) {
 
   held->Hold(true);
   ASSERT_TRUE(a_->Delete(pods(), "default", "gone").ok());
-  auto created = a_->Create(pods(), testing::MakePod("default", "new"));
+  auto created = a_->Create(pods(), testing::PodManifest("default", "new"));
   ASSERT_TRUE(created.ok());
   auto raw = RawClient();
   ASSERT_TRUE(raw);
@@ -332,10 +328,10 @@ TEST_F(EtcdReplicasTest, AReplicaBehindTheCompactionLoadsASnapshotAgain) {
   EXPECT_EQ(ev.error.code(), StatusCode::kExpired);
   // It follows again, and writes.
   EXPECT_TRUE(c->Ready().ok());
-  auto more = a_->Create(pods(), testing::MakePod("default", "more"));
+  auto more = a_->Create(pods(), testing::PodManifest("default", "more"));
   ASSERT_TRUE(more.ok());
   ASSERT_TRUE(Sees(*c, std::stoull((*more)->metadata.resourceVersion)));
-  EXPECT_TRUE(c->Create(pods(), testing::MakePod("default", "from-c")).ok());
+  EXPECT_TRUE(c->Create(pods(), testing::PodManifest("default", "from-c")).ok());
 }
 
 // A list at a resourceVersion older than the replica's history (and its continue pages) is
@@ -344,13 +340,15 @@ TEST_F(EtcdReplicasTest, ListsOlderThanTheHistoryAreReadFromEtcd) {
   auto c = Open(nullptr, StoreOptions{.history_size = 4});
   ASSERT_TRUE(c);
   for (int i = 0; i < 3; ++i) {
-    ASSERT_TRUE(a_->Create(pods(), testing::MakePod("default", "old-" + std::to_string(i))).ok());
+    ASSERT_TRUE(
+        a_->Create(pods(), testing::PodManifest("default", "old-" + std::to_string(i))).ok());
   }
-  ASSERT_TRUE(a_->Create(pods(), testing::MakePod("kube-system", "elsewhere")).ok());
+  ASSERT_TRUE(a_->Create(pods(), testing::PodManifest("kube-system", "elsewhere")).ok());
   ASSERT_TRUE(c->WaitForLatest().ok());
   const uint64_t then = c->CurrentResourceVersion();
   for (int i = 0; i < 10; ++i) {
-    ASSERT_TRUE(a_->Create(pods(), testing::MakePod("default", "new-" + std::to_string(i))).ok());
+    ASSERT_TRUE(
+        a_->Create(pods(), testing::PodManifest("default", "new-" + std::to_string(i))).ok());
   }
   ASSERT_TRUE(a_->Delete(pods(), "default", "old-1").ok());
   ASSERT_TRUE(c->WaitForLatest().ok());

@@ -24,7 +24,7 @@ ObjectPtr Relabel(const api::Object& obj, const std::string& label, uint64_t rv)
 }
 
 ObjectPtr Pod(const std::string& name, std::string_view extra_spec = {}) {
-  auto p = testing::MakePod("default", name, extra_spec);
+  auto p = testing::PodManifest("default", name, extra_spec);
   p->metadata.uid = "uid-" + name;
   p->metadata.resourceVersion = "1";
   return ObjectPtr(std::move(p));

@@ -28,7 +28,7 @@ class SqliteBackupTest : public ::testing::Test {
   }
   const api::ResourceInfo& pods() { return testing::Resource("", "pods"); }
   ObjectPtr CreatePod(Store& s, const std::string& name) {
-    auto r = s.Create(pods(), testing::MakePod("default", name));
+    auto r = s.Create(pods(), testing::PodManifest("default", name));
     EXPECT_TRUE(r.ok()) << r.status().ToString();
     return r.ok() ? *r : nullptr;
   }
@@ -49,7 +49,8 @@ TEST_F(SqliteBackupTest, ABackupWhileWritingIsAConsistentCopyOfWhatWasCommitted)
   std::atomic<int> written{0};
   std::thread writer([&] {
     for (int i = 0; !stop; ++i) {
-      if (store->Create(pods(), testing::MakePod("default", "during-" + std::to_string(i))).ok()) {
+      if (store->Create(pods(), testing::PodManifest("default", "during-" + std::to_string(i)))
+              .ok()) {
         written++;
       }
     }

@@ -11,7 +11,7 @@
 // ResourceInfo hooks, uid / creationTimestamp / generation, generateName, compare-and-swap on
 // resourceVersion (409 Conflict), spec/status separation by subresource, finalizers with
 // deletionTimestamp, DeleteOptions preconditions and propagation policy (with the garbage
-// collector, store/garbage_collector.h), namespaces that must exist.
+// collector, registry/garbage_collector.h), namespaces that must exist.
 //
 // Write path: each write is queued to a single committer thread, which takes every queued write
 // at once (group commit), applies them in order against the current state plus the batch so
@@ -49,7 +49,7 @@ using api::ResourceInfo;
 // Which part of an object an update may change.
 //   kMain: spec and metadata (status is kept as stored; validate + validate_update run).
 //   kStatus: status only (spec and metadata are kept as stored; validate_status runs).
-//   kBinding: the pods/binding write (store/pod_binding.h) and nothing else: spec, metadata and
+//   kBinding: the pods/binding write (registry/pod_binding.h) and nothing else: spec, metadata and
 //     status all come from the UpdateFn; `validate` runs but not validate_update, whose
 //     immutability rules (spec.nodeName) the binding function replaces with its own.
 enum class Subresource { kMain, kStatus, kBinding };

@@ -8,7 +8,7 @@ namespace allot::store {
 namespace {
 
 using testing::JsonAt;
-using testing::MakePod;
+using testing::PodManifest;
 
 UpdateOptions StatusWrite() {
   UpdateOptions o;
@@ -25,7 +25,7 @@ TEST_P(StoreTest, CreateAssignsServerFields) {
   EXPECT_EQ(pod->metadata.generation, 1);
   ASSERT_TRUE(pod->metadata.creationTimestamp);
   EXPECT_EQ(pod->metadata.creationTimestamp->unix_seconds(), clock_.Now().unix_seconds());
-  auto again = store_->Create(pods(), MakePod("default", "p1"));
+  auto again = store_->Create(pods(), PodManifest("default", "p1"));
   ASSERT_FALSE(again.ok());
   EXPECT_EQ(again.status().code(), StatusCode::kAlreadyExists);
   EXPECT_EQ(again.status().message(), "pods \"p1\" already exists");
@@ -61,7 +61,7 @@ TEST_P(StoreTest, GenerateName) {
 }
 
 TEST_P(StoreTest, CreateInMissingNamespaceIsNotFound) {
-  auto r = store_->Create(pods(), MakePod("nope", "p"));
+  auto r = store_->Create(pods(), PodManifest("nope", "p"));
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.status().code(), StatusCode::kNotFound);
   EXPECT_EQ(r.status().message(), "namespaces \"nope\" not found");
@@ -196,7 +196,7 @@ TEST_P(StoreTest, DeletePreconditions) {
 }
 
 TEST_P(StoreTest, FinalizersHoldDeletionUntilRemoved) {
-  auto pod = MakePod("default", "p");
+  auto pod = PodManifest("default", "p");
   pod->metadata.finalizers = {"example.com/hold"};
   ASSERT_TRUE(store_->Create(pods(), std::move(pod)).ok());
   clock_.Advance(std::chrono::seconds(3));
@@ -204,7 +204,8 @@ TEST_P(StoreTest, FinalizersHoldDeletionUntilRemoved) {
   ASSERT_TRUE(del.ok());
   EXPECT_FALSE(del->removed);
   ASSERT_TRUE(del->object->metadata.rare->deletionTimestamp);
-  EXPECT_EQ(del->object->metadata.rare->deletionTimestamp->unix_seconds(), clock_.Now().unix_seconds());
+  EXPECT_EQ(del->object->metadata.rare->deletionTimestamp->unix_seconds(),
+            clock_.Now().unix_seconds());
   // Still readable, and no new finalizers may be added.
   ASSERT_TRUE(store_->Get(pods(), "default", "p").ok());
   auto add = store_->Update(pods(), "default", "p",
@@ -231,8 +232,8 @@ TEST_P(StoreTest, ListFiltersByNamespaceLabelAndField) {
       R"({"apiVersion":"v1","kind":"Namespace","metadata":{"name":"other"}})");
   ASSERT_TRUE(store_->Create(namespaces(), std::move(ns)).ok());
   for (int i = 0; i < 6; ++i) {
-    auto pod = MakePod(i % 2 ? "other" : "default", "p" + std::to_string(i),
-                       i < 3 ? R"("nodeName":"n1")" : "");
+    auto pod = PodManifest(i % 2 ? "other" : "default", "p" + std::to_string(i),
+                           i < 3 ? R"("nodeName":"n1")" : "");
     pod->metadata.labels["tier"] = i < 4 ? "web" : "db";
     ASSERT_TRUE(store_->Create(pods(), std::move(pod)).ok());
   }
@@ -261,11 +262,14 @@ TEST_P(StoreTest, PaginatedListIsOneSnapshot) {
   ASSERT_TRUE(store_->Delete(pods(), "default", "p7").ok());
   CreatePod("default", "p99");
   // A later page shows p5 as it was (the history holds that version encoded).
-  ASSERT_TRUE(store_->Update(pods(), "default", "p5", [](const Object& c) -> Result<std::unique_ptr<Object>> {
-    auto n = c.Clone();
-    n->metadata.labels["changed"] = "after-the-first-page";
-    return n;
-  }).ok());
+  ASSERT_TRUE(store_
+                  ->Update(pods(), "default", "p5",
+                           [](const Object& c) -> Result<std::unique_ptr<Object>> {
+                             auto n = c.Clone();
+                             n->metadata.labels["changed"] = "after-the-first-page";
+                             return n;
+                           })
+                  .ok());
   std::vector<std::string> names;
   for (auto& o : first->items) names.push_back(o->metadata.name);
   std::string token = first->continue_token;

@@ -16,15 +16,19 @@ std::string Describe(const WatchEvent& ev) {
 }
 
 TEST_P(StoreTest, WatchSeesChangesInOrder) {
-  auto w = store_->Watch(&pods(), WatchOptions{.resource_version = store_->CurrentResourceVersion()});
+  auto w =
+      store_->Watch(&pods(), WatchOptions{.resource_version = store_->CurrentResourceVersion()});
   ASSERT_TRUE(w.ok());
   CreatePod("default", "a");
   CreatePod("default", "b");
-  ASSERT_TRUE(store_->Update(pods(), "default", "a", [](const Object& c) -> Result<std::unique_ptr<Object>> {
-    auto n = c.Clone();
-    n->metadata.labels["x"] = "y";
-    return n;
-  }).ok());
+  ASSERT_TRUE(store_
+                  ->Update(pods(), "default", "a",
+                           [](const Object& c) -> Result<std::unique_ptr<Object>> {
+                             auto n = c.Clone();
+                             n->metadata.labels["x"] = "y";
+                             return n;
+                           })
+                  .ok());
   ASSERT_TRUE(store_->Delete(pods(), "default", "b").ok());
   auto events = Collect(**w, 4);
   ASSERT_EQ(events.size(), 4u);
@@ -55,7 +59,8 @@ TEST_P(StoreTest, WatchResumesFromResourceVersion) {
   ObjectPtr a = CreatePod("default", "a");
   CreatePod("default", "b");
   CreatePod("default", "c");
-  auto w = store_->Watch(&pods(), WatchOptions{.resource_version = std::stoull(a->metadata.resourceVersion)});
+  auto w = store_->Watch(
+      &pods(), WatchOptions{.resource_version = std::stoull(a->metadata.resourceVersion)});
   ASSERT_TRUE(w.ok());
   auto events = Collect(**w, 2);
   ASSERT_EQ(events.size(), 2u);
@@ -69,11 +74,14 @@ TEST_P(StoreTest, WatchResumesFromResourceVersion) {
 TEST_P(StoreTest, WatchResumeReplaysModificationsAsTheyWere) {
   ObjectPtr a = CreatePod("default", "a");
   auto relabel = [&](const std::string& v) {
-    ASSERT_TRUE(store_->Update(pods(), "default", "a", [&](const Object& c) -> Result<std::unique_ptr<Object>> {
-      auto n = c.Clone();
-      n->metadata.labels["v"] = v;
-      return n;
-    }).ok());
+    ASSERT_TRUE(store_
+                    ->Update(pods(), "default", "a",
+                             [&](const Object& c) -> Result<std::unique_ptr<Object>> {
+                               auto n = c.Clone();
+                               n->metadata.labels["v"] = v;
+                               return n;
+                             })
+                    .ok());
   };
   relabel("1");
   relabel("2");
@@ -104,7 +112,8 @@ TEST_P(StoreTest, WatchTooOldResourceVersionGetsExpiredError) {
   Reopen(small);
   ObjectPtr first = CreatePod("default", "p0");
   for (int i = 1; i < 10; ++i) CreatePod("default", "p" + std::to_string(i));
-  auto w = store_->Watch(&pods(), WatchOptions{.resource_version = std::stoull(first->metadata.resourceVersion)});
+  auto w = store_->Watch(
+      &pods(), WatchOptions{.resource_version = std::stoull(first->metadata.resourceVersion)});
   ASSERT_TRUE(w.ok());
   auto events = Collect(**w, 1);
   ASSERT_EQ(events.size(), 1u);
@@ -122,11 +131,14 @@ TEST_P(StoreTest, WatchWithSelectorSeesObjectsEnterAndLeave) {
   auto w = store_->Watch(&pods(), opts);
   CreatePod("default", "a");  // not matching: invisible
   auto relabel = [&](const std::string& value) {
-    ASSERT_TRUE(store_->Update(pods(), "default", "a", [&](const Object& c) -> Result<std::unique_ptr<Object>> {
-      auto n = c.Clone();
-      n->metadata.labels["app"] = value;
-      return n;
-    }).ok());
+    ASSERT_TRUE(store_
+                    ->Update(pods(), "default", "a",
+                             [&](const Object& c) -> Result<std::unique_ptr<Object>> {
+                               auto n = c.Clone();
+                               n->metadata.labels["app"] = value;
+                               return n;
+                             })
+                    .ok());
   };
   relabel("web");  // enters: ADDED
   relabel("db");   // leaves: DELETED
@@ -137,16 +149,20 @@ TEST_P(StoreTest, WatchWithSelectorSeesObjectsEnterAndLeave) {
 }
 
 TEST_P(StoreTest, WatchSeesFinalizerDeletionAsModifiedThenDeleted) {
-  auto pod = testing::MakePod("default", "p");
+  auto pod = testing::PodManifest("default", "p");
   pod->metadata.finalizers = {"example.com/f"};
   ASSERT_TRUE(store_->Create(pods(), std::move(pod)).ok());
-  auto w = store_->Watch(&pods(), WatchOptions{.resource_version = store_->CurrentResourceVersion()});
+  auto w =
+      store_->Watch(&pods(), WatchOptions{.resource_version = store_->CurrentResourceVersion()});
   ASSERT_TRUE(store_->Delete(pods(), "default", "p").ok());
-  ASSERT_TRUE(store_->Update(pods(), "default", "p", [](const Object& c) -> Result<std::unique_ptr<Object>> {
-    auto n = c.Clone();
-    n->metadata.finalizers.clear();
-    return n;
-  }).ok());
+  ASSERT_TRUE(store_
+                  ->Update(pods(), "default", "p",
+                           [](const Object& c) -> Result<std::unique_ptr<Object>> {
+                             auto n = c.Clone();
+                             n->metadata.finalizers.clear();
+                             return n;
+                           })
+                  .ok());
   auto events = Collect(**w, 2);
   ASSERT_EQ(events.size(), 2u);
   EXPECT_EQ(Describe(events[0]), "MODIFIED p");
@@ -157,7 +173,8 @@ TEST_P(StoreTest, WatchSeesFinalizerDeletionAsModifiedThenDeleted) {
 TEST_P(StoreTest, ManyWatchersAllSeeEveryEvent) {
   std::vector<std::unique_ptr<Watcher>> ws;
   for (int i = 0; i < 50; ++i) {
-    ws.push_back(std::move(*store_->Watch(&pods(), WatchOptions{.resource_version = store_->CurrentResourceVersion()})));
+    ws.push_back(std::move(*store_->Watch(
+        &pods(), WatchOptions{.resource_version = store_->CurrentResourceVersion()})));
   }
   for (int i = 0; i < 20; ++i) CreatePod("default", "p" + std::to_string(i));
   for (auto& w : ws) EXPECT_EQ(Collect(*w, 20).size(), 20u);

@@ -11,15 +11,15 @@ namespace {
 
 const ResourceInfo& Pods() { return testing::Resource("", "pods"); }
 
-ObjectPtr Pod(const std::string& name) { return ObjectPtr(testing::MakePod("default", name)); }
+ObjectPtr Pod(const std::string& name) { return ObjectPtr(testing::PodManifest("default", name)); }
 
 std::vector<std::string> Names(WatcherImpl& w) {
   std::vector<WatchEvent> events;
   w.Drain(events);
   std::vector<std::string> out;
   for (const WatchEvent& ev : events) {
-    out.push_back(std::string(api::EventTypeName(ev.type)) + " " + ev.object->metadata.name +
-                  "@" + std::to_string(ev.resource_version));
+    out.push_back(std::string(api::EventTypeName(ev.type)) + " " + ev.object->metadata.name + "@" +
+                  std::to_string(ev.resource_version));
   }
   return out;
 }

@@ -22,8 +22,8 @@ std::unique_ptr<api::Object> ObjectFromJson(std::string_view json) {
   return std::move(r->object);
 }
 
-std::unique_ptr<api::Object> MakePod(std::string_view ns, std::string_view name,
-                                     std::string_view extra_spec) {
+std::unique_ptr<api::Object> PodManifest(std::string_view ns, std::string_view name,
+                                         std::string_view extra_spec) {
   std::string json = R"({"apiVersion":"v1","kind":"Pod","metadata":{"name":")" + std::string(name) +
                      R"(","namespace":")" + std::string(ns) +
                      R"("},"spec":{"containers":[{"name":"c","image":"busybox"}])";

@@ -17,9 +17,11 @@ std::unique_ptr<api::Object> ObjectFromJson(std::string_view json);
 // and `labels_json` as metadata.labels.
 std::unique_ptr<api::Object> MakeReservation(std::string_view name, std::string_view spec_json,
                                              std::string_view labels_json = "{}");
-// A pod in `ns` with one container; `extra_spec` is spliced into spec (e.g. R"("nodeName":"n1")").
-std::unique_ptr<api::Object> MakePod(std::string_view ns, std::string_view name,
-                                     std::string_view extra_spec = {});
+// A pod manifest in `ns` with one container (c, busybox, no requests) decoded as the API server
+// would; `extra_spec` is spliced into spec (e.g. R"("nodeName":"n1")"). For pods shaped like the
+// benchmarks' (requests, claims), workloads::MakePod; both take the namespace first.
+std::unique_ptr<api::Object> PodManifest(std::string_view ns, std::string_view name,
+                                         std::string_view extra_spec = {});
 // A core/v1 Event in `ns` about pod `ns`/p (reason Scheduled, count 1); `extra_fields` is
 // spliced into the object (e.g. R"("lastTimestamp":"2024-05-01T12:00:00Z")").
 std::unique_ptr<api::Object> MakeEvent(std::string_view ns, std::string_view name,

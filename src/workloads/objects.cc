@@ -86,8 +86,8 @@ api::ResourceClaimSpec ClaimSpec(const std::string& device_class, int64_t count,
   return spec;
 }
 
-std::unique_ptr<api::ResourceClaimTemplate> MakeClaimTemplate(const std::string& name,
-                                                              const std::string& ns,
+std::unique_ptr<api::ResourceClaimTemplate> MakeClaimTemplate(const std::string& ns,
+                                                              const std::string& name,
                                                               api::ResourceClaimSpec spec) {
   auto t = std::make_unique<api::ResourceClaimTemplate>();
   t->metadata.name = name;
@@ -96,7 +96,7 @@ std::unique_ptr<api::ResourceClaimTemplate> MakeClaimTemplate(const std::string&
   return t;
 }
 
-std::unique_ptr<api::ResourceClaim> MakeClaim(const std::string& name, const std::string& ns,
+std::unique_ptr<api::ResourceClaim> MakeClaim(const std::string& ns, const std::string& name,
                                               api::ResourceClaimSpec spec) {
   auto c = std::make_unique<api::ResourceClaim>();
   c->metadata.name = name;
@@ -105,7 +105,7 @@ std::unique_ptr<api::ResourceClaim> MakeClaim(const std::string& name, const std
   return c;
 }
 
-std::unique_ptr<api::Pod> MakePod(const std::string& name, const std::string& ns,
+std::unique_ptr<api::Pod> MakePod(const std::string& ns, const std::string& name,
                                   const std::string& cpu, const std::string& memory) {
   auto p = std::make_unique<api::Pod>();
   p->metadata.name = name;

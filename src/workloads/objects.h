@@ -5,10 +5,11 @@
 //
 //   auto node = workloads::MakeNode("node-0", {.cpu = "64", .memory = "256Gi"});
 //   auto slice = workloads::MakeNodeLocalSlice("node-0-gpu", "gpu.example.com", "node-0", 8);
-//   auto pod = workloads::MakePod("p", "default");
+//   auto pod = workloads::MakePod("default", "p");
 //   workloads::AddTemplateClaim(*pod, "gpu", "one-gpu");
 //
-// Pure functions; depends on api/ only.
+// Every maker of a namespaced object takes the namespace first, then the name, as the store and
+// the clients do. Pure functions; depends on api/ only.
 #pragma once
 
 #include <cstdint>
@@ -56,14 +57,14 @@ std::unique_ptr<api::DeviceClass> MakeDriverClass(const std::string& name,
 api::ResourceClaimSpec ClaimSpec(const std::string& device_class, int64_t count,
                                  const std::string& selector = "",
                                  const std::string& match_attribute = "");
-std::unique_ptr<api::ResourceClaimTemplate> MakeClaimTemplate(const std::string& name,
-                                                              const std::string& ns,
+std::unique_ptr<api::ResourceClaimTemplate> MakeClaimTemplate(const std::string& ns,
+                                                              const std::string& name,
                                                               api::ResourceClaimSpec spec);
-std::unique_ptr<api::ResourceClaim> MakeClaim(const std::string& name, const std::string& ns,
+std::unique_ptr<api::ResourceClaim> MakeClaim(const std::string& ns, const std::string& name,
                                               api::ResourceClaimSpec spec);
 
 // A pod with one pause container requesting `cpu` and `memory` (scheduler_perf's pod template).
-std::unique_ptr<api::Pod> MakePod(const std::string& name, const std::string& ns,
+std::unique_ptr<api::Pod> MakePod(const std::string& ns, const std::string& name,
                                   const std::string& cpu = "100m",
                                   const std::string& memory = "500Mi");
 // Adds spec.resourceClaims[] entry `claim` from the template `tmpl`, used by every container.

@@ -51,20 +51,10 @@ inline constexpr std::string_view kReservationAllocatePolicyRestricted = "Restri
 // Default spec.ttl: 24 hours.
 inline constexpr int64_t kReservationDefaultTTLNanos = 24LL * 3600 * 1000000000;
 
-// core/v1 PodTemplateSpec: what the reservation reserves, scheduled like a pod. If
+// What the reservation reserves, scheduled like a pod: a core/v1 PodTemplateSpec. If
 // spec.nodeName is set the scheduler only considers that node. Allot extension
 // (docs/architecture.md §5.5): spec.resourceClaims reserves devices too.
-// TODO(core): replace with core's PodTemplateSpec if api/core/types.h grows one.
-struct ReservationPodTemplate {
-  ObjectMeta metadata;
-  PodSpec spec;
-  template <class V>
-  void Visit(V& v) {
-    v("metadata", metadata);
-    v("spec", spec);
-  }
-  bool operator==(const ReservationPodTemplate&) const = default;
-};
+using ReservationPodTemplate = PodTemplateSpec;
 
 // An OwnerReference plus a namespace, so owners in any namespace can be named.
 struct ReservationControllerReference {

@@ -7,10 +7,10 @@
 //     v("containers", containers, {.merge_key = "name"});
 //   }
 //
-// listing its JSON fields in order. The JSON codec (api/json_codec.h), the schema used for
-// strategic merge patch and OpenAPI (api/schema.h) and deep operations are all derived from this
-// one list, so a field is declared exactly once. Visit never mutates; codecs that only read call
-// it through a const_cast.
+// listing its JSON fields in order. The JSON codec (api/machinery/reflect.h's Codec), the schema
+// used by strategic merge patch and OpenAPI (SchemaOf<T>() in the same header) and deep
+// operations are all derived from this one list, so a field is declared exactly once. Visit never
+// mutates; codecs that only read call it through a const_cast.
 #pragma once
 
 #include <cstdint>

@@ -12,7 +12,8 @@
 //
 // The numbers are facts of the Kubernetes API (they never change once released); the tables live
 // beside the structs, one header per API group (api/<group>/protobuf_fields.h). The codec that
-// reads them is api/codec/protobuf.h; a test checks every field of every carried kind is listed.
+// reads them is api/codec/protobuf_reflect.h; a test checks every field of every carried kind is
+// listed.
 #pragma once
 
 #include <cstdint>

@@ -67,8 +67,18 @@ bool IsDigit(char c) { return c >= '0' && c <= '9'; }
 
 bool IsSuffixChar(char c) {
   switch (c) {
-    case 'e': case 'E': case 'i': case 'n': case 'u': case 'm':
-    case 'k': case 'K': case 'M': case 'G': case 'T': case 'P':
+    case 'e':
+    case 'E':
+    case 'i':
+    case 'n':
+    case 'u':
+    case 'm':
+    case 'k':
+    case 'K':
+    case 'M':
+    case 'G':
+    case 'T':
+    case 'P':
       return true;
     default:
       return false;
@@ -166,6 +176,25 @@ void DoubleDigits(std::string& digits) {
   if (carry != 0) digits.insert(digits.begin(), static_cast<char>('0' + carry));
 }
 
+// Kubernetes' fast path keeps the input text as the serialized form under these conditions;
+// `num` is the integer part (the scanner reports an all-zero one as "0"), `denom` the fraction.
+bool KeepsText(Quantity::Format format, std::string_view num, std::string_view denom,
+               int64_t suffix_exponent) {
+  if (format == Quantity::Format::kBinarySI) {
+    int64_t precision = 15 - static_cast<int64_t>(num.size()) - suffix_exponent * 3 / 10 - 1;
+    if (!denom.empty() || precision < 0) return false;
+    int64_t value = 0;
+    for (char c : num) value = value * 10 + (c - '0');
+    return (value & 0x07) != 0;
+  }
+  int64_t precision = 18 - static_cast<int64_t>(num.size() + denom.size());
+  int64_t scale = suffix_exponent - static_cast<int64_t>(denom.size());
+  if (precision < 0 || scale < -9) return false;
+  std::string shifted(num);
+  shifted.append(denom);
+  return scale % 3 == 0 && !shifted.ends_with("000") && shifted[0] != '0';
+}
+
 Status Fail(std::string_view message) {
   return Status(StatusCode::kBadRequest, std::string(message));
 }
@@ -244,27 +273,8 @@ Result<Quantity> Quantity::Parse(std::string_view str) {
     return Fail(kErrSuffix);
   }
 
-  // Kubernetes' fast path keeps the input text as the serialized form under these conditions
-  // (the scanner reports an all-zero integer part as "0").
-  bool keep_text = false;
   const std::string_view num_or_zero = num.empty() ? std::string_view("0") : num;
-  if (format == Format::kBinarySI) {
-    int64_t precision = 15 - static_cast<int64_t>(num_or_zero.size()) -
-                        suffix_exponent * 3 / 10 - 1;
-    if (denom.empty() && precision >= 0) {
-      int64_t value = 0;
-      for (char c : num_or_zero) value = value * 10 + (c - '0');
-      keep_text = (value & 0x07) != 0;
-    }
-  } else {
-    int64_t precision = 18 - static_cast<int64_t>(num_or_zero.size() + denom.size());
-    int64_t scale = suffix_exponent - static_cast<int64_t>(denom.size());
-    if (precision >= 0 && scale >= -9) {
-      std::string shifted(num_or_zero);
-      shifted.append(denom);
-      keep_text = scale % 3 == 0 && !shifted.ends_with("000") && shifted[0] != '0';
-    }
-  }
+  const bool keep_text = KeepsText(format, num_or_zero, denom, suffix_exponent);
 
   // The exact value: digits * 10^exponent (* 2^suffix_exponent for BinarySI).
   std::string digits(num);
@@ -350,12 +360,11 @@ std::string Quantity::CanonicalString() const {
   int64_t exponent = exponent_;
   std::string out = negative ? "-" : "";
 
-  if (format_ == Format::kBinarySI && exponent >= 0 &&
-      DigitCount(magnitude) + exponent <= 38) {
+  if (format_ == Format::kBinarySI && exponent >= 0 && DigitCount(magnitude) + exponent <= 38) {
     U128 value = magnitude * kPow10.v[exponent];
     if (value >= 1024) {
-      static constexpr std::string_view kBinarySuffixes[] = {"", "Ki", "Mi", "Gi", "Ti", "Pi",
-                                                             "Ei"};
+      static constexpr std::string_view kBinarySuffixes[] = {"",   "Ki", "Mi", "Gi",
+                                                             "Ti", "Pi", "Ei"};
       int power = 0;
       while (power < 6 && value % 1024 == 0) {
         value /= 1024;
@@ -463,8 +472,7 @@ int64_t Quantity::ScaledValue(int32_t scale) const {
   }
   const U128 limit = static_cast<U128>(INT64_MAX) + (negative ? 1 : 0);
   if (result > limit) return negative ? INT64_MIN : INT64_MAX;
-  return negative ? static_cast<int64_t>(-static_cast<I128>(result))
-                  : static_cast<int64_t>(result);
+  return negative ? static_cast<int64_t>(-static_cast<I128>(result)) : static_cast<int64_t>(result);
 }
 
 int64_t Quantity::Value() const { return ScaledValue(0); }

@@ -22,7 +22,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "apiserver/http_types.h"
+#include "apiserver/transport/http_types.h"
 #include "common/status.h"
 
 namespace allot::apiserver::authn {

@@ -4,7 +4,7 @@
 
 #include "api/machinery/meta_validation.h"
 #include "api/machinery/selector.h"
-#include "apiserver/request_params.h"
+#include "apiserver/rest/request_params.h"
 
 namespace allot::apiserver::authz {
 

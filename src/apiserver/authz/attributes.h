@@ -18,8 +18,8 @@
 #include <string>
 
 #include "apiserver/authn/authenticator.h"
-#include "apiserver/http_types.h"
-#include "apiserver/router.h"
+#include "apiserver/rest/router.h"
+#include "apiserver/transport/http_types.h"
 
 namespace allot::apiserver::authz {
 

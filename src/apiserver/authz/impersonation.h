@@ -34,7 +34,7 @@
 #include "apiserver/authn/authenticator.h"
 #include "apiserver/authz/attributes.h"
 #include "apiserver/authz/authorizer.h"
-#include "apiserver/http_types.h"
+#include "apiserver/transport/http_types.h"
 #include "common/status.h"
 
 namespace allot::apiserver::authz {

@@ -1,5 +1,6 @@
 // The live dashboard `allot serve` answers at /ui: one self-contained HTML page (inline CSS and
-// JavaScript, nothing from the network) that draws the cluster from the API's own lists and
+// JavaScript, nothing from the network; written as dashboard/page.html, page.css and page.js,
+// and made one page at build time) that draws the cluster from the API's own lists and
 // watches, in the browser:
 //   - nodes x devices: every device of the ResourceSlices, on its node's row (fabric pools on
 //     rows of their own), coloured by state, labelled with the pods (or Reservation) holding it;

@@ -5,7 +5,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "apiserver/router.h"
+#include "apiserver/rest/router.h"
 #include "apiserver/testing/authorized_handler.h"
 
 namespace allot::apiserver {
@@ -51,6 +51,12 @@ TEST_F(DashboardTest, ThePageIsSelfContained) {
   EXPECT_THAT(std::string(page), Not(HasSubstr("http://")));
   EXPECT_THAT(std::string(page), Not(HasSubstr("https://")));
   EXPECT_THAT(std::string(page), Not(HasSubstr("innerHTML")));
+  // page.css and page.js were inlined at build time; nothing is fetched besides the API.
+  EXPECT_THAT(std::string(page), HasSubstr("<style>\nbody{"));
+  EXPECT_THAT(std::string(page), HasSubstr("<script>\n\"use strict\";"));
+  EXPECT_THAT(std::string(page), Not(HasSubstr("<link ")));
+  EXPECT_THAT(std::string(page), Not(HasSubstr("<script src=")));
+  EXPECT_TRUE(page.ends_with("</body></html>\n"));
   // It watches what it shows.
   for (const char* path :
        {"/api/v1/nodes", "/api/v1/pods", "/apis/resource.k8s.io/v1/resourceclaims",

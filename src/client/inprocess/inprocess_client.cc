@@ -3,7 +3,7 @@
 #include "api/codec/codec.h"
 #include "api/codec/yaml.h"
 #include "api/patch/patch.h"
-#include "store/pod_binding.h"
+#include "registry/pod_binding.h"
 
 namespace allot::client {
 
@@ -34,13 +34,12 @@ Result<ObjectPtr> InProcessClient::Get(const ResourceInfo& r, std::string_view n
   return store_.Get(r, ns, name);
 }
 
-Result<api::ListResult> InProcessClient::List(const ResourceInfo& r,
-                                                const api::ListOptions& opts) {
+Result<api::ListResult> InProcessClient::List(const ResourceInfo& r, const api::ListOptions& opts) {
   return store_.List(r, opts);
 }
 
 Result<std::unique_ptr<api::Watcher>> InProcessClient::Watch(const ResourceInfo& r,
-                                                               const api::WatchOptions& opts) {
+                                                             const api::WatchOptions& opts) {
   return store_.Watch(&r, opts);
 }
 
@@ -127,17 +126,17 @@ void InProcessClient::DeleteAsync(const ResourceInfo& r, std::string ns, std::st
 
 void InProcessClient::BindAsync(std::string ns, std::string pod, std::string uid, std::string node,
                                 Annotations annotations, Callback<bool> done) {
-  store::PodBinding b;
+  registry::PodBinding b;
   b.namespace_ = std::move(ns);
   b.name = std::move(pod);
   b.uid = std::move(uid);
   b.node = std::move(node);
   b.annotations = std::move(annotations);
-  store::BindPodAsync(store_, std::move(b), clock_, false,
-                      [done = std::move(done)](Result<ObjectPtr> r) {
-                        if (!r.ok()) return done(r.status());
-                        done(true);
-                      });
+  registry::BindPodAsync(store_, std::move(b), clock_, false,
+                         [done = std::move(done)](Result<ObjectPtr> r) {
+                           if (!r.ok()) return done(r.status());
+                           done(true);
+                         });
 }
 
 }  // namespace allot::client

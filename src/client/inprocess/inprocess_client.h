@@ -1,4 +1,5 @@
-// The in-process Client: straight to a store::Store, no JSON (docs/architecture.md §2 rules 1 and 3).
+// The in-process Client: straight to a store::Store, no JSON (docs/architecture.md §2 rules 1 and
+// 3).
 //
 //   store::Store store(store::NewMemoryBackend(), clock);
 //   ALLOT_RETURN_IF_ERROR(store.Open());
@@ -14,7 +15,7 @@
 //     (unknown fields dropped), as the server's PATCH handler does; when the object changed
 //     between the read and the write, the patch is applied again to the newer object.
 //     An apply patch (PatchKind::kApply) of a missing object creates it.
-//   - Bind: store::BindPodAsync (store/pod_binding.h), the server's binding rules.
+//   - Bind: registry::BindPodAsync (registry/pod_binding.h), the server's binding rules.
 // The *Async callbacks run on the store's committer thread: they must not block, and must not
 // call the synchronous Client methods that write (those wait for the committer).
 //
@@ -34,7 +35,7 @@ class InProcessClient final : public Client {
   Result<ObjectPtr> Get(const ResourceInfo& r, std::string_view ns, std::string_view name) override;
   Result<api::ListResult> List(const ResourceInfo& r, const api::ListOptions& opts) override;
   Result<std::unique_ptr<api::Watcher>> Watch(const ResourceInfo& r,
-                                                const api::WatchOptions& opts) override;
+                                              const api::WatchOptions& opts) override;
 
   void CreateAsync(const ResourceInfo& r, std::unique_ptr<Object> obj,
                    Callback<ObjectPtr> done) override;
@@ -44,8 +45,8 @@ class InProcessClient final : public Client {
                          Callback<ObjectPtr> done) override;
   void PatchAsync(const ResourceInfo& r, std::string ns, std::string name, PatchKind kind,
                   std::string patch, bool status, Callback<ObjectPtr> done) override;
-  void DeleteAsync(const ResourceInfo& r, std::string ns, std::string name,
-                   api::DeleteOptions opts, Callback<api::DeleteResult> done) override;
+  void DeleteAsync(const ResourceInfo& r, std::string ns, std::string name, api::DeleteOptions opts,
+                   Callback<api::DeleteResult> done) override;
   void BindAsync(std::string ns, std::string pod, std::string uid, std::string node,
                  Annotations annotations, Callback<bool> done) override;
 

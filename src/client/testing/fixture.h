@@ -125,7 +125,7 @@ class ClientTest : public ::testing::TestWithParam<std::string> {
 
   ObjectPtr CreatePod(const std::string& name, std::string_view extra_spec = {},
                       const std::string& ns = "default") {
-    auto r = client_->Create(Pods(), testing::MakePod(ns, name, extra_spec));
+    auto r = client_->Create(Pods(), testing::PodManifest(ns, name, extra_spec));
     EXPECT_TRUE(r.ok()) << r.status().ToString();
     return r.ok() ? *r : nullptr;
   }

@@ -12,9 +12,10 @@ std::vector<api::PolicyRule> AggregatedRules(const api::ClusterRole& role,
   std::vector<api::PolicyRule> rules;
   if (!role.aggregationRule) return rules;
   std::vector<const api::ClusterRole*> by_name = all;
-  std::sort(by_name.begin(), by_name.end(), [](const api::ClusterRole* a, const api::ClusterRole* b) {
-    return a->metadata.name < b->metadata.name;
-  });
+  std::sort(by_name.begin(), by_name.end(),
+            [](const api::ClusterRole* a, const api::ClusterRole* b) {
+              return a->metadata.name < b->metadata.name;
+            });
   for (const api::LabelSelector& selector : role.aggregationRule->clusterRoleSelectors) {
     Result<api::LabelSelectorExpr> expr = api::LabelSelectorExpr::FromLabelSelector(selector);
     if (!expr.ok()) continue;
@@ -31,50 +32,29 @@ std::vector<api::PolicyRule> AggregatedRules(const api::ClusterRole& role,
 
 ClusterRoleAggregationController::ClusterRoleAggregationController(
     client::Client& client, client::InformerFactory& informers, Options options)
-    : client_(client),
-      informers_(informers),
-      options_(std::move(options)),
-      clock_(options_.clock ? *options_.clock : RealClock::Instance()),
-      queue_(clock_, options_.queue),
-      gate_(std::make_shared<HandlerGate<ClusterRoleAggregationController>>()) {}
+    : QueueController(client, informers,
+                      {.name = "clusterrole-aggregation",
+                       .workers = options.workers,
+                       .clock = options.clock,
+                       .queue = options.queue,
+                       .on_sync = std::move(options.on_sync)}) {}
 
-ClusterRoleAggregationController::~ClusterRoleAggregationController() { Stop(); }
-
-Status ClusterRoleAggregationController::Start() {
-  if (started_) return InternalError("clusterrole-aggregation controller: Start called twice");
-  started_ = true;
-  roles_ = &informers_.For(api::ResourceFor<api::ClusterRole>());
-  gate_->Open(this);
-  std::shared_ptr<HandlerGate<ClusterRoleAggregationController>> gate = gate_;
-  auto queue_all = [gate] { gate->Call([](auto& c) { c.QueueAggregators(); }); };
+Status ClusterRoleAggregationController::Setup() {
+  roles_ = &Watch<api::ClusterRole>();
+  using Self = ClusterRoleAggregationController;
   roles_->AddHandler({
-      .on_add = [queue_all](const api::ObjectPtr&) { queue_all(); },
-      .on_update = [queue_all](const api::ObjectPtr&, const api::ObjectPtr&) { queue_all(); },
-      .on_delete = [queue_all](const api::ObjectPtr&) { queue_all(); },
+      .on_add = Guarded<Self>([](Self& c, const api::ObjectPtr&) { c.QueueAggregators(); }),
+      .on_update = Guarded<Self>(
+          [](Self& c, const api::ObjectPtr&, const api::ObjectPtr&) { c.QueueAggregators(); }),
+      .on_delete = Guarded<Self>([](Self& c, const api::ObjectPtr&) { c.QueueAggregators(); }),
   });
-  const int n = std::max(1, options_.workers);
-  for (int i = 0; i < n; ++i) {
-    workers_.emplace_back([this] {
-      RunSyncWorker(
-          queue_, {roles_}, "clusterrole-aggregation",
-          [this](const std::string& key) { return Sync(key); }, options_.on_sync);
-    });
-  }
   return Status::Ok();
-}
-
-void ClusterRoleAggregationController::Stop() {
-  if (stopped_.exchange(true)) return;
-  gate_->Close();
-  queue_.ShutDown();
-  for (std::thread& t : workers_) t.join();
-  workers_.clear();
 }
 
 void ClusterRoleAggregationController::QueueAggregators() {
   for (const api::ObjectPtr& o : roles_->List()) {
     const auto* role = api::As<api::ClusterRole>(*o);
-    if (role && role->aggregationRule) queue_.Add(role->metadata.name);
+    if (role && role->aggregationRule) queue().Add(role->metadata.name);
   }
 }
 
@@ -92,7 +72,7 @@ Status ClusterRoleAggregationController::Sync(const std::string& name) {
   auto next = std::make_unique<api::ClusterRole>(*role);
   next->rules = std::move(rules);
   Result<api::ObjectPtr> written =
-      client_.Update(api::ResourceFor<api::ClusterRole>(), std::move(next));
+      client().Update(api::ResourceFor<api::ClusterRole>(), std::move(next));
   // A 409: the role moved on; the retry syncs from the current objects. Gone: nothing to do.
   if (!written.ok() && written.status().code() != StatusCode::kNotFound) return written.status();
   return Status::Ok();

@@ -14,14 +14,10 @@
 // needs `escalate` on clusterroles (the rules it writes are not its own: bootstrap_policy.h gives
 // system:kube-controller-manager that), since the RBAC escalation guard judges its writes.
 //
-// Thread safety: Start and Stop from one owning thread. The client and the informer factory must
-// outlive the controller; after Stop the handlers left in the shared informer do nothing.
+// Lifecycle, workers and thread safety: controllers/queue_controller.h.
 #pragma once
 
-#include <atomic>
-#include <memory>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "api/rbac/rbac.h"
@@ -29,10 +25,9 @@
 #include "client/informer.h"
 #include "client/informer_factory.h"
 #include "client/work_queue.h"
-#include "common/handler_gate.h"
 #include "common/status.h"
 #include "common/time.h"
-#include "controllers/sync_worker.h"
+#include "controllers/queue_controller.h"
 
 namespace allot::controllers {
 
@@ -50,36 +45,21 @@ struct ClusterRoleAggregationOptions {
   OnSyncFn on_sync;  // sees every key and its result (tests)
 };
 
-class ClusterRoleAggregationController {
+class ClusterRoleAggregationController : public QueueController {
  public:
   using Options = ClusterRoleAggregationOptions;
 
   ClusterRoleAggregationController(client::Client& client, client::InformerFactory& informers,
                                    Options options = {});
-  ~ClusterRoleAggregationController();  // Stop()s
-  ClusterRoleAggregationController(const ClusterRoleAggregationController&) = delete;
-  ClusterRoleAggregationController& operator=(const ClusterRoleAggregationController&) = delete;
-
-  // Registers handlers on the factory's ClusterRole informer and starts the workers. Call at
-  // most once. The caller starts the factory.
-  Status Start();
-  // Stops the workers (a sync in progress finishes first) and detaches the handlers. Idempotent.
-  void Stop();
+  ~ClusterRoleAggregationController() override { Stop(); }
 
  private:
+  // Handlers on the factory's ClusterRole informer.
+  Status Setup() override;
+  Status Sync(const std::string& name) override;
   void QueueAggregators();
-  Status Sync(const std::string& name);
 
-  client::Client& client_;
-  client::InformerFactory& informers_;
-  const Options options_;
-  Clock& clock_;
-  client::Informer* roles_ = nullptr;  // set by Start
-  client::WorkQueue queue_;
-  std::shared_ptr<HandlerGate<ClusterRoleAggregationController>> gate_;
-  std::vector<std::thread> workers_;
-  bool started_ = false;
-  std::atomic<bool> stopped_{false};
+  client::Informer* roles_ = nullptr;  // set by Setup
 };
 
 }  // namespace allot::controllers

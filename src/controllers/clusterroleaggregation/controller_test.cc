@@ -14,6 +14,7 @@
 #include "store/backend.h"
 #include "store/store.h"
 #include "testing/objects.h"
+#include "testing/wait.h"
 
 namespace allot::controllers {
 namespace {
@@ -90,12 +91,7 @@ class ClusterRoleAggregationTest : public ::testing::Test {
   }
   // Polls the store (the controller writes from its own thread; no timer is involved).
   bool WaitForRules(const std::string& name, const std::vector<PolicyRule>& want) {
-    auto deadline = std::chrono::steady_clock::now() + seconds(10);
-    while (RulesOf(name) != want) {
-      if (std::chrono::steady_clock::now() > deadline) return false;
-      std::this_thread::sleep_for(std::chrono::milliseconds(1));
-    }
-    return true;
+    return testing::WaitUntil([&] { return RulesOf(name) == want; });
   }
 
   FakeClock clock_;
@@ -106,11 +102,13 @@ class ClusterRoleAggregationTest : public ::testing::Test {
 };
 
 TEST_F(ClusterRoleAggregationTest, TheAggregatedRoleFollowsTheRolesItSelects) {
-  Create(Role("pods-reader", {{"example.com/aggregate-to-monitoring", "true"}}, {Rule("get", "pods")}));
+  Create(Role("pods-reader", {{"example.com/aggregate-to-monitoring", "true"}},
+              {Rule("get", "pods")}));
   Create(Aggregating("monitoring", {{{"example.com/aggregate-to-monitoring", "true"}}}));
   EXPECT_TRUE(WaitForRules("monitoring", {Rule("get", "pods")}));
   // A role labelled later joins, in name order.
-  Create(Role("nodes-reader", {{"example.com/aggregate-to-monitoring", "true"}}, {Rule("get", "nodes")}));
+  Create(Role("nodes-reader", {{"example.com/aggregate-to-monitoring", "true"}},
+              {Rule("get", "nodes")}));
   EXPECT_TRUE(WaitForRules("monitoring", {Rule("get", "nodes"), Rule("get", "pods")}));
   // One that is deleted leaves.
   ASSERT_TRUE(client_->Delete(Roles(), "", "nodes-reader").ok());

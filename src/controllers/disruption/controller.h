@@ -1,5 +1,5 @@
 // The disruption controller: keeps each PodDisruptionBudget's status (policy/v1) current with the
-// pods it selects, so the pods/eviction subresource (store/pod_eviction.h) and the scheduler's
+// pods it selects, so the pods/eviction subresource (registry/pod_eviction.h) and the scheduler's
 // preemption can trust it. The arithmetic is in controllers/disruption/rules.h; this reads the
 // objects and writes the answers (docs/preemption.md).
 //
@@ -18,15 +18,10 @@
 // CalculateExpectedPodCountFailed (Warning) on a budget, NotDeleted (Warning) on a pod evicted
 // long ago that still exists — each deduplicated by the event recorder.
 //
-// Thread safety: Start and Stop from one owning thread. The client and the informer factory
-// must outlive the controller; after Stop the handlers left in the shared informers do nothing.
+// Lifecycle, workers and thread safety: controllers/queue_controller.h.
 #pragma once
 
-#include <atomic>
-#include <memory>
 #include <string>
-#include <thread>
-#include <vector>
 
 #include "client/client.h"
 #include "client/event_recorder.h"
@@ -35,7 +30,7 @@
 #include "client/work_queue.h"
 #include "common/status.h"
 #include "common/time.h"
-#include "common/handler_gate.h"
+#include "controllers/queue_controller.h"
 #include "controllers/sync_worker.h"
 
 namespace allot::controllers {
@@ -51,40 +46,22 @@ struct DisruptionControllerOptions {
   OnSyncFn on_sync;  // sees every key and its result (tests)
 };
 
-class DisruptionController {
+class DisruptionController : public QueueController {
  public:
   using Options = DisruptionControllerOptions;
 
   DisruptionController(client::Client& client, client::InformerFactory& informers,
                        Options options = {});
-  ~DisruptionController();  // Stop()s
-  DisruptionController(const DisruptionController&) = delete;
-  DisruptionController& operator=(const DisruptionController&) = delete;
-
-  // Registers an index and handlers on the factory's budget and pod informers and starts the
-  // workers. Call at most once. The caller starts the factory.
-  Status Start();
-  // Stops the workers (a sync in progress finishes first) and detaches the handlers. Idempotent.
-  void Stop();
+  ~DisruptionController() override { Stop(); }
 
  private:
-  void RegisterHandlers();
+  // An index and handlers on the factory's budget and pod informers.
+  Status Setup() override;
+  Status Sync(const std::string& key) override;
   void OnPod(const api::Object& pod);
-  Status Sync(const std::string& key);
 
-  client::Client& client_;
-  client::InformerFactory& informers_;
-  const Options options_;
-  Clock& clock_;
-  std::unique_ptr<client::EventRecorder> own_events_;
-  client::EventRecorder& events_;
-  client::Informer* budgets_ = nullptr;  // set by Start
+  client::Informer* budgets_ = nullptr;  // set by Setup
   client::Informer* pods_ = nullptr;
-  client::WorkQueue queue_;
-  std::shared_ptr<HandlerGate<DisruptionController>> gate_;
-  std::vector<std::thread> workers_;
-  bool started_ = false;
-  std::atomic<bool> stopped_{false};
 };
 
 }  // namespace allot::controllers

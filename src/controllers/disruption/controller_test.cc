@@ -16,6 +16,7 @@
 #include "store/backend.h"
 #include "store/store.h"
 #include "testing/objects.h"
+#include "testing/wait.h"
 
 namespace allot::controllers {
 namespace {
@@ -44,14 +45,6 @@ class DisruptionControllerTest : public ::testing::Test {
     ASSERT_TRUE(factory_->StartAll().ok());
     ASSERT_TRUE(factory_->WaitForCacheSync(seconds(10)));
   }
-  static bool WaitFor(const std::function<bool()>& pred) {
-    auto deadline = std::chrono::steady_clock::now() + seconds(5);
-    while (!pred()) {
-      if (std::chrono::steady_clock::now() > deadline) return false;
-      std::this_thread::sleep_for(std::chrono::milliseconds(1));
-    }
-    return true;
-  }
   static const api::ResourceInfo& Pods() { return api::ResourceFor<api::Pod>(); }
   static const api::ResourceInfo& Budgets() { return api::ResourceFor<api::PodDisruptionBudget>(); }
 
@@ -64,7 +57,7 @@ class DisruptionControllerTest : public ::testing::Test {
     ASSERT_TRUE(r.ok()) << r.status().ToString();
   }
   void CreatePod(const std::string& name, bool ready) {
-    auto obj = testing::MakePod("default", name, R"("nodeName":"n1")");
+    auto obj = testing::PodManifest("default", name, R"("nodeName":"n1")");
     obj->metadata.labels = {{"app", "db"}};
     auto r = client_->Create(Pods(), std::move(obj));
     ASSERT_TRUE(r.ok()) << r.status().ToString();
@@ -112,15 +105,16 @@ class DisruptionControllerTest : public ::testing::Test {
 TEST_F(DisruptionControllerTest, TheStatusFollowsThePods) {
   CreateBudget(R"({"minAvailable":2,"selector":{"matchLabels":{"app":"db"}}})");
   Start();
-  ASSERT_TRUE(WaitFor([&] { return Budget()->status.observedGeneration == 1; }));
+  ASSERT_TRUE(testing::WaitUntil([&] { return Budget()->status.observedGeneration == 1; }));
   EXPECT_EQ(Allowed(), 0);
   EXPECT_EQ(Budget()->status.expectedPods, 0);
-  ASSERT_TRUE(WaitFor([&] { return EventReasons("db") == std::vector<std::string>{"NoPods"}; }));
+  ASSERT_TRUE(
+      testing::WaitUntil([&] { return EventReasons("db") == std::vector<std::string>{"NoPods"}; }));
 
   CreatePod("a", true);
   CreatePod("b", true);
   CreatePod("c", true);
-  ASSERT_TRUE(WaitFor([&] { return Allowed() == 1; })) << Allowed();
+  ASSERT_TRUE(testing::WaitUntil([&] { return Allowed() == 1; })) << Allowed();
   auto b = Budget();
   EXPECT_EQ(b->status.expectedPods, 3);
   EXPECT_EQ(b->status.currentHealthy, 3);
@@ -131,10 +125,10 @@ TEST_F(DisruptionControllerTest, TheStatusFollowsThePods) {
   EXPECT_EQ(c->reason, "SufficientPods");
 
   SetReady("a", false);
-  ASSERT_TRUE(WaitFor([&] { return Budget()->status.currentHealthy == 2; }));
+  ASSERT_TRUE(testing::WaitUntil([&] { return Budget()->status.currentHealthy == 2; }));
   EXPECT_EQ(Allowed(), 0);
   ASSERT_TRUE(client_->Delete(Pods(), "default", "a").ok());
-  ASSERT_TRUE(WaitFor([&] { return Budget()->status.expectedPods == 2; }));
+  ASSERT_TRUE(testing::WaitUntil([&] { return Budget()->status.expectedPods == 2; }));
 }
 
 TEST_F(DisruptionControllerTest, AnEvictionThatNeverDeletedItsPodExpiresAfterTwoMinutes) {
@@ -142,31 +136,32 @@ TEST_F(DisruptionControllerTest, AnEvictionThatNeverDeletedItsPodExpiresAfterTwo
   CreatePod("a", true);
   CreatePod("b", true);
   Start();
-  ASSERT_TRUE(WaitFor([&] { return Allowed() == 1; }));
+  ASSERT_TRUE(testing::WaitUntil([&] { return Allowed() == 1; }));
   // What pods/eviction writes; the pod's deletion then never comes.
   auto copy = std::make_unique<api::PodDisruptionBudget>(*Budget());
   copy->status.disruptionsAllowed = 0;
   copy->status.disruptedPods["a"] = clock_.Now().TruncatedToSeconds();
   ASSERT_TRUE(client_->UpdateStatus(Budgets(), std::move(copy)).ok());
   // The controller agrees: a is about to go, so b alone is healthy.
-  ASSERT_TRUE(WaitFor([&] { return Budget()->status.currentHealthy == 1; }));
+  ASSERT_TRUE(testing::WaitUntil([&] { return Budget()->status.currentHealthy == 1; }));
   EXPECT_EQ(Allowed(), 0);
 
   clock_.Advance(seconds(121));
-  ASSERT_TRUE(WaitFor([&] { return Budget()->status.disruptedPods.empty(); }));
+  ASSERT_TRUE(testing::WaitUntil([&] { return Budget()->status.disruptedPods.empty(); }));
   EXPECT_EQ(Allowed(), 1);
-  ASSERT_TRUE(WaitFor([&] { return EventReasons("a") == std::vector<std::string>{"NotDeleted"}; }));
+  ASSERT_TRUE(testing::WaitUntil(
+      [&] { return EventReasons("a") == std::vector<std::string>{"NotDeleted"}; }));
 }
 
 TEST_F(DisruptionControllerTest, MaxUnavailableOverUnmanagedPodsAllowsNothingAndSaysWhy) {
   CreateBudget(R"({"maxUnavailable":1,"selector":{"matchLabels":{"app":"db"}}})");
   CreatePod("a", true);
   Start();
-  ASSERT_TRUE(WaitFor([&] { return Budget()->status.observedGeneration == 1; }));
+  ASSERT_TRUE(testing::WaitUntil([&] { return Budget()->status.observedGeneration == 1; }));
   EXPECT_EQ(Allowed(), 0);
   EXPECT_EQ(Budget()->status.currentHealthy, 1);
-  ASSERT_TRUE(
-      WaitFor([&] { return EventReasons("db") == std::vector<std::string>{"UnmanagedPods"}; }));
+  ASSERT_TRUE(testing::WaitUntil(
+      [&] { return EventReasons("db") == std::vector<std::string>{"UnmanagedPods"}; }));
 }
 
 }  // namespace

@@ -56,96 +56,55 @@ std::chrono::steady_clock::duration Until(Time at, Time now) {
 
 ReservationController::ReservationController(client::Client& client,
                                              client::InformerFactory& informers, Options options)
-    : client_(client),
-      informers_(informers),
-      options_(std::move(options)),
-      clock_(options_.clock ? *options_.clock : RealClock::Instance()),
-      own_events_(
-          client::OwnRecorderUnless(options_.events, client, clock_, kReservationEventComponent)),
-      events_(options_.events ? *options_.events : *own_events_),
-      queue_(clock_, options_.queue),
-      gate_(std::make_shared<HandlerGate<ReservationController>>()) {}
+    : QueueController(client, informers,
+                      {.name = "reservation",
+                       .event_component = kReservationEventComponent,
+                       .workers = options.workers,
+                       .clock = options.clock,
+                       .events = options.events,
+                       .queue = options.queue,
+                       .on_sync = std::move(options.on_sync)}),
+      retention_(options.retention) {}
 
-ReservationController::~ReservationController() { Stop(); }
-
-Status ReservationController::Start() {
-  if (started_) return InternalError("reservation controller: Start called twice");
-  started_ = true;
-  reservations_ = &informers_.For(api::ResourceFor<api::Reservation>());
-  pods_ = &informers_.For(api::ResourceFor<api::Pod>());
-  nodes_ = &informers_.For(api::ResourceFor<api::Node>());
+Status ReservationController::Setup() {
+  reservations_ = &Watch<api::Reservation>();
+  pods_ = &Watch<api::Pod>();
+  nodes_ = &Watch<api::Node>();
   pods_->AddIndex(kPodReservationIndex, PodReservationUids);
   reservations_->AddIndex(kReservationUidIndex, ReservationUid);
   reservations_->AddIndex(kReservationNodeIndex, ReservationNode);
-  gate_->Open(this);
-  RegisterHandlers();
-  const int n = std::max(1, options_.workers);
-  for (int i = 0; i < n; ++i) {
-    workers_.emplace_back([this] {
-      RunSyncWorker(queue_, {reservations_, pods_, nodes_}, "reservation",
-                    [this](const std::string& key) { return Sync(key); });
-    });
-  }
-  return Status::Ok();
-}
-
-void ReservationController::Stop() {
-  if (stopped_.exchange(true)) return;
-  gate_->Close();
-  queue_.ShutDown();
-  for (std::thread& t : workers_) t.join();
-  workers_.clear();
-}
-
-void ReservationController::RegisterHandlers() {
-  std::shared_ptr<HandlerGate<ReservationController>> gate = gate_;
-  auto key = [](const api::ObjectPtr& o) {
-    return std::string(kReservationKeyPrefix) + o->metadata.name;
-  };
-  reservations_->AddHandler({
-      .on_add =
-          [gate, key](const api::ObjectPtr& o) {
-            gate->Call([&](auto& c) { c.queue_.Add(key(o)); });
-          },
-      .on_update =
-          [gate, key](const api::ObjectPtr&, const api::ObjectPtr& o) {
-            gate->Call([&](auto& c) { c.queue_.Add(key(o)); });
-          },
-      .on_delete =
-          [gate](const api::ObjectPtr& o) {
-            gate->Call(
-                [&](auto& c) { c.queue_.Add(std::string(kGoneKeyPrefix) + o->metadata.uid); });
-          },
+  using Self = ReservationController;
+  client::EventHandler on_reservation = EnqueueOnChange(
+      [](const api::Object& o) { return std::string(kReservationKeyPrefix) + o.metadata.name; });
+  on_reservation.on_delete = Guarded<Self>([](Self& c, const api::ObjectPtr& o) {
+    c.queue().Add(std::string(kGoneKeyPrefix) + o->metadata.uid);
   });
+  reservations_->AddHandler(std::move(on_reservation));
   pods_->AddHandler({
-      .on_add = [gate](const api::ObjectPtr& o) { gate->Call([&](auto& c) { c.OnPod(*o); }); },
+      .on_add = Guarded<Self>([](Self& c, const api::ObjectPtr& o) { c.OnPod(*o); }),
       .on_update =
-          [gate](const api::ObjectPtr& old_obj, const api::ObjectPtr& o) {
-            gate->Call([&](auto& c) {
-              c.OnPod(*old_obj);  // the annotation may have moved to another reservation
-              c.OnPod(*o);
-            });
-          },
-      .on_delete = [gate](const api::ObjectPtr& o) { gate->Call([&](auto& c) { c.OnPod(*o); }); },
+          Guarded<Self>([](Self& c, const api::ObjectPtr& old_obj, const api::ObjectPtr& o) {
+            c.OnPod(*old_obj);  // the annotation may have moved to another reservation
+            c.OnPod(*o);
+          }),
+      .on_delete = Guarded<Self>([](Self& c, const api::ObjectPtr& o) { c.OnPod(*o); }),
   });
   nodes_->AddHandler({
-      .on_delete =
-          [gate](const api::ObjectPtr& o) {
-            gate->Call([&](auto& c) {
-              for (const api::ObjectPtr& r :
-                   c.reservations_->ByIndex(kReservationNodeIndex, o->metadata.name)) {
-                c.queue_.Add(std::string(kReservationKeyPrefix) + r->metadata.name);
-              }
-            });
-          },
+      .on_delete = Guarded<Self>([](Self& c, const api::ObjectPtr& o) {
+        for (const api::ObjectPtr& r :
+             c.reservations_->ByIndex(kReservationNodeIndex, o->metadata.name)) {
+          c.queue().Add(std::string(kReservationKeyPrefix) + r->metadata.name);
+        }
+      }),
   });
+  return Status::Ok();
 }
 
 void ReservationController::OnPod(const api::Object& pod) {
   std::optional<api::ReservationAllocated> a = AllocatedTo(pod);
   if (!a) return;
   for (const api::ObjectPtr& r : reservations_->ByIndex(kReservationUidIndex, a->uid)) {
-    queue_.Add(std::string(kReservationKeyPrefix) + r->metadata.name);
+    queue().Add(std::string(kReservationKeyPrefix) + r->metadata.name);
   }
 }
 
@@ -158,7 +117,7 @@ Result<bool> ReservationController::NodeExists(const std::string& node) {
   if (nodes_->Get("", node)) return true;
   // The informer may not have the node yet (the scheduler placed the reservation from its own
   // cache): only the server's answer says it is gone.
-  Result<api::ObjectPtr> live = client_.Get(api::ResourceFor<api::Node>(), "", node);
+  Result<api::ObjectPtr> live = client().Get(api::ResourceFor<api::Node>(), "", node);
   if (live.ok()) return true;
   if (live.status().code() == StatusCode::kNotFound) return false;
   return live.status();
@@ -168,18 +127,18 @@ Status ReservationController::SyncReservation(const std::string& name) {
   api::ObjectPtr obj = reservations_->Get("", name);
   const auto* r = obj ? api::As<api::Reservation>(*obj) : nullptr;
   if (!r || r->metadata.rare->deletionTimestamp) return Status::Ok();
-  const Time now = clock_.Now();
+  const Time now = clock().Now();
   const std::string key = std::string(kReservationKeyPrefix) + name;
 
-  if (std::optional<Time> at = ReservationCollectionTime(*r, options_.retention)) {
+  if (std::optional<Time> at = ReservationCollectionTime(*r, retention_)) {
     if (*at > now) {
-      queue_.AddAfter(key, Until(*at, now));
+      queue().AddAfter(key, Until(*at, now));
       return Status::Ok();
     }
     api::DeleteOptions opts;
     opts.precondition_uid = r->metadata.uid;
     Result<api::DeleteResult> d =
-        client_.Delete(api::ResourceFor<api::Reservation>(), "", name, opts);
+        client().Delete(api::ResourceFor<api::Reservation>(), "", name, opts);
     if (!d.ok() && d.status().code() != StatusCode::kNotFound &&
         d.status().code() != StatusCode::kConflict) {
       return d.status();
@@ -198,14 +157,14 @@ Status ReservationController::SyncReservation(const std::string& name) {
                             pod->spec.nodeName, api::PodRequests(*pod), PodActive(*pod)});
   }
   if (std::optional<Time> at = ReservationExpiry(*r); at && *at > now) {
-    queue_.AddAfter(key, Until(*at, now));
+    queue().AddAfter(key, Until(*at, now));
   }
   if (!NextReservationStatus(*r, facts)) return Status::Ok();
 
   const std::string uid = r->metadata.uid;
   std::string before, after;
   Result<api::ObjectPtr> written = client::UpdateWithRetry(
-      client_, api::ResourceFor<api::Reservation>(), "", name, client::Write::kStatus,
+      client(), api::ResourceFor<api::Reservation>(), "", name, client::Write::kStatus,
       [&](const api::Object& current) -> Result<client::Desired> {
         const auto* cur = api::As<api::Reservation>(current);
         if (!cur || cur->metadata.uid != uid) return client::Desired();
@@ -228,8 +187,8 @@ Status ReservationController::SyncReservation(const std::string& name) {
       if (c.type == api::kReservationConditionReady) ready = &c;
     }
     const bool failed = after == api::kReservationFailed;
-    events_.Record(*w, failed ? client::kEventTypeWarning : client::kEventTypeNormal,
-                   ready ? ready->reason : after, "", ready ? ready->message : after);
+    events().Record(*w, failed ? client::kEventTypeWarning : client::kEventTypeNormal,
+                    ready ? ready->reason : after, "", ready ? ready->message : after);
   }
   return Status::Ok();
 }
@@ -237,7 +196,7 @@ Status ReservationController::SyncReservation(const std::string& name) {
 Status ReservationController::CleanOwners(const std::string& reservation_uid) {
   for (const api::ObjectPtr& o : pods_->ByIndex(kPodReservationIndex, reservation_uid)) {
     Result<api::ObjectPtr> w = client::UpdateWithRetry(
-        client_, api::ResourceFor<api::Pod>(), o->metadata.namespace_, o->metadata.name,
+        client(), api::ResourceFor<api::Pod>(), o->metadata.namespace_, o->metadata.name,
         client::Write::kUpdate,
         [&](const api::Object& current) -> Result<client::Desired> {
           std::optional<api::ReservationAllocated> a = AllocatedTo(current);

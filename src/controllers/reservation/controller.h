@@ -20,16 +20,11 @@
 // annotation names a reservation (an index by reservation uid, so no scans); node delete (an
 // index of reservations by node).
 //
-// Thread safety: Start and Stop from one owning thread. The client and the informer factory
-// must outlive the controller; after Stop the handlers left in the shared informers do nothing.
+// Lifecycle, workers and thread safety: controllers/queue_controller.h.
 #pragma once
 
-#include <atomic>
 #include <chrono>
-#include <memory>
 #include <string>
-#include <thread>
-#include <vector>
 
 #include "api/koordinator/reservation.h"
 #include "client/client.h"
@@ -39,7 +34,7 @@
 #include "client/work_queue.h"
 #include "common/status.h"
 #include "common/time.h"
-#include "common/handler_gate.h"
+#include "controllers/queue_controller.h"
 
 namespace allot::controllers {
 
@@ -53,46 +48,30 @@ struct ReservationControllerOptions {
   std::chrono::seconds retention{24 * 3600};
   client::EventRecorder* events = nullptr;  // null: a ClientEventRecorder through the client
   client::WorkQueueOptions queue;
+  OnSyncFn on_sync;  // sees every key and its result (tests)
 };
 
-class ReservationController {
+class ReservationController : public QueueController {
  public:
   using Options = ReservationControllerOptions;
 
   ReservationController(client::Client& client, client::InformerFactory& informers,
                         Options options = {});
-  ~ReservationController();  // Stop()s
-  ReservationController(const ReservationController&) = delete;
-  ReservationController& operator=(const ReservationController&) = delete;
-
-  // Registers indexes and handlers on the factory's reservation, pod and node informers and
-  // starts the workers. Call at most once. The caller starts the factory.
-  Status Start();
-  // Stops the workers (a sync in progress finishes first) and detaches the handlers. Idempotent.
-  void Stop();
+  ~ReservationController() override { Stop(); }
 
  private:
-  void RegisterHandlers();
+  // Indexes and handlers on the factory's reservation, pod and node informers.
+  Status Setup() override;
+  Status Sync(const std::string& key) override;
   void OnPod(const api::Object& pod);
-  Status Sync(const std::string& key);
   Status SyncReservation(const std::string& name);
   Status CleanOwners(const std::string& reservation_uid);
   Result<bool> NodeExists(const std::string& node);
 
-  client::Client& client_;
-  client::InformerFactory& informers_;
-  const Options options_;
-  Clock& clock_;
-  std::unique_ptr<client::EventRecorder> own_events_;
-  client::EventRecorder& events_;
-  client::Informer* reservations_ = nullptr;  // set by Start
+  const std::chrono::seconds retention_;
+  client::Informer* reservations_ = nullptr;  // set by Setup
   client::Informer* pods_ = nullptr;
   client::Informer* nodes_ = nullptr;
-  client::WorkQueue queue_;
-  std::shared_ptr<HandlerGate<ReservationController>> gate_;
-  std::vector<std::thread> workers_;
-  bool started_ = false;
-  std::atomic<bool> stopped_{false};
 };
 
 }  // namespace allot::controllers

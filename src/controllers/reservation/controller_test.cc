@@ -16,6 +16,7 @@
 #include "store/backend.h"
 #include "store/store.h"
 #include "testing/objects.h"
+#include "testing/wait.h"
 
 namespace allot::controllers {
 namespace {
@@ -36,21 +37,25 @@ class ReservationControllerTest : public ::testing::Test {
     factory_.reset();
     store_->Close();
   }
+  // One worker, the only waiter on clock_ (see Settle).
+  static constexpr int kWorkers = 1;
+
   void Start(ReservationControllerOptions opts = {}) {
     factory_ = std::make_unique<client::InformerFactory>(*client_);
     opts.clock = &clock_;
+    opts.workers = kWorkers;
     controller_ = std::make_unique<ReservationController>(*client_, *factory_, opts);
     ASSERT_TRUE(controller_->Start().ok());
     ASSERT_TRUE(factory_->StartAll().ok());
     ASSERT_TRUE(factory_->WaitForCacheSync(seconds(10)));
   }
-  static bool WaitFor(const std::function<bool()>& pred) {
-    auto deadline = std::chrono::steady_clock::now() + seconds(5);
-    while (!pred()) {
-      if (std::chrono::steady_clock::now() > deadline) return false;
-      std::this_thread::sleep_for(std::chrono::milliseconds(1));
-    }
-    return true;
+
+  // Returns once the worker has read the clock twice since this call: the first read after an
+  // Advance either found nothing due or took what was and synced it before the second. So
+  // whatever the clock made due has been done, and a test can check that nothing happened.
+  void Settle() {
+    const uint64_t polls = clock_.Polls();
+    ASSERT_TRUE(testing::WaitUntil([&] { return clock_.Polls() >= polls + 2; }));
   }
 
   static const api::ResourceInfo& Reservations() { return api::ResourceFor<api::Reservation>(); }
@@ -123,10 +128,11 @@ TEST_F(ReservationControllerTest, APendingReservationExpiresAtItsTtl) {
   CreateReservation("r", "1m");
   Start();
   clock_.Advance(seconds(59));
-  std::this_thread::sleep_for(std::chrono::milliseconds(30));  // the workers see the clock
+  Settle();
   EXPECT_NE(Phase("r"), api::kReservationFailed);
   clock_.Advance(seconds(1));
-  ASSERT_TRUE(WaitFor([&] { return Phase("r") == api::kReservationFailed; })) << Phase("r");
+  ASSERT_TRUE(testing::WaitUntil([&] { return Phase("r") == api::kReservationFailed; }))
+      << Phase("r");
   EXPECT_EQ(ReadyMessage("r").rfind("Expired: the reservation expired at", 0), 0u)
       << ReadyMessage("r");
 }
@@ -137,7 +143,8 @@ TEST_F(ReservationControllerTest, AReservationWhoseNodeIsDeletedFails) {
   MakeAvailable("r", "n1");
   Start();
   ASSERT_TRUE(client_->Delete(api::ResourceFor<api::Node>(), "", "n1").ok());
-  ASSERT_TRUE(WaitFor([&] { return Phase("r") == api::kReservationFailed; })) << Phase("r");
+  ASSERT_TRUE(testing::WaitUntil([&] { return Phase("r") == api::kReservationFailed; }))
+      << Phase("r");
   EXPECT_EQ(ReadyMessage("r"), "Expired: node n1 no longer exists");
 }
 
@@ -147,18 +154,19 @@ TEST_F(ReservationControllerTest, TheFirstOwnerEndsAnAllocateOnceReservationWhic
   MakeAvailable("r", "n1");
   Start({.retention = hours(1)});
   CreateOwner("job-0", "n1", "r");
-  ASSERT_TRUE(WaitFor([&] { return Phase("r") == api::kReservationSucceeded; })) << Phase("r");
+  ASSERT_TRUE(testing::WaitUntil([&] { return Phase("r") == api::kReservationSucceeded; }))
+      << Phase("r");
   ASSERT_EQ(Get("r")->status.currentOwners.size(), 1u);
   EXPECT_EQ(Get("r")->status.currentOwners[0].name, "job-0");
   // The pod's requests, for the resources the reservation holds (cpu, not memory).
   EXPECT_EQ(Get("r")->status.allocated, (api::ResourceList{{"cpu", api::Quantity::FromInt(1)}}));
   clock_.Advance(seconds(3599));
-  std::this_thread::sleep_for(std::chrono::milliseconds(30));
+  Settle();
   EXPECT_TRUE(Get("r"));
   clock_.Advance(seconds(1));
-  ASSERT_TRUE(WaitFor([&] { return Get("r") == nullptr; }));
+  ASSERT_TRUE(testing::WaitUntil([&] { return Get("r") == nullptr; }));
   // The owner no longer names a reservation that is gone.
-  ASSERT_TRUE(WaitFor([&] {
+  ASSERT_TRUE(testing::WaitUntil([&] {
     auto p = client_->Get(api::ResourceFor<api::Pod>(), "default", "job-0");
     return p.ok() &&
            !(*p)->metadata.annotations.contains(std::string(api::kAnnotationReservationAllocated));
@@ -172,10 +180,10 @@ TEST_F(ReservationControllerTest, OwnersComeAndGoWithoutAllocateOnce) {
   Start();
   CreateOwner("a", "n1", "r");
   CreateOwner("b", "n1", "r");
-  ASSERT_TRUE(WaitFor([&] { return Get("r")->status.currentOwners.size() == 2; }));
+  ASSERT_TRUE(testing::WaitUntil([&] { return Get("r")->status.currentOwners.size() == 2; }));
   EXPECT_EQ(Get("r")->status.allocated, (api::ResourceList{{"cpu", api::Quantity::FromInt(2)}}));
   ASSERT_TRUE(client_->Delete(api::ResourceFor<api::Pod>(), "default", "a").ok());
-  ASSERT_TRUE(WaitFor([&] { return Get("r")->status.currentOwners.size() == 1; }));
+  ASSERT_TRUE(testing::WaitUntil([&] { return Get("r")->status.currentOwners.size() == 1; }));
   EXPECT_EQ(Phase("r"), api::kReservationAvailable);
 }
 

@@ -91,7 +91,7 @@ Result<bool> ResourceClaimController::PodGone(const std::string& ns, const std::
   // Missing from the cache, or cached under another uid: the cache may simply be behind (the
   // scheduler reserves before Bind, maybe for a pod this informer has not delivered yet), so
   // only the API server can tell that the pod is really gone or replaced.
-  Result<api::ObjectPtr> live = client_.Get(pods_res_, ns, name);
+  Result<api::ObjectPtr> live = client().Get(pods_res_, ns, name);
   if (!live.ok()) {
     if (live.status().code() == StatusCode::kNotFound) return true;
     return live.status();
@@ -115,7 +115,7 @@ Status ResourceClaimController::ReleaseConsumers(
     }
   }
   ALLOT_ASSIGN_OR_RETURN(api::ObjectPtr written,
-                         client_.UpdateStatus(claims_res_, std::move(updated)));
+                         client().UpdateStatus(claims_res_, std::move(updated)));
   const auto& now = *api::As<api::ResourceClaim>(*written);
   if (HasFinalizer(now) && !now.status.allocation && !IsControlPlaneClaim(now)) {
     return RemoveFinalizer(now);
@@ -132,7 +132,7 @@ Status ResourceClaimController::FinishDeletion(const api::ResourceClaim& claim) 
   auto updated = std::make_unique<api::ResourceClaim>(claim);
   Deallocate(*updated);
   ALLOT_ASSIGN_OR_RETURN(api::ObjectPtr written,
-                         client_.UpdateStatus(claims_res_, std::move(updated)));
+                         client().UpdateStatus(claims_res_, std::move(updated)));
   return RemoveFinalizer(*api::As<api::ResourceClaim>(*written));
 }
 
@@ -140,7 +140,7 @@ Status ResourceClaimController::RemoveFinalizer(const api::ResourceClaim& claim)
   auto updated = std::make_unique<api::ResourceClaim>(claim);  // carries the resourceVersion
   auto& f = updated->metadata.finalizers;
   f.erase(std::remove(f.begin(), f.end(), api::kResourceClaimFinalizer), f.end());
-  Result<api::ObjectPtr> written = client_.Update(claims_res_, std::move(updated));
+  Result<api::ObjectPtr> written = client().Update(claims_res_, std::move(updated));
   if (!written.ok() && written.status().code() != StatusCode::kNotFound) return written.status();
   return Status::Ok();
 }
@@ -162,7 +162,7 @@ std::optional<bool> ResourceClaimController::OwnerDoneCached(
   }
   // Generated for a reservation: deleted once it is gone or holds nothing any more.
   if (reservations_ && OwningReservation(claim)) return std::nullopt;  // ReservationGone
-  return false;  // generated for neither
+  return false;                                                        // generated for neither
 }
 
 Status ResourceClaimController::DeleteIfOwnerDone(const api::ResourceClaim& claim) {
@@ -180,7 +180,7 @@ Status ResourceClaimController::DeleteIfOwnerDone(const api::ResourceClaim& clai
   api::DeleteOptions opts;
   opts.precondition_uid = claim.metadata.uid;
   Result<api::DeleteResult> deleted =
-      client_.Delete(claims_res_, claim.metadata.namespace_, claim.metadata.name, opts);
+      client().Delete(claims_res_, claim.metadata.namespace_, claim.metadata.name, opts);
   if (!deleted.ok() && deleted.status().code() != StatusCode::kNotFound) {
     return Status(deleted.status().code(), "delete claim " + claim.metadata.namespace_ + "/" +
                                                claim.metadata.name + ": " +

@@ -4,6 +4,7 @@
 
 #include "api/resource/pod_scheduling_context.h"
 #include "controllers/resourceclaim/testing/fixture.h"
+#include "testing/wait.h"
 
 namespace allot::controllers {
 namespace {
@@ -33,17 +34,17 @@ class ClaimCleanupTest : public ResourceClaimControllerTest {
   // queued is queued by now).
   void WaitUntilSeen(const api::ObjectPtr& written) {
     client::Informer& claims = factory_->For(Claims());
-    ASSERT_TRUE(WaitFor([&] {
+    ASSERT_TRUE(testing::WaitUntil([&] {
       api::ObjectPtr cached = claims.Get(written->metadata.namespace_, written->metadata.name);
       return cached && cached->metadata.resourceVersion == written->metadata.resourceVersion;
     }));
   }
   api::ObjectPtr CreatePodWithFinalizer(const std::string& name, const std::string& claim,
                                         const std::string& node) {
-    auto pod =
-        testing::MakePod("default", name,
-                         R"("resourceClaims":[{"name":"gpu","resourceClaimName":")" + claim +
-                             R"("}])" + (node.empty() ? "" : R"(,"nodeName":")" + node + R"(")"));
+    auto pod = testing::PodManifest("default", name,
+                                    R"("resourceClaims":[{"name":"gpu","resourceClaimName":")" +
+                                        claim + R"("}])" +
+                                        (node.empty() ? "" : R"(,"nodeName":")" + node + R"(")"));
     pod->metadata.finalizers = {"example.com/hold"};
     auto r = inner_->Create(Pods(), std::move(pod));
     EXPECT_TRUE(r.ok()) << r.status().ToString();
@@ -66,13 +67,13 @@ TEST_F(ClaimCleanupTest, DeletedPodIsRemovedAndStructuredClaimDeallocated) {
   EXPECT_EQ(GetClaim("c1")->status.reservedFor.size(), 2u) << "running pods keep their entries";
 
   DeletePod("p1");
-  ASSERT_TRUE(WaitFor([&] { return GetClaim("c1")->status.reservedFor.size() == 1; }));
+  ASSERT_TRUE(testing::WaitUntil([&] { return GetClaim("c1")->status.reservedFor.size() == 1; }));
   EXPECT_EQ(GetClaim("c1")->status.reservedFor[0].uid, p2->metadata.uid);
   EXPECT_TRUE(GetClaim("c1")->status.allocation) << "still used by p2";
   EXPECT_EQ(GetClaim("c1")->metadata.finalizers.size(), 1u);
 
   DeletePod("p2");
-  ASSERT_TRUE(WaitFor([&] { return Deallocated("c1"); }));
+  ASSERT_TRUE(testing::WaitUntil([&] { return Deallocated("c1"); }));
   EXPECT_NE(GetClaim("c1"), nullptr) << "a user's claim is kept";
 }
 
@@ -86,7 +87,7 @@ TEST_F(ClaimCleanupTest, SucceededAndFailedPodsAreRemoved) {
   StartController();
   SetPodPhase("p1", "Succeeded");
   SetPodPhase("p2", "Failed");
-  ASSERT_TRUE(WaitFor([&] { return Deallocated("c1") && Deallocated("c2"); }));
+  ASSERT_TRUE(testing::WaitUntil([&] { return Deallocated("c1") && Deallocated("c2"); }));
 }
 
 TEST_F(ClaimCleanupTest, PodReplacedByAnotherWithTheSameNameIsRemoved) {
@@ -98,7 +99,7 @@ TEST_F(ClaimCleanupTest, PodReplacedByAnotherWithTheSameNameIsRemoved) {
   api::ObjectPtr new_pod = CreatePod("p1", "gpu", "c1", "", true);
   ASSERT_NE(old_pod->metadata.uid, new_pod->metadata.uid);
   StartController();
-  ASSERT_TRUE(WaitFor([&] { return Deallocated("c1"); }));
+  ASSERT_TRUE(testing::WaitUntil([&] { return Deallocated("c1"); }));
 }
 
 TEST_F(ClaimCleanupTest, PendingPodKeepsItsReservation) {
@@ -134,9 +135,9 @@ TEST_F(ClaimCleanupTest, WritesAfterWhichTheSyncCouldNotActQueueNoSync) {
   auto stranger = std::make_unique<api::ResourceClaim>(*GetClaim("c1"));
   stranger->status.reservedFor.push_back({"", "pods", "ghost", "uid-ghost"});
   ASSERT_TRUE(inner_->UpdateStatus(Claims(), std::move(stranger)).ok());
-  ASSERT_TRUE(WaitFor([&] { return GetClaim("c1")->status.reservedFor.size() == 1; }));
+  ASSERT_TRUE(testing::WaitUntil([&] { return GetClaim("c1")->status.reservedFor.size() == 1; }));
   EXPECT_EQ(GetClaim("c1")->status.reservedFor[0].uid, p1->metadata.uid);
-  ASSERT_TRUE(WaitFor([&] { return Syncs("claim:default/c1") == 1; }));
+  ASSERT_TRUE(testing::WaitUntil([&] { return Syncs("claim:default/c1") == 1; }));
 }
 
 TEST_F(ClaimCleanupTest, DeletionBeforeSchedulingReleasesButRunningPodKeepsUntilGone) {
@@ -150,12 +151,12 @@ TEST_F(ClaimCleanupTest, DeletionBeforeSchedulingReleasesButRunningPodKeepsUntil
 
   DeletePod("pending");  // deletionTimestamp, not bound: it will never run
   DeletePod("running");  // deletionTimestamp, bound: its containers may still be stopping
-  ASSERT_TRUE(WaitFor([&] { return Deallocated("c1"); }));
+  ASSERT_TRUE(testing::WaitUntil([&] { return Deallocated("c1"); }));
   ResyncClaim("c2");
   EXPECT_EQ(GetClaim("c2")->status.reservedFor.size(), 1u);
 
   ReleasePodFinalizer("running");  // now removed
-  ASSERT_TRUE(WaitFor([&] { return Deallocated("c2"); }));
+  ASSERT_TRUE(testing::WaitUntil([&] { return Deallocated("c2"); }));
   ReleasePodFinalizer("pending");
 }
 
@@ -165,7 +166,7 @@ TEST_F(ClaimCleanupTest, ControlPlaneClaimGetsDeallocationRequested) {
   AllocateAndReserve("cp", {p1}, "ctrl.example.com");
   StartController();
   DeletePod("p1");
-  ASSERT_TRUE(WaitFor([&] {
+  ASSERT_TRUE(testing::WaitUntil([&] {
     const api::ResourceClaim* c = GetClaim("cp");
     return c && c->status.deallocationRequested;
   }));
@@ -181,7 +182,7 @@ TEST_F(ClaimCleanupTest, ImmediateControlPlaneClaimStaysAllocated) {
   AllocateAndReserve("cp", {p1}, "ctrl.example.com");
   StartController();
   DeletePod("p1");
-  ASSERT_TRUE(WaitFor([&] {
+  ASSERT_TRUE(testing::WaitUntil([&] {
     const api::ResourceClaim* c = GetClaim("cp");
     return c && c->status.reservedFor.empty();
   }));
@@ -196,7 +197,7 @@ TEST_F(ClaimCleanupTest, PodBoundBySomeoneElseGetsAContextForItsControlPlaneClai
   StartController();
   const api::ResourceInfo& contexts = api::ResourceFor<api::PodSchedulingContext>();
   std::shared_ptr<const api::PodSchedulingContext> ctx;
-  ASSERT_TRUE(WaitFor([&] {
+  ASSERT_TRUE(testing::WaitUntil([&] {
     auto got = inner_->Get(contexts, "default", "p1");
     if (got.ok()) ctx = std::static_pointer_cast<const api::PodSchedulingContext>(*got);
     return ctx != nullptr;
@@ -211,7 +212,7 @@ TEST_F(ClaimCleanupTest, GeneratedClaimIsDeletedWhenItsPodIsDone) {
   CreateTemplate("tmpl");
   CreatePod("p1", "gpu", "tmpl", "node-1");
   StartController();
-  ASSERT_TRUE(WaitFor([&] { return !RecordedClaim("p1", "gpu").empty(); }));
+  ASSERT_TRUE(testing::WaitUntil([&] { return !RecordedClaim("p1", "gpu").empty(); }));
   std::string name = RecordedClaim("p1", "gpu");
   // The scheduler: finalizer, then allocation and reservation.
   auto with_finalizer = std::make_unique<api::ResourceClaim>(*GetClaim(name));
@@ -224,7 +225,7 @@ TEST_F(ClaimCleanupTest, GeneratedClaimIsDeletedWhenItsPodIsDone) {
   ASSERT_NE(GetClaim(name), nullptr) << "in use";
 
   SetPodPhase("p1", "Succeeded");
-  ASSERT_TRUE(WaitFor([&] { return GetClaim(name) == nullptr; }));
+  ASSERT_TRUE(testing::WaitUntil([&] { return GetClaim(name) == nullptr; }));
   EXPECT_EQ(client_->Count("delete", "resourceclaims"), 1);
 }
 
@@ -233,10 +234,10 @@ TEST_F(ClaimCleanupTest, GeneratedClaimIsDeletedWhenItsPodIsRemoved) {
   CreateTemplate("tmpl");
   CreatePod("p1", "gpu", "tmpl");
   StartController();
-  ASSERT_TRUE(WaitFor([&] { return !RecordedClaim("p1", "gpu").empty(); }));
+  ASSERT_TRUE(testing::WaitUntil([&] { return !RecordedClaim("p1", "gpu").empty(); }));
   std::string name = RecordedClaim("p1", "gpu");
   DeletePod("p1");
-  ASSERT_TRUE(WaitFor([&] { return GetClaim(name) == nullptr; }));
+  ASSERT_TRUE(testing::WaitUntil([&] { return GetClaim(name) == nullptr; }));
 }
 
 TEST_F(ClaimCleanupTest, UnusedClaimBeingDeletedIsDeallocatedAndGoes) {
@@ -246,7 +247,7 @@ TEST_F(ClaimCleanupTest, UnusedClaimBeingDeletedIsDeallocatedAndGoes) {
   ResyncClaim("c1");
   EXPECT_TRUE(GetClaim("c1")->status.allocation) << "not deallocated while not being deleted";
   ASSERT_TRUE(inner_->Delete(Claims(), "default", "c1").ok());
-  ASSERT_TRUE(WaitFor([&] { return GetClaim("c1") == nullptr; }));
+  ASSERT_TRUE(testing::WaitUntil([&] { return GetClaim("c1") == nullptr; }));
 }
 
 TEST_F(ClaimCleanupTest, ClaimBeingDeletedWaitsForItsConsumers) {
@@ -258,7 +259,7 @@ TEST_F(ClaimCleanupTest, ClaimBeingDeletedWaitsForItsConsumers) {
   ResyncClaim("c1");
   ASSERT_NE(GetClaim("c1"), nullptr) << "still reserved for a running pod";
   SetPodPhase("p1", "Succeeded");
-  ASSERT_TRUE(WaitFor([&] { return GetClaim("c1") == nullptr; }));
+  ASSERT_TRUE(testing::WaitUntil([&] { return GetClaim("c1") == nullptr; }));
 }
 
 TEST_F(ClaimCleanupTest, ConflictWithConcurrentWriterIsRetried) {
@@ -277,11 +278,11 @@ TEST_F(ClaimCleanupTest, ConflictWithConcurrentWriterIsRetried) {
     ASSERT_TRUE(inner_->Update(Claims(), std::move(other)).ok());
   });
   DeletePod("p1");
-  ASSERT_TRUE(WaitFor([&] { return client_->Conflicts() >= 1; }));
+  ASSERT_TRUE(testing::WaitUntil([&] { return client_->Conflicts() >= 1; }));
   // The retry waits out its backoff on the fake clock. The conflict is counted before the
   // worker requeues the key, so the clock moves on while waiting, not once: a single step
   // taken before the requeue would leave the retry due in the fake clock's future.
-  ASSERT_TRUE(WaitFor([&] {
+  ASSERT_TRUE(testing::WaitUntil([&] {
     clock_.Advance(milliseconds(10));
     return Deallocated("c1");
   }));

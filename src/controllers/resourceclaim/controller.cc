@@ -49,127 +49,87 @@ std::vector<std::string> PodPendingTemplateKeys(const api::Object& obj) {
 ResourceClaimController::ResourceClaimController(client::Client& client,
                                                  client::InformerFactory& informers,
                                                  Options options)
-    : client_(client),
-      informers_(informers),
+    : QueueController(client, informers,
+                      {.name = "resourceclaim",
+                       .event_component = kResourceClaimEventComponent,
+                       .workers = options.workers,
+                       .clock = options.clock,
+                       .events = options.events,
+                       .queue = options.queue,
+                       .on_sync = options.on_sync,
+                       .max_syncs_in_flight = std::max<size_t>(1, options.max_syncs_in_flight)}),
       options_(std::move(options)),
-      clock_(options_.clock ? *options_.clock : RealClock::Instance()),
       own_registry_(options_.metrics ? nullptr : std::make_unique<metrics::Registry>()),
       metrics_(options_.metrics ? *options_.metrics : *own_registry_),
-      own_events_(
-          client::OwnRecorderUnless(options_.events, client, clock_, kResourceClaimEventComponent)),
-      events_(options_.events ? *options_.events : *own_events_),
       pods_res_(api::ResourceFor<api::Pod>()),
       claims_res_(api::ResourceFor<api::ResourceClaim>()),
       templates_res_(api::ResourceFor<api::ResourceClaimTemplate>()),
       reservations_res_(api::ResourceFor<api::Reservation>()),
-      queue_(clock_, options_.queue),
-      in_flight_(options_.max_syncs_in_flight),
       deleted_pods_(kDeletedPodCacheSize),
-      deleted_claims_(kDeletedPodCacheSize),
-      gate_(std::make_shared<HandlerGate<ResourceClaimController>>()) {}
+      deleted_claims_(kDeletedPodCacheSize) {}
 
-ResourceClaimController::~ResourceClaimController() { Stop(); }
-
-Status ResourceClaimController::Start() {
-  if (started_) return InternalError("resourceclaim controller: Start called twice");
-  started_ = true;
-  pods_ = &informers_.For(pods_res_);
-  claims_ = &informers_.For(claims_res_);
-  templates_ = &informers_.For(templates_res_);
-  if (options_.reservations) reservations_ = &informers_.For(reservations_res_);
+Status ResourceClaimController::Setup() {
+  pods_ = &Watch(pods_res_);
+  claims_ = &Watch(claims_res_);
+  templates_ = &Watch(templates_res_);
+  if (options_.reservations) reservations_ = &Watch(reservations_res_);
   pods_->AddIndex(kPodClaimIndex, PodClaimKeys);
   pods_->AddIndex(kPodTemplateIndex, PodPendingTemplateKeys);
   claims_->AddIndex(kClaimOwnerIndex, ClaimOwnerPodUids);
-  gate_->Open(this);
-  RegisterHandlers();
-  const int n = std::max(1, options_.workers);
-  for (int i = 0; i < n; ++i) {
-    std::vector<client::Informer*> synced = {pods_, claims_, templates_};
-    if (reservations_) synced.push_back(reservations_);
-    workers_.emplace_back([this, synced] {
-      RunAsyncSyncWorker(
-          queue_, synced, "resourceclaim",
-          [this](const std::string& key, SyncDone done) { SyncAsync(key, std::move(done)); },
-          in_flight_, options_.on_sync);
-    });
-  }
-  return Status::Ok();
-}
 
-void ResourceClaimController::Stop() {
-  if (stopped_.exchange(true)) return;
-  gate_->Close();
-  queue_.ShutDown();
-  for (std::thread& t : workers_) t.join();
-  workers_.clear();
-  in_flight_.WaitIdle();  // their callbacks use this controller
-  metrics_.Withdraw();
-}
-
-void ResourceClaimController::RegisterHandlers() {
-  std::shared_ptr<HandlerGate<ResourceClaimController>> gate = gate_;
+  using Self = ResourceClaimController;
   auto pod = [](const api::ObjectPtr& obj) { return api::As<api::Pod>(*obj); };
   pods_->AddHandler({
-      .on_add =
-          [gate, pod](const api::ObjectPtr& o) {
-            if (const api::Pod* p = pod(o)) gate->Call([&](auto& c) { c.OnPod(*p, false); });
-          },
-      .on_update =
-          [gate, pod](const api::ObjectPtr&, const api::ObjectPtr& o) {
-            if (const api::Pod* p = pod(o)) gate->Call([&](auto& c) { c.OnPod(*p, false); });
-          },
-      .on_delete =
-          [gate, pod](const api::ObjectPtr& o) {
-            if (const api::Pod* p = pod(o)) gate->Call([&](auto& c) { c.OnPod(*p, true); });
-          },
+      .on_add = Guarded<Self>([pod](Self& c, const api::ObjectPtr& o) {
+        if (const api::Pod* p = pod(o)) c.OnPod(*p, false);
+      }),
+      .on_update = Guarded<Self>([pod](Self& c, const api::ObjectPtr&, const api::ObjectPtr& o) {
+        if (const api::Pod* p = pod(o)) c.OnPod(*p, false);
+      }),
+      .on_delete = Guarded<Self>([pod](Self& c, const api::ObjectPtr& o) {
+        if (const api::Pod* p = pod(o)) c.OnPod(*p, true);
+      }),
   });
   auto claim = [](const api::ObjectPtr& obj) {
     return obj ? api::As<api::ResourceClaim>(*obj) : nullptr;
   };
   claims_->AddHandler({
-      .on_add =
-          [gate, claim](const api::ObjectPtr& o) {
-            gate->Call([&](auto& c) { c.OnClaim(nullptr, claim(o)); });
-          },
+      .on_add = Guarded<Self>(
+          [claim](Self& c, const api::ObjectPtr& o) { c.OnClaim(nullptr, claim(o)); }),
       .on_update =
-          [gate, claim](const api::ObjectPtr& old_obj, const api::ObjectPtr& o) {
-            gate->Call([&](auto& c) { c.OnClaim(claim(old_obj), claim(o)); });
-          },
-      .on_delete =
-          [gate, claim](const api::ObjectPtr& o) {
-            gate->Call([&](auto& c) { c.OnClaim(claim(o), nullptr); });
-          },
+          Guarded<Self>([claim](Self& c, const api::ObjectPtr& old_obj, const api::ObjectPtr& o) {
+            c.OnClaim(claim(old_obj), claim(o));
+          }),
+      .on_delete = Guarded<Self>(
+          [claim](Self& c, const api::ObjectPtr& o) { c.OnClaim(claim(o), nullptr); }),
   });
-  auto on_template = [gate](const api::ObjectPtr& o) {
-    if (const auto* t = api::As<api::ResourceClaimTemplate>(*o)) {
-      gate->Call([&](auto& c) { c.OnTemplate(*t); });
-    }
+  auto on_template = [](Self& c, const api::ObjectPtr& o) {
+    if (const auto* t = api::As<api::ResourceClaimTemplate>(*o)) c.OnTemplate(*t);
   };
   templates_->AddHandler({
-      .on_add = on_template,
-      .on_update = [on_template](const api::ObjectPtr&,
-                                 const api::ObjectPtr& o) { on_template(o); },
+      .on_add = Guarded<Self>(on_template),
+      .on_update = Guarded<Self>([on_template](Self& c, const api::ObjectPtr&,
+                                               const api::ObjectPtr& o) { on_template(c, o); }),
       .on_delete = {},
   });
-  if (!reservations_) return;
+  if (!reservations_) return Status::Ok();
   auto rsv = [](const api::ObjectPtr& obj) {
     return obj ? api::As<api::Reservation>(*obj) : nullptr;
   };
   reservations_->AddHandler({
-      .on_add =
-          [gate, rsv](const api::ObjectPtr& o) {
-            gate->Call([&](auto& c) { c.OnReservation(nullptr, rsv(o)); });
-          },
+      .on_add = Guarded<Self>(
+          [rsv](Self& c, const api::ObjectPtr& o) { c.OnReservation(nullptr, rsv(o)); }),
       .on_update =
-          [gate, rsv](const api::ObjectPtr& old_obj, const api::ObjectPtr& o) {
-            gate->Call([&](auto& c) { c.OnReservation(rsv(old_obj), rsv(o)); });
-          },
-      .on_delete =
-          [gate, rsv](const api::ObjectPtr& o) {
-            gate->Call([&](auto& c) { c.OnReservation(rsv(o), nullptr); });
-          },
+          Guarded<Self>([rsv](Self& c, const api::ObjectPtr& old_obj, const api::ObjectPtr& o) {
+            c.OnReservation(rsv(old_obj), rsv(o));
+          }),
+      .on_delete = Guarded<Self>(
+          [rsv](Self& c, const api::ObjectPtr& o) { c.OnReservation(rsv(o), nullptr); }),
   });
+  return Status::Ok();
 }
+
+void ResourceClaimController::OnStop() { metrics_.Withdraw(); }
 
 // --- events in --------------------------------------------------------------------------------
 
@@ -181,11 +141,11 @@ void ResourceClaimController::OnPod(const api::Pod& pod, bool removed) {
     for (const api::PodResourceClaim& pc : pod.spec.resourceClaims) {
       PodClaimName n = ClaimNameFor(pod, pc);
       if (n.kind == PodClaimName::Kind::kName) {
-        queue_.Add(std::string(kClaimKeyPrefix) + pod.metadata.namespace_ + "/" + n.name);
+        queue().Add(std::string(kClaimKeyPrefix) + pod.metadata.namespace_ + "/" + n.name);
       }
     }
   }
-  if (!removed && PodNeedsWork(pod)) queue_.Add(Key(kPodKeyPrefix, pod.metadata));
+  if (!removed && PodNeedsWork(pod)) queue().Add(Key(kPodKeyPrefix, pod.metadata));
 }
 
 bool ResourceClaimController::PodNeedsWork(const api::Pod& pod) const {
@@ -221,12 +181,12 @@ void ResourceClaimController::OnClaim(const api::ResourceClaim* old_claim,
   // already gone. A pod that goes later enqueues its claims itself (OnPod).
   if (new_claim && (!old_claim || ClaimChangeNeedsSync(*old_claim, *new_claim)) &&
       ClaimSyncMayAct(*new_claim)) {
-    queue_.Add(Key(kClaimKeyPrefix, claim->metadata));
+    queue().Add(Key(kClaimKeyPrefix, claim->metadata));
   }
   // A reservation's generated claim went: it gets another.
   if (reservations_ && !new_claim) {
     if (std::optional<PodRef> owner = OwningReservation(*claim)) {
-      queue_.Add(std::string(kReservationKeyPrefix) + "/" + owner->name);
+      queue().Add(std::string(kReservationKeyPrefix) + "/" + owner->name);
     }
   }
   // The pods using it may have work now (reserve it, re-create it).
@@ -245,7 +205,7 @@ void ResourceClaimController::OnTemplate(const api::ResourceClaimTemplate& tmpl)
 
 // --- workers ----------------------------------------------------------------------------------
 
-void ResourceClaimController::SyncAsync(const std::string& key, SyncDone done) {
+void ResourceClaimController::BeginSync(const std::string& key, SyncDone done) {
   size_t colon = key.find(':');
   size_t slash = key.find('/', colon == std::string::npos ? 0 : colon);
   if (colon == std::string::npos || slash == std::string::npos) {

@@ -65,21 +65,17 @@
 //
 // Workers wait until the pod, claim and template informers have synced before the first sync.
 //
-// Thread safety: Start and Stop are for one owning thread; everything else is internal. The
-// client and the informer factory must outlive the controller. After Stop (or destruction) the
-// handlers left registered in the shared informers do nothing. Locks, in the order they may be
-// taken: the handler gate (held while a handler runs), then the work queue's, created_mu_ and
-// the informers' cache locks (each held briefly, never while calling out). Workers hold none of
-// them across API calls.
+// Lifecycle, workers and thread safety: controllers/queue_controller.h. Locks, in the order they
+// may be taken: the handler gate (held while a handler runs), then the work queue's, created_mu_
+// and the informers' cache locks (each held briefly, never while calling out). Workers hold none
+// of them across API calls.
 #pragma once
 
-#include <atomic>
 #include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
 #include <string>
-#include <thread>
 #include <unordered_map>
 #include <vector>
 
@@ -94,7 +90,7 @@
 #include "common/metrics.h"
 #include "common/status.h"
 #include "common/time.h"
-#include "common/handler_gate.h"
+#include "controllers/queue_controller.h"
 #include "controllers/resourceclaim/metrics.h"
 #include "controllers/sync_worker.h"
 #include "controllers/uid_cache.h"
@@ -128,32 +124,19 @@ struct ResourceClaimControllerOptions {
   std::function<void(const std::string& key, const Status& result)> on_sync;
 };
 
-class ResourceClaimController {
+class ResourceClaimController : public QueueController {
  public:
   using Options = ResourceClaimControllerOptions;
 
   ResourceClaimController(client::Client& client, client::InformerFactory& informers,
                           Options options = {});
-  ~ResourceClaimController();  // Stop()s
-  ResourceClaimController(const ResourceClaimController&) = delete;
-  ResourceClaimController& operator=(const ResourceClaimController&) = delete;
-
-  // Registers indexes and handlers on the factory's pod, claim and template informers and
-  // starts the workers. Call at most once. The caller starts the factory (before or after).
-  Status Start();
-  // Stops the workers (a sync in progress finishes first) and detaches the handlers.
-  // Idempotent.
-  void Stop();
+  ~ResourceClaimController() override { Stop(); }
 
   // Queues a sync of the claim as if it had changed. The handlers queue a claim only where its
   // sync could act (ClaimSyncMayAct); this asks the sync itself (tests; a forced resync).
   void QueueClaimSync(const std::string& ns, const std::string& name) {
-    queue_.Add(std::string(kClaimKeyPrefix) + ns + "/" + name);
+    queue().Add(std::string(kClaimKeyPrefix) + ns + "/" + name);
   }
-
-  // Diagnostics: keys ready to be processed, and keys waiting for a retry.
-  size_t QueueLen() const { return queue_.Len(); }
-  size_t RetryLen() const { return queue_.DelayedLen(); }
 
  private:
   // Work queue keys: "pod:<ns>/<name>", "claim:<ns>/<name>", "reservation:/<name>".
@@ -161,8 +144,11 @@ class ResourceClaimController {
   static constexpr std::string_view kClaimKeyPrefix = "claim:";
   static constexpr std::string_view kReservationKeyPrefix = "reservation:";
 
+  // Indexes and handlers on the factory's pod, claim and template (and reservation) informers.
+  Status Setup() override;
+  void OnStop() override;  // withdraws the metrics
+
   // --- events in (informer threads; only enqueue) ---
-  void RegisterHandlers();
   void OnPod(const api::Pod& pod, bool removed);
   void OnClaim(const api::ResourceClaim* old_claim, const api::ResourceClaim* new_claim);
   void OnTemplate(const api::ResourceClaimTemplate& tmpl);
@@ -170,7 +156,7 @@ class ResourceClaimController {
 
   // --- workers ---
   // Dispatches a key: pods through SyncPodAsync, claims and reservations synchronously.
-  void SyncAsync(const std::string& key, SyncDone done);
+  void BeginSync(const std::string& key, SyncDone done) override;
 
   // Pods (controllers/resourceclaim/pods.cc).
   // A claim to create from a template for one pod.spec.resourceClaims entry.
@@ -248,34 +234,23 @@ class ResourceClaimController {
   api::ObjectPtr FindOwnedClaim(const std::string& ns, const std::string& owner_uid,
                                 const std::string& pod_claim) const;
 
-  client::Client& client_;
-  client::InformerFactory& informers_;
   const Options options_;
-  Clock& clock_;
   std::unique_ptr<metrics::Registry> own_registry_;
   ResourceClaimMetrics metrics_;
-  std::unique_ptr<client::EventRecorder> own_events_;
-  client::EventRecorder& events_;
   const api::ResourceInfo& pods_res_;
   const api::ResourceInfo& claims_res_;
   const api::ResourceInfo& templates_res_;
   const api::ResourceInfo& reservations_res_;
 
-  client::Informer* pods_ = nullptr;          // set by Start
-  client::Informer* claims_ = nullptr;        // set by Start
-  client::Informer* templates_ = nullptr;     // set by Start
-  client::Informer* reservations_ = nullptr;  // set by Start with Options::reservations
+  client::Informer* pods_ = nullptr;          // set by Setup
+  client::Informer* claims_ = nullptr;        // set by Setup
+  client::Informer* templates_ = nullptr;     // set by Setup
+  client::Informer* reservations_ = nullptr;  // set by Setup with Options::reservations
 
-  client::WorkQueue queue_;
-  SyncsInFlight in_flight_;  // Stop waits for the syncs whose writes are still in flight
   UidCache deleted_pods_;
   // Claims this controller deleted: stale cached copies (our own status and finalizer writes
   // arrive as updates before the deletion does) must not trigger another DELETE.
   UidCache deleted_claims_;
-  std::shared_ptr<HandlerGate<ResourceClaimController>> gate_;
-  std::vector<std::thread> workers_;
-  bool started_ = false;
-  std::atomic<bool> stopped_{false};
 
   mutable std::mutex created_mu_;
   std::map<std::string, api::ObjectPtr> created_;  // "<ns>/<name>"; guarded by created_mu_

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "controllers/resourceclaim/testing/fixture.h"
+#include "testing/wait.h"
 
 namespace allot::controllers {
 namespace {
@@ -16,7 +17,7 @@ TEST_F(ClaimCreationTest, CreatesClaimFromTemplateAndRecordsItInPodStatus) {
   api::ObjectPtr pod = CreatePod("p1", "gpu", "tmpl");
   StartController();
 
-  ASSERT_TRUE(WaitFor([&] { return !RecordedClaim("p1", "gpu").empty(); }));
+  ASSERT_TRUE(testing::WaitUntil([&] { return !RecordedClaim("p1", "gpu").empty(); }));
   std::string name = RecordedClaim("p1", "gpu");
   EXPECT_EQ(name.rfind("p1-gpu-", 0), 0u) << name;
   EXPECT_EQ(name.size(), std::string("p1-gpu-").size() + 5) << name;
@@ -49,14 +50,14 @@ TEST_F(ClaimCreationTest, UnboundPodSyncsDoNotHoldTheWorkerThroughTheirWrites) {
   opts.workers = 1;
   StartController(registry_, opts);
 
-  ASSERT_TRUE(WaitFor([&] { return client_->HeldClaimCreates() == 3; }))
+  ASSERT_TRUE(testing::WaitUntil([&] { return client_->HeldClaimCreates() == 3; }))
       << client_->HeldClaimCreates() << " creates in flight: a worker waited on its write";
   EXPECT_EQ(Syncs("pod:default/p1"), 0) << "a sync ends when its writes are answered";
   client_->ReleaseClaimCreates();
   for (const char* pod : {"p1", "p2", "p3"}) {
-    ASSERT_TRUE(WaitFor([&] { return !RecordedClaim(pod, "gpu").empty(); })) << pod;
+    ASSERT_TRUE(testing::WaitUntil([&] { return !RecordedClaim(pod, "gpu").empty(); })) << pod;
   }
-  ASSERT_TRUE(WaitFor([&] { return Syncs("pod:default/p3") >= 1; }));
+  ASSERT_TRUE(testing::WaitUntil([&] { return Syncs("pod:default/p3") >= 1; }));
   EXPECT_EQ(AllClaims().size(), 3u);
   EXPECT_EQ(client_->Count("patch-status", "pods"), 3);
   EXPECT_EQ(LastError("pod:default/p1"), "");
@@ -69,7 +70,7 @@ TEST_F(ClaimCreationTest, LongNamesAreTruncatedProportionally) {
   CreatePod(pod_name, pod_claim, "tmpl");
   StartController();
 
-  ASSERT_TRUE(WaitFor([&] { return !RecordedClaim(pod_name, pod_claim).empty(); }));
+  ASSERT_TRUE(testing::WaitUntil([&] { return !RecordedClaim(pod_name, pod_claim).empty(); }));
   const api::ResourceClaim* claim = GetClaim(RecordedClaim(pod_name, pod_claim));
   ASSERT_NE(claim, nullptr);
   // 50 + 30 + 2 = 82 > 57: 50*57/82 = 34 and 30*57/82 = 20, joined by "-", no trailing "-".
@@ -85,10 +86,10 @@ TEST_F(ClaimCreationTest, PodWithSeveralEntriesGetsOneClaimPerTemplateEntry) {
   std::string extra = R"("resourceClaims":[{"name":"a","resourceClaimTemplateName":"tmpl"},)"
                       R"({"name":"b","resourceClaimTemplateName":"tmpl"},)"
                       R"({"name":"s","resourceClaimName":"shared"}])";
-  ASSERT_TRUE(inner_->Create(Pods(), testing::MakePod("default", "p1", extra)).ok());
+  ASSERT_TRUE(inner_->Create(Pods(), testing::PodManifest("default", "p1", extra)).ok());
   StartController();
 
-  ASSERT_TRUE(WaitFor(
+  ASSERT_TRUE(testing::WaitUntil(
       [&] { return !RecordedClaim("p1", "a").empty() && !RecordedClaim("p1", "b").empty(); }));
   EXPECT_NE(RecordedClaim("p1", "a"), RecordedClaim("p1", "b"));
   EXPECT_EQ(RecordedClaim("p1", "s"), "") << "direct claims are not recorded";
@@ -100,7 +101,7 @@ TEST_F(ClaimCreationTest, IdempotentAcrossControllerRestart) {
   CreateTemplate("tmpl");
   CreatePod("p1", "gpu", "tmpl");
   StartController();
-  ASSERT_TRUE(WaitFor([&] { return !RecordedClaim("p1", "gpu").empty(); }));
+  ASSERT_TRUE(testing::WaitUntil([&] { return !RecordedClaim("p1", "gpu").empty(); }));
   std::string first = RecordedClaim("p1", "gpu");
   StopController();
 
@@ -109,7 +110,7 @@ TEST_F(ClaimCreationTest, IdempotentAcrossControllerRestart) {
   // The new controller finds the claim recorded: the pod needs nothing (its key is queued
   // before p2's, so a create for it would show by the time p2 has its claim).
   CreatePod("p2", "gpu", "tmpl");  // a later pod is still served
-  ASSERT_TRUE(WaitFor([&] { return !RecordedClaim("p2", "gpu").empty(); }));
+  ASSERT_TRUE(testing::WaitUntil([&] { return !RecordedClaim("p2", "gpu").empty(); }));
   EXPECT_EQ(RecordedClaim("p1", "gpu"), first);
   EXPECT_EQ(AllClaims().size(), 2u);
   EXPECT_EQ(client_->Count("create", "resourceclaims"), 2);
@@ -127,7 +128,7 @@ TEST_F(ClaimCreationTest, AdoptsClaimCreatedBeforeACrash) {
   CreateClaim("p1-gpu-zzzzz", false);
   StartController();
 
-  ASSERT_TRUE(WaitFor([&] { return !RecordedClaim("p1", "gpu").empty(); }));
+  ASSERT_TRUE(testing::WaitUntil([&] { return !RecordedClaim("p1", "gpu").empty(); }));
   EXPECT_EQ(RecordedClaim("p1", "gpu"), "p1-gpu-abcde");
   EXPECT_EQ(client_->Count("create", "resourceclaims"), 0);
   EXPECT_EQ(AllClaims().size(), 3u);
@@ -137,11 +138,11 @@ TEST_F(ClaimCreationTest, RecreatesRecordedClaimThatWasDeletedOrNotOwned) {
   CreateTemplate("tmpl");
   CreatePod("p1", "gpu", "tmpl");
   StartController();
-  ASSERT_TRUE(WaitFor([&] { return !RecordedClaim("p1", "gpu").empty(); }));
+  ASSERT_TRUE(testing::WaitUntil([&] { return !RecordedClaim("p1", "gpu").empty(); }));
   std::string first = RecordedClaim("p1", "gpu");
 
   ASSERT_TRUE(inner_->Delete(Claims(), "default", first).ok());  // deleted by accident
-  ASSERT_TRUE(WaitFor([&] {
+  ASSERT_TRUE(testing::WaitUntil([&] {
     std::string now = RecordedClaim("p1", "gpu");
     return !now.empty() && now != first && GetClaim(now) != nullptr;
   }));
@@ -155,7 +156,7 @@ TEST_F(ClaimCreationTest, MissingTemplateIsRetriedThenCreatedOnceItAppears) {
   ASSERT_TRUE(WaitForSync(key, 0));
   EXPECT_NE(LastError(key).find("resource claim template \"later\""), std::string::npos)
       << LastError(key);
-  ASSERT_TRUE(WaitFor([&] { return !EventsFor("p1").empty(); }));
+  ASSERT_TRUE(testing::WaitUntil([&] { return !EventsFor("p1").empty(); }));
   const api::Event* ev = EventsFor("p1")[0];
   EXPECT_EQ(ev->reason, "FailedResourceClaimCreation");
   EXPECT_EQ(ev->type, "Warning");
@@ -173,7 +174,7 @@ TEST_F(ClaimCreationTest, MissingTemplateIsRetriedThenCreatedOnceItAppears) {
   EXPECT_EQ(client_->Count("create", "resourceclaims"), 0) << "no create without a template";
 
   CreateTemplate("later");
-  ASSERT_TRUE(WaitFor([&] { return !RecordedClaim("p1", "gpu").empty(); }));
+  ASSERT_TRUE(testing::WaitUntil([&] { return !RecordedClaim("p1", "gpu").empty(); }));
   EXPECT_EQ(AllClaims().size(), 1u);
 }
 
@@ -183,13 +184,13 @@ TEST_F(ClaimCreationTest, FailedCreateRecordsEventAndIsRetried) {
   CreatePod("p1", "gpu", "tmpl");
   StartController();
 
-  ASSERT_TRUE(WaitFor([&] { return !EventsFor("p1").empty(); }));
+  ASSERT_TRUE(testing::WaitUntil([&] { return !EventsFor("p1").empty(); }));
   const api::Event* ev = EventsFor("p1")[0];
   EXPECT_EQ(ev->reason, "FailedResourceClaimCreation");
   EXPECT_EQ(ev->message.rfind("PodResourceClaim gpu: create ResourceClaim p1-gpu-: ", 0), 0u)
       << ev->message;
   clock_.Advance(milliseconds(10));
-  ASSERT_TRUE(WaitFor([&] { return !RecordedClaim("p1", "gpu").empty(); }));
+  ASSERT_TRUE(testing::WaitUntil([&] { return !RecordedClaim("p1", "gpu").empty(); }));
   EXPECT_EQ(client_->Count("create", "resourceclaims"), 2);
   EXPECT_EQ(AllClaims().size(), 1u);
 }
@@ -200,7 +201,7 @@ TEST_F(ClaimCreationTest, FinishedAndDeletedPodsGetNoClaims) {
   SetPodPhase("done", "Succeeded");
   CreatePod("live", "gpu", "tmpl");
   StartController();
-  ASSERT_TRUE(WaitFor([&] { return !RecordedClaim("live", "gpu").empty(); }));
+  ASSERT_TRUE(testing::WaitUntil([&] { return !RecordedClaim("live", "gpu").empty(); }));
   EXPECT_EQ(RecordedClaim("done", "gpu"), "");
   EXPECT_EQ(AllClaims().size(), 1u);
 }
@@ -211,7 +212,7 @@ TEST_F(ClaimCreationTest, AdminAccessTemplateFailsWhenTheGateIsOff) {
   ResourceClaimControllerOptions opts;
   opts.admin_access_enabled = false;
   StartController(registry_, opts);
-  ASSERT_TRUE(WaitFor([&] { return !EventsFor("p1").empty(); }));
+  ASSERT_TRUE(testing::WaitUntil([&] { return !EventsFor("p1").empty(); }));
   EXPECT_EQ(EventsFor("p1")[0]->message,
             "PodResourceClaim gpu: admin access is requested, but the feature is disabled");
   EXPECT_EQ(client_->Count("create", "resourceclaims"), 0);
@@ -224,7 +225,7 @@ TEST_F(ClaimCreationTest, ReservesAllocatedClaimForPodAlreadyBound) {
   AllocateAndReserve("shared", {});
   api::ObjectPtr pod = CreatePod("p1", "gpu", "shared", "node-1", /*direct=*/true);
   StartController();
-  ASSERT_TRUE(WaitFor([&] {
+  ASSERT_TRUE(testing::WaitUntil([&] {
     const api::ResourceClaim* c = GetClaim("shared");
     return c && c->status.reservedFor.size() == 1;
   }));

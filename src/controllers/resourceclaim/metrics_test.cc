@@ -4,6 +4,7 @@
 #include <sstream>
 
 #include "controllers/resourceclaim/testing/fixture.h"
+#include "testing/wait.h"
 
 namespace allot::controllers {
 namespace {
@@ -25,11 +26,11 @@ TEST_F(ClaimMetricsTest, CreatesAndClaimsAreCounted) {
   client_->FailClaimCreates(1);
   CreatePod("p1", "gpu", "plain");
   StartController();
-  ASSERT_TRUE(WaitFor([&] { return !EventsFor("p1").empty(); }));  // the failure
+  ASSERT_TRUE(testing::WaitUntil([&] { return !EventsFor("p1").empty(); }));  // the failure
   clock_.Advance(std::chrono::milliseconds(10));
-  ASSERT_TRUE(WaitFor([&] { return !RecordedClaim("p1", "gpu").empty(); }));
+  ASSERT_TRUE(testing::WaitUntil([&] { return !RecordedClaim("p1", "gpu").empty(); }));
   CreatePod("p2", "gpu", "admin");
-  ASSERT_TRUE(WaitFor([&] { return !RecordedClaim("p2", "gpu").empty(); }));
+  ASSERT_TRUE(testing::WaitUntil([&] { return !RecordedClaim("p2", "gpu").empty(); }));
 
   const std::string creates = "resourceclaim_controller_creates_total";
   EXPECT_EQ(Sample(registry_, creates + R"({status="success",admin_access="false"})"), 1);
@@ -58,9 +59,11 @@ TEST_F(ClaimMetricsTest, CreatesAndClaimsAreCounted) {
     return Sample(registry_,
                   claims + "{allocated=\"" + allocated + "\",admin_access=\"" + admin + "\"}");
   };
-  ASSERT_TRUE(WaitFor([&] { return gauge("false", "false") == 1 && gauge("false", "true") == 1; }));
+  ASSERT_TRUE(testing::WaitUntil(
+      [&] { return gauge("false", "false") == 1 && gauge("false", "true") == 1; }));
   AllocateAndReserve(RecordedClaim("p1", "gpu"), {});
-  ASSERT_TRUE(WaitFor([&] { return gauge("true", "false") == 1 && gauge("false", "false") == 0; }));
+  ASSERT_TRUE(testing::WaitUntil(
+      [&] { return gauge("true", "false") == 1 && gauge("false", "false") == 0; }));
   EXPECT_EQ(gauge("true", "true"), 0);
 
   // Stopping withdraws the controller's share, so a successor starts from a true count.
@@ -68,7 +71,8 @@ TEST_F(ClaimMetricsTest, CreatesAndClaimsAreCounted) {
   EXPECT_EQ(gauge("true", "false"), 0);
   EXPECT_EQ(gauge("false", "true"), 0);
   StartController();
-  ASSERT_TRUE(WaitFor([&] { return gauge("true", "false") == 1 && gauge("false", "true") == 1; }));
+  ASSERT_TRUE(testing::WaitUntil(
+      [&] { return gauge("true", "false") == 1 && gauge("false", "true") == 1; }));
 }
 
 }  // namespace

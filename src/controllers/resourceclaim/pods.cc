@@ -47,8 +47,8 @@ Status ResourceClaimController::SyncPod(const std::string& ns, const std::string
   if (!new_statuses.empty()) {
     // One merge patch for every new entry; entries merge by name, so concurrent writers of
     // other status fields (the kubelet) are not overwritten and no resourceVersion is needed.
-    auto patched = client_.Patch(pods_res_, ns, name, client::PatchKind::kStrategicMerge,
-                                 ResourceClaimStatusesPatch(new_statuses), /*status=*/true);
+    auto patched = client().Patch(pods_res_, ns, name, client::PatchKind::kStrategicMerge,
+                                  ResourceClaimStatusesPatch(new_statuses), /*status=*/true);
     if (!patched.ok()) return StatusesPatchFailed(pod, patched.status());
   }
   if (pod.spec.nodeName.empty()) return Status::Ok();  // the scheduler reserves
@@ -60,8 +60,8 @@ struct ResourceClaimController::PodSyncInFlight {
   api::ObjectPtr pod;
   SyncDone done;
   std::mutex mu;
-  size_t pending = 0;                                 // guarded by mu: creates not answered
-  std::map<std::string, std::string> new_statuses;    // guarded by mu: pod claim -> claim name
+  size_t pending = 0;                               // guarded by mu: creates not answered
+  std::map<std::string, std::string> new_statuses;  // guarded by mu: pod claim -> claim name
   // Guarded by mu: the first entry whose create failed (it points into `pod`), and why.
   std::optional<std::pair<const api::PodResourceClaim*, Status>> error;
 };
@@ -88,24 +88,25 @@ void ResourceClaimController::SyncPodAsync(const std::string& ns, const std::str
   if (creates.empty()) return PatchStatusesAsync(std::move(sync));
   sync->pending = creates.size();
   for (auto& [pod_claim, plan] : creates) {
-    CreatePlannedAsync(std::move(plan), [this, sync, pc = pod_claim](Result<api::ObjectPtr> created) {
-      {
-        std::lock_guard<std::mutex> lock(sync->mu);
-        if (created.ok()) {
-          sync->new_statuses[pc->name] = (*created)->metadata.name;
-        } else if (!sync->error) {
-          sync->error.emplace(pc, created.status());
-        }
-        if (--sync->pending > 0) return;
-      }
-      // The last answer: nobody else touches `sync` now.
-      if (sync->error) {
-        // Claims created meanwhile are adopted by the retry (FindOwnedClaim).
-        return sync->done(PodClaimFailed(*api::As<api::Pod>(*sync->pod), *sync->error->first,
-                                         sync->error->second));
-      }
-      PatchStatusesAsync(sync);
-    });
+    CreatePlannedAsync(
+        std::move(plan), [this, sync, pc = pod_claim](Result<api::ObjectPtr> created) {
+          {
+            std::lock_guard<std::mutex> lock(sync->mu);
+            if (created.ok()) {
+              sync->new_statuses[pc->name] = (*created)->metadata.name;
+            } else if (!sync->error) {
+              sync->error.emplace(pc, created.status());
+            }
+            if (--sync->pending > 0) return;
+          }
+          // The last answer: nobody else touches `sync` now.
+          if (sync->error) {
+            // Claims created meanwhile are adopted by the retry (FindOwnedClaim).
+            return sync->done(PodClaimFailed(*api::As<api::Pod>(*sync->pod), *sync->error->first,
+                                             sync->error->second));
+          }
+          PatchStatusesAsync(sync);
+        });
   }
 }
 
@@ -113,20 +114,20 @@ void ResourceClaimController::PatchStatusesAsync(std::shared_ptr<PodSyncInFlight
   if (sync->new_statuses.empty()) return sync->done(Status::Ok());
   const api::Pod& pod = *api::As<api::Pod>(*sync->pod);
   std::string patch = ResourceClaimStatusesPatch(sync->new_statuses);
-  client_.PatchAsync(pods_res_, pod.metadata.namespace_, pod.metadata.name,
-                     client::PatchKind::kStrategicMerge, std::move(patch), /*status=*/true,
-                     [this, sync](Result<api::ObjectPtr> patched) {
-                       sync->done(patched.ok() ? Status::Ok()
-                                               : StatusesPatchFailed(*api::As<api::Pod>(*sync->pod),
-                                                                     patched.status()));
-                     });
+  client().PatchAsync(
+      pods_res_, pod.metadata.namespace_, pod.metadata.name, client::PatchKind::kStrategicMerge,
+      std::move(patch), /*status=*/true, [this, sync](Result<api::ObjectPtr> patched) {
+        sync->done(patched.ok()
+                       ? Status::Ok()
+                       : StatusesPatchFailed(*api::As<api::Pod>(*sync->pod), patched.status()));
+      });
 }
 
 Status ResourceClaimController::PodClaimFailed(const api::Pod& pod,
                                                const api::PodResourceClaim& pod_claim,
                                                const Status& st) {
-  events_.Record(pod, client::kEventTypeWarning, kReasonFailedResourceClaimCreation, "",
-                 "PodResourceClaim " + pod_claim.name + ": " + st.message());
+  events().Record(pod, client::kEventTypeWarning, kReasonFailedResourceClaimCreation, "",
+                  "PodResourceClaim " + pod_claim.name + ": " + st.message());
   return Wrap(st, "pod " + PodName(pod) + ", PodResourceClaim " + pod_claim.name);
 }
 
@@ -198,18 +199,17 @@ Result<ResourceClaimController::ClaimToCreate> ResourceClaimController::ClaimFro
 void ResourceClaimController::CreatePlannedAsync(ClaimToCreate plan,
                                                  client::Callback<api::ObjectPtr> done) {
   std::string generate_name = plan.claim->metadata.generateName;
-  client_.CreateAsync(claims_res_, std::move(plan.claim),
-                      [this, admin_access = plan.admin_access,
-                       generate_name = std::move(generate_name),
-                       done = std::move(done)](Result<api::ObjectPtr> created) {
-                        metrics_.RecordCreate(admin_access, created.ok());
-                        if (!created.ok()) {
-                          return done(Wrap(created.status(),
-                                           "create ResourceClaim " + generate_name));
-                        }
-                        RememberCreated(*created);
-                        done(std::move(created));
-                      });
+  client().CreateAsync(
+      claims_res_, std::move(plan.claim),
+      [this, admin_access = plan.admin_access, generate_name = std::move(generate_name),
+       done = std::move(done)](Result<api::ObjectPtr> created) {
+        metrics_.RecordCreate(admin_access, created.ok());
+        if (!created.ok()) {
+          return done(Wrap(created.status(), "create ResourceClaim " + generate_name));
+        }
+        RememberCreated(*created);
+        done(std::move(created));
+      });
 }
 
 Result<api::ObjectPtr> ResourceClaimController::CreatePlanned(ClaimToCreate plan) {
@@ -246,10 +246,10 @@ Status ResourceClaimController::EnsureSchedulingContext(const api::Pod& pod) {
   const api::ResourceInfo& res = api::ResourceFor<api::PodSchedulingContext>();
   const std::string& ns = pod.metadata.namespace_;
   const std::string& name = pod.metadata.name;
-  Result<api::ObjectPtr> current = client_.Get(res, ns, name);
+  Result<api::ObjectPtr> current = client().Get(res, ns, name);
   if (current.ok()) {
     auto written = client::UpdateWithRetry(
-        client_, res, ns, name, client::Write::kUpdate,
+        client(), res, ns, name, client::Write::kUpdate,
         [&](const api::Object& o) -> Result<client::Desired> {
           const auto* ctx = api::As<api::PodSchedulingContext>(o);
           if (ctx == nullptr || ctx->spec.selectedNode == pod.spec.nodeName) {
@@ -273,7 +273,7 @@ Status ResourceClaimController::EnsureSchedulingContext(const api::Pod& pod) {
                                     .controller = true,
                                     .blockOwnerDeletion = true}};
   ctx->spec.selectedNode = pod.spec.nodeName;
-  Result<api::ObjectPtr> created = client_.Create(res, std::move(ctx));
+  Result<api::ObjectPtr> created = client().Create(res, std::move(ctx));
   if (!created.ok() && created.status().code() != StatusCode::kAlreadyExists) {
     return created.status();
   }
@@ -284,7 +284,7 @@ Status ResourceClaimController::ReserveForPod(const api::Pod& pod,
                                               const api::ResourceClaim& claim) {
   auto updated = std::make_unique<api::ResourceClaim>(claim);  // carries the resourceVersion
   updated->status.reservedFor.push_back({"", "pods", pod.metadata.name, pod.metadata.uid});
-  auto written = client_.UpdateStatus(claims_res_, std::move(updated));
+  auto written = client().UpdateStatus(claims_res_, std::move(updated));
   if (!written.ok()) {
     return Wrap(written.status(), "reserve claim " + claim.metadata.namespace_ + "/" +
                                       claim.metadata.name + " for pod");

@@ -35,14 +35,14 @@ void ResourceClaimController::OnReservation(const api::Reservation* old_r,
   const api::Reservation* any = r ? r : old_r;
   if (!any || !any->spec.template_ || any->spec.template_->spec.resourceClaims.empty()) return;
   if (r && !HoldsNothing(*r)) {
-    queue_.Add(std::string(kReservationKeyPrefix) + "/" + r->metadata.name);
+    queue().Add(std::string(kReservationKeyPrefix) + "/" + r->metadata.name);
     return;
   }
   // Gone or finished: its claims' syncs drop it from reservedFor and delete what was
   // generated for it.
   const std::string ns = ReservationClaimNamespace(*any);
   for (const std::string& name : ReservationClaimNames(*any)) {
-    queue_.Add(std::string(kClaimKeyPrefix) + ns + "/" + name);
+    queue().Add(std::string(kClaimKeyPrefix) + ns + "/" + name);
   }
 }
 
@@ -73,8 +73,8 @@ Status ResourceClaimController::SyncReservation(const std::string& name) {
       owner.uid = r.metadata.uid;
       Result<api::ObjectPtr> created = CreateFromTemplate(owner, ns, pc);
       if (!created.ok()) {
-        events_.Record(r, client::kEventTypeWarning, kReasonFailedResourceClaimCreation, "",
-                       "PodResourceClaim " + pc.name + ": " + created.status().message());
+        events().Record(r, client::kEventTypeWarning, kReasonFailedResourceClaimCreation, "",
+                        "PodResourceClaim " + pc.name + ": " + created.status().message());
         return Status(created.status().code(), "reservation " + r.metadata.name +
                                                    ", PodResourceClaim " + pc.name + ": " +
                                                    created.status().message());
@@ -85,7 +85,7 @@ Status ResourceClaimController::SyncReservation(const std::string& name) {
   }
   if (new_statuses.empty()) return Status::Ok();
   Result<api::ObjectPtr> written = client::UpdateWithRetry(
-      client_, reservations_res_, "", name, client::Write::kStatus,
+      client(), reservations_res_, "", name, client::Write::kStatus,
       [&](const api::Object& current) -> Result<client::Desired> {
         const auto* cur = api::As<api::Reservation>(current);
         if (!cur || cur->metadata.uid != r.metadata.uid || HoldsNothing(*cur)) {
@@ -112,7 +112,7 @@ Result<bool> ResourceClaimController::ReservationGone(const std::string& name,
   api::ObjectPtr obj = reservations_->Get("", name);
   if (!obj || obj->metadata.uid != uid) {
     // The cache may be behind: only the API server can tell that it is really gone.
-    Result<api::ObjectPtr> live = client_.Get(reservations_res_, "", name);
+    Result<api::ObjectPtr> live = client().Get(reservations_res_, "", name);
     if (!live.ok()) {
       if (live.status().code() == StatusCode::kNotFound) return true;
       return live.status();

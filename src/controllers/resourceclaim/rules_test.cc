@@ -9,7 +9,7 @@ namespace allot::controllers {
 namespace {
 
 api::Pod MakePod(const std::string& extra_spec = {}) {
-  auto obj = testing::MakePod("ns", "p1", extra_spec);
+  auto obj = testing::PodManifest("ns", "p1", extra_spec);
   api::Pod pod = *api::As<api::Pod>(*obj);
   pod.metadata.uid = "uid-p1";
   return pod;

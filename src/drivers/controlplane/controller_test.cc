@@ -17,6 +17,7 @@
 #include "client/retry.h"
 #include "client/testing/forwarding_client.h"
 #include "store/store.h"
+#include "testing/wait.h"
 
 namespace allot::drivers::controlplane {
 namespace {
@@ -103,14 +104,6 @@ class ControllerTest : public ::testing::Test {
   }
 
   // Waits (at most 10 s of real time) for `done`; the controller works on its own threads.
-  static bool WaitFor(const std::function<bool()>& done) {
-    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
-    while (!done()) {
-      if (std::chrono::steady_clock::now() > deadline) return false;
-      std::this_thread::sleep_for(std::chrono::milliseconds(2));
-    }
-    return true;
-  }
 
   void CreateClaim(const std::string& name, std::string_view mode,
                    const std::string& controller = kDriver) {
@@ -207,7 +200,7 @@ class ControllerTest : public ::testing::Test {
 
 TEST_F(ControllerTest, AnImmediateClaimIsAllocatedWithoutAPod) {
   CreateClaim("imm", api::kClaimAllocationImmediate);
-  ASSERT_TRUE(WaitFor([&] { return Claim("imm")->status.allocation.has_value(); }));
+  ASSERT_TRUE(testing::WaitUntil([&] { return Claim("imm")->status.allocation.has_value(); }));
   auto c = Claim("imm");
   EXPECT_EQ(c->status.allocation->controllerName, kDriver);
   EXPECT_TRUE(c->status.reservedFor.empty());
@@ -226,7 +219,7 @@ TEST_F(ControllerTest, UnsuitableNodesAreReportedPerClaimKeepingOtherDriversEntr
   api::ObjectPtr pod = CreatePod("p", {"a", "b", "theirs"});
   PublishContext(pod, {"node-0", "node-1", "node-2", "node-3"}, "",
                  {{.name = "theirs", .unsuitableNodes = {"node-0"}}});
-  ASSERT_TRUE(WaitFor([&] {
+  ASSERT_TRUE(testing::WaitUntil([&] {
     return Unsuitable("p", "a") == std::vector<std::string>{"node-1", "node-3"} &&
            Unsuitable("p", "b") == std::vector<std::string>{"node-1", "node-3"};
   }));
@@ -240,7 +233,7 @@ TEST_F(ControllerTest, TheSelectedNodeGetsTheClaimsWithThePodReserved) {
   CreateClaim("b", api::kClaimAllocationWaitForFirstConsumer);
   api::ObjectPtr pod = CreatePod("p", {"a", "b"});
   PublishContext(pod, {"node-0", "node-1"}, "node-1");
-  ASSERT_TRUE(WaitFor([&] {
+  ASSERT_TRUE(testing::WaitUntil([&] {
     return Claim("a")->status.allocation.has_value() && Claim("b")->status.allocation.has_value();
   }));
   for (const char* name : {"a", "b"}) {
@@ -261,7 +254,8 @@ TEST_F(ControllerTest, AnUnsuitableSelectedNodeIsNotAllocated) {
   CreateClaim("a", api::kClaimAllocationWaitForFirstConsumer);
   api::ObjectPtr pod = CreatePod("p", {"a"});
   PublishContext(pod, {"node-0"}, "node-1");
-  ASSERT_TRUE(WaitFor([&] { return Unsuitable("p", "a") == std::vector<std::string>{"node-1"}; }));
+  ASSERT_TRUE(testing::WaitUntil(
+      [&] { return Unsuitable("p", "a") == std::vector<std::string>{"node-1"}; }));
   EXPECT_FALSE(Claim("a")->status.allocation);
   std::lock_guard<std::mutex> lock(driver_.mu_);
   EXPECT_TRUE(driver_.allocated_for.empty());
@@ -269,27 +263,29 @@ TEST_F(ControllerTest, AnUnsuitableSelectedNodeIsNotAllocated) {
 
 TEST_F(ControllerTest, DeallocationRequestedReleasesTheClaim) {
   CreateClaim("imm", api::kClaimAllocationImmediate);
-  ASSERT_TRUE(WaitFor([&] { return Claim("imm")->status.allocation.has_value(); }));
+  ASSERT_TRUE(testing::WaitUntil([&] { return Claim("imm")->status.allocation.has_value(); }));
   auto requested = std::make_unique<api::ResourceClaim>(*Claim("imm"));
   requested->status.deallocationRequested = true;
   ASSERT_TRUE(
       client_.UpdateStatus(api::ResourceFor<api::ResourceClaim>(), std::move(requested)).ok());
   // Deallocated, then (Immediate) allocated again: the driver saw the release first.
-  ASSERT_TRUE(WaitFor([&] {
+  ASSERT_TRUE(testing::WaitUntil([&] {
     std::lock_guard<std::mutex> lock(driver_.mu_);
     return driver_.deallocated == std::vector<std::string>{"imm"};
-  })) << "deallocated " << driver_.deallocated.size() << " times; stats: "
-      << controller_->GetStats().deallocated << ", failures " << controller_->GetStats().failures
-      << ", allocated " << controller_->GetStats().allocated;
-  ASSERT_TRUE(WaitFor([&] { return controller_->GetStats().deallocated == 1; }));
+  })) << "deallocated "
+      << driver_.deallocated.size() << " times; stats: " << controller_->GetStats().deallocated
+      << ", failures " << controller_->GetStats().failures << ", allocated "
+      << controller_->GetStats().allocated;
+  ASSERT_TRUE(testing::WaitUntil([&] { return controller_->GetStats().deallocated == 1; }));
   EXPECT_FALSE(Claim("imm")->status.deallocationRequested);
 }
 
 TEST_F(ControllerTest, ADeletedClaimIsDeallocatedAndReleased) {
   CreateClaim("imm", api::kClaimAllocationImmediate);
-  ASSERT_TRUE(WaitFor([&] { return Claim("imm")->status.allocation.has_value(); }));
+  ASSERT_TRUE(testing::WaitUntil([&] { return Claim("imm")->status.allocation.has_value(); }));
   ASSERT_TRUE(client_.Delete(api::ResourceFor<api::ResourceClaim>(), "default", "imm").ok());
-  ASSERT_TRUE(WaitFor([&] { return Claim("imm") == nullptr; }));  // the finalizer came off
+  ASSERT_TRUE(
+      testing::WaitUntil([&] { return Claim("imm") == nullptr; }));  // the finalizer came off
   std::lock_guard<std::mutex> lock(driver_.mu_);
   EXPECT_EQ(driver_.deallocated, std::vector<std::string>{"imm"});
 }
@@ -297,7 +293,7 @@ TEST_F(ControllerTest, ADeletedClaimIsDeallocatedAndReleased) {
 TEST_F(ControllerTest, AnAllocationThatCannotBeWrittenIsReleasedAndRetried) {
   client_.fail = 1;  // the first allocation's status write fails
   CreateClaim("imm", api::kClaimAllocationImmediate);
-  ASSERT_TRUE(WaitFor([&] { return Claim("imm")->status.allocation.has_value(); }));
+  ASSERT_TRUE(testing::WaitUntil([&] { return Claim("imm")->status.allocation.has_value(); }));
   std::lock_guard<std::mutex> lock(driver_.mu_);
   EXPECT_EQ(driver_.deallocated, std::vector<std::string>{"imm"});  // nothing half allocated
   EXPECT_EQ(driver_.allocated_for.size(), 2u);                      // and then allocated again
@@ -309,7 +305,7 @@ TEST_F(ControllerTest, AFailedAllocationIsAnEventAndRetried) {
     driver_.fail_allocations = 1;
   }
   CreateClaim("imm", api::kClaimAllocationImmediate);
-  ASSERT_TRUE(WaitFor([&] { return Claim("imm")->status.allocation.has_value(); }));
+  ASSERT_TRUE(testing::WaitUntil([&] { return Claim("imm")->status.allocation.has_value(); }));
   EXPECT_GE(controller_->GetStats().failures, 1u);
   auto events = client_.List(api::ResourceFor<api::Event>(), {});
   ASSERT_TRUE(events.ok());
@@ -325,7 +321,7 @@ TEST_F(ControllerTest, AFailedAllocationIsAnEventAndRetried) {
 TEST_F(ControllerTest, ClaimsOfOtherDriversAreLeftAlone) {
   CreateClaim("theirs", api::kClaimAllocationImmediate, "other.example.com");
   CreateClaim("ours", api::kClaimAllocationImmediate);
-  ASSERT_TRUE(WaitFor([&] { return Claim("ours")->status.allocation.has_value(); }));
+  ASSERT_TRUE(testing::WaitUntil([&] { return Claim("ours")->status.allocation.has_value(); }));
   EXPECT_FALSE(Claim("theirs")->status.allocation);
   EXPECT_TRUE(Claim("theirs")->metadata.finalizers.empty());
 }

@@ -1,6 +1,7 @@
 // FabricDriver detaching (deallocation, deletion, cancelled attaches, re-use of a device still
 // attached) and restarting from the claims.
 #include "drivers/fabric/testing/fixture.h"
+#include "testing/wait.h"
 
 namespace allot::drivers {
 namespace {
@@ -163,10 +164,7 @@ TEST_F(FabricDetachTest, RunTicksByItself) {
   CreateClaim("c");
   Allocate("c", {FabricResult("a100-80gb-0")});
   // The claim event wakes the thread; the attach is due at once. (Waiting for that thread.)
-  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
-  while (!Entry("c", "a100-80gb-0") && std::chrono::steady_clock::now() < deadline) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(2));
-  }
+  testing::WaitUntil([&] { return Entry("c", "a100-80gb-0").has_value(); });
   EXPECT_TRUE(ReportedReady(GetClaim("c").status, FabricResult("a100-80gb-0")));
   driver_->Stop();
   driver_->Stop();  // idempotent

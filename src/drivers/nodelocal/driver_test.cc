@@ -9,10 +9,11 @@
 
 #include "client/inprocess/inprocess_client.h"
 #include "common/time.h"
+#include "registry/garbage_collector.h"
 #include "store/backend.h"
-#include "store/garbage_collector.h"
 #include "store/store.h"
 #include "testing/objects.h"
+#include "testing/wait.h"
 
 namespace allot::drivers {
 namespace {
@@ -212,17 +213,12 @@ TEST_F(NodeLocalDriverTest, AMissingNodeFailsAloneAndIsRetried) {
 }
 
 TEST_F(NodeLocalDriverTest, GarbageCollectorRemovesTheSliceWithItsNode) {
-  store::GarbageCollector gc(store_);
+  registry::GarbageCollector gc(store_);
   ASSERT_TRUE(gc.Start().ok());
   driver_.SetNodes({"n-0", "n-1"});
   ASSERT_TRUE(driver_.Publish().ok());
   ASSERT_TRUE(store_.Delete(Nodes(), "", "n-0").ok());
-  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
-  while (AllSlices().contains("n-0-gpu-example-com") &&
-         std::chrono::steady_clock::now() < deadline) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(2));
-  }
-  EXPECT_FALSE(AllSlices().contains("n-0-gpu-example-com"));
+  EXPECT_TRUE(testing::WaitUntil([&] { return !AllSlices().contains("n-0-gpu-example-com"); }));
   EXPECT_TRUE(AllSlices().contains("n-1-gpu-example-com"));
   gc.Stop();
 }

@@ -89,7 +89,6 @@ class CycleState {
   const NodeInfo* NodeView(const NodeInfo* original) const {
     return node_views_.empty() ? original : FindNodeView(original);
   }
-  bool HasNodeViews() const { return !node_views_.empty(); }
 
   // Framework bookkeeping for this cycle: which plugins returned Skip at PreFilter / PreScore
   // (indexes into the profile's Filter / Score plugin lists).

@@ -20,7 +20,7 @@
 #include <string_view>
 
 #include "dra/features.h"
-#include "scheduler/framework/runtime/registry.h"
+#include "scheduler/framework/registry.h"
 #include "scheduler/plugins/names.h"
 
 namespace allot::scheduler {

@@ -600,11 +600,6 @@ size_t SchedulingQueue::UnschedulableSize() const {
   return unschedulable_.size() - gated_count_;
 }
 
-size_t SchedulingQueue::GatedSize() const {
-  Lock lock(mu_);
-  return gated_count_;
-}
-
 size_t SchedulingQueue::InFlightSize() const {
   Lock lock(mu_);
   return in_flight_.size();

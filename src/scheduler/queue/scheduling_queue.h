@@ -111,7 +111,6 @@ class SchedulingQueue {
   size_t ActiveSize() const;
   size_t BackoffSize() const;
   size_t UnschedulableSize() const;  // not gated
-  size_t GatedSize() const;
   size_t InFlightSize() const;
   // Where a pod is: "active", "backoff", "unschedulable", "gated", "inflight" or "".
   std::string Where(const std::string& uid) const;

@@ -55,7 +55,7 @@ class StoreTest : public ::testing::TestWithParam<std::string> {
 
   ObjectPtr CreatePod(const std::string& ns, const std::string& name,
                       const std::string& extra = {}) {
-    auto r = store_->Create(pods(), testing::MakePod(ns, name, extra));
+    auto r = store_->Create(pods(), testing::PodManifest(ns, name, extra));
     EXPECT_TRUE(r.ok()) << r.status().ToString();
     return r.ok() ? *r : nullptr;
   }

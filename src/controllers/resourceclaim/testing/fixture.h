@@ -28,6 +28,7 @@
 #include "store/backend.h"
 #include "store/store.h"
 #include "testing/objects.h"
+#include "testing/wait.h"
 
 namespace allot::controllers {
 
@@ -197,15 +198,6 @@ class ResourceClaimControllerTest : public ::testing::Test {
   // --- waiting -------------------------------------------------------------------------------
 
   // Polls `pred` (informer delivery and workers are asynchronous); false after `timeout`.
-  static bool WaitFor(const std::function<bool()>& pred,
-                      std::chrono::milliseconds timeout = std::chrono::seconds(5)) {
-    auto deadline = std::chrono::steady_clock::now() + timeout;
-    while (!pred()) {
-      if (std::chrono::steady_clock::now() > deadline) return false;
-      std::this_thread::sleep_for(std::chrono::milliseconds(1));
-    }
-    return true;
-  }
   int Syncs(const std::string& key) {
     std::lock_guard<std::mutex> lock(sync_mu_);
     auto it = syncs_.find(key);
@@ -217,7 +209,7 @@ class ResourceClaimControllerTest : public ::testing::Test {
   }
   // Waits until `key` was synced more than `before` times.
   bool WaitForSync(const std::string& key, int before) {
-    return WaitFor([&] { return Syncs(key) > before; });
+    return testing::WaitUntil([&] { return Syncs(key) > before; });
   }
 
   // --- objects -------------------------------------------------------------------------------
@@ -255,7 +247,7 @@ class ResourceClaimControllerTest : public ::testing::Test {
                         (direct ? "resourceClaimName" : "resourceClaimTemplateName") + R"(":")" +
                         tmpl + R"("}])";
     if (!node.empty()) extra += R"(,"nodeName":")" + node + R"(")";
-    auto res = inner_->Create(Pods(), testing::MakePod("default", name, extra));
+    auto res = inner_->Create(Pods(), testing::PodManifest("default", name, extra));
     EXPECT_TRUE(res.ok()) << res.status().ToString();
     return res.ok() ? *res : nullptr;
   }

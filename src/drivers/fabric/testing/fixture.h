@@ -25,6 +25,7 @@
 #include "store/backend.h"
 #include "store/store.h"
 #include "testing/objects.h"
+#include "testing/wait.h"
 
 namespace allot::drivers {
 
@@ -166,16 +167,12 @@ class FabricDriverTest : public ::testing::Test {
   // Waits until the informer shows the claim at `rv` or later ("" for gone), so the next Tick
   // sees it. (Waiting for the informer's event delivery, not for a timer.)
   void AwaitCache(const std::string& name, const std::string& rv) {
-    auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
-    for (;;) {
+    ASSERT_TRUE(testing::WaitUntil([&] {
       api::ObjectPtr o = claims_->Get("default", name);
-      if (rv.empty() ? o == nullptr
-                     : (o && std::stoull(o->metadata.resourceVersion) >= std::stoull(rv))) {
-        return;
-      }
-      ASSERT_LT(std::chrono::steady_clock::now(), deadline) << "informer never showed " << name;
-      std::this_thread::sleep_for(std::chrono::milliseconds(1));
-    }
+      return rv.empty() ? o == nullptr
+                        : (o && std::stoull(o->metadata.resourceVersion) >= std::stoull(rv));
+    })) << "informer never showed "
+        << name;
   }
 
   // --- inspecting the outcome ---

@@ -32,8 +32,8 @@
 #include "scheduler/framework/interface.h"
 #include "scheduler/framework/nominator.h"
 #include "scheduler/framework/parallel.h"
-#include "scheduler/framework/runtime/registry.h"
-#include "scheduler/framework/runtime/waiting_pods.h"
+#include "scheduler/framework/registry.h"
+#include "scheduler/framework/waiting_pods.h"
 #include "scheduler/metrics/metrics.h"
 
 namespace allot::scheduler {
@@ -42,13 +42,13 @@ namespace allot::scheduler {
 inline constexpr std::chrono::milliseconds kMaxPermitTimeout{15 * 60 * 1000};
 
 struct FrameworkOptions {
-  client::Client* client = nullptr;              // may be null (unit tests)
-  client::InformerFactory* informers = nullptr;  // may be null (unit tests)
-  Clock* clock = nullptr;                        // required
-  Parallelizer* parallelizer = nullptr;          // required
-  const Snapshot* snapshot = nullptr;            // required; the scheduler's, updated per cycle
-  SchedulerMetrics* metrics = nullptr;           // optional
-  client::EventRecorder* events = nullptr;       // optional
+  client::Client* client = nullptr;                 // may be null (unit tests)
+  client::InformerFactory* informers = nullptr;     // may be null (unit tests)
+  Clock* clock = nullptr;                           // required
+  Parallelizer* parallelizer = nullptr;             // required
+  const Snapshot* snapshot = nullptr;               // required; the scheduler's, updated per cycle
+  SchedulerMetrics* metrics = nullptr;              // optional
+  client::EventRecorder* events = nullptr;          // optional
   ReservationLedger* reservation_ledger = nullptr;  // optional (the scheduler's cache)
   // The pods preemption nominated (optional: without it, Filter sees no nominated pods).
   Nominator* nominator = nullptr;
@@ -152,7 +152,6 @@ class Framework final : public Handle {
   void CheckDeadlines();
   // Every DeadlinePlugin abandons its waits (the scheduler is stopping).
   void AbandonWaits();
-  bool HasPreBindPlugins() const { return !pre_bind_.empty(); }
   // Whether a PreBind plugin comes after the one at `position`.
   bool HasPreBindPluginsAfter(size_t position) const { return position + 1 < pre_bind_.size(); }
   // What PreBind needs for this pod: nothing (every PreBindPreFlight answered Skip), any thread

@@ -15,12 +15,12 @@
 #include "client/event_recorder.h"
 #include "client/informer_factory.h"
 #include "common/log.h"
+#include "scheduler/framework/diagnosis.h"
 #include "scheduler/framework/parallel.h"
 #include "scheduler/framework/pod_status_patch.h"
-#include "scheduler/framework/runtime/waiting_pods.h"
+#include "scheduler/framework/waiting_pods.h"
 #include "scheduler/metrics/metrics.h"
 #include "scheduler/plugins/names.h"
-#include "scheduler/schedule_algorithm.h"
 
 namespace allot::scheduler {
 

@@ -1,0 +1,113 @@
+#include "apiserver/encoding/body.h"
+
+#include "api/codec/codec.h"
+#include "api/codec/yaml.h"
+#include "api/protobuf.h"
+#include "apiserver/encoding/protobuf.h"
+#include "apiserver/encoding/status_json.h"
+
+namespace allot::apiserver {
+
+namespace {
+
+bool IsYamlType(std::string_view t) {
+  return t == "application/yaml" || t == "application/x-yaml" || t == "text/yaml";
+}
+
+bool LooksLikeJson(std::string_view text) {
+  for (char c : text) {
+    if (c == ' ' || c == '\t' || c == '\r' || c == '\n') continue;
+    return c == '{' || c == '[';
+  }
+  return false;
+}
+
+Result<std::string> YamlDocument(std::string_view text) {
+  auto docs = api::YamlToJson(text);
+  if (!docs.ok()) {
+    Status s = docs.status();
+    return BadRequestError("error converting YAML to JSON: " + s.message());
+  }
+  if (docs->empty()) return BadRequestError("the request body is empty");
+  if (docs->size() > 1) {
+    return BadRequestError("the request body must hold exactly one YAML document, got " +
+                           std::to_string(docs->size()));
+  }
+  return std::move((*docs)[0]);
+}
+
+// A protobuf body as JSON: the kinds of api/protobuf.h through their codec, the request-only
+// kinds kubectl sends (reviews, Eviction, RBAC) through ProtobufToJson.
+Result<std::string> ProtobufBodyAsJson(std::string_view body) {
+  ALLOT_ASSIGN_OR_RETURN(api::ProtobufEnvelope env, api::ParseProtobufEnvelope(body));
+  if (const api::TypeInfo* type = api::ProtobufKind(env.api_version, env.kind)) {
+    ALLOT_ASSIGN_OR_RETURN(auto obj, api::DecodeProtobufMessage(*type, env.raw));
+    return api::EncodeJson(*obj);
+  }
+  return ProtobufToJson(body);
+}
+
+}  // namespace
+
+Result<std::string> BodyAsJson(const Request& req) {
+  MediaType ct = ParseMediaType(req.Header("Content-Type"));
+  if (IsYamlType(ct.type)) return YamlDocument(req.body);
+  if (ct.type == api::kProtobufContentType) return ProtobufBodyAsJson(req.body);
+  if (!ct.type.empty() && ct.type != "application/json" && ct.type != "*/*") {
+    return UnsupportedMediaTypeError(ct.type, "application/json, application/yaml");
+  }
+  if (req.body.find_first_not_of(" \t\r\n") == std::string::npos) {
+    return BadRequestError("the request body is empty");
+  }
+  ALLOT_RETURN_IF_ERROR(api::CheckJsonDepth(req.body));
+  return req.body;
+}
+
+Result<std::string> JsonOrYamlToJson(std::string_view text) {
+  if (LooksLikeJson(text)) {
+    ALLOT_RETURN_IF_ERROR(api::CheckJsonDepth(text));
+    return std::string(text);
+  }
+  return YamlDocument(text);
+}
+
+Result<DecodedBody> DecodeObject(std::string_view json, const api::TypeInfo& type,
+                                 FieldValidation validation) {
+  ALLOT_RETURN_IF_ERROR(api::CheckJsonDepth(json));
+  api::DecodeOptions opts;
+  opts.strict = validation == FieldValidation::kStrict;
+  opts.expected = &type;
+  auto decoded = api::DecodeJson(json, opts);
+  if (!decoded.ok()) return decoded.TakeStatus();
+  DecodedBody out;
+  out.object = std::move(decoded->object);
+  if (validation == FieldValidation::kWarn) out.warnings = std::move(decoded->warnings);
+  return out;
+}
+
+Result<DecodedBody> DecodeRequestObject(const Request& req, const api::TypeInfo& type,
+                                        FieldValidation validation) {
+  if (ParseMediaType(req.Header("Content-Type")).type == api::kProtobufContentType &&
+      api::HasProtobuf(type)) {
+    DecodedBody out;
+    ALLOT_ASSIGN_OR_RETURN(out.object, api::DecodeProtobufObject(type, req.body));
+    return out;
+  }
+  ALLOT_ASSIGN_OR_RETURN(std::string json, BodyAsJson(req));
+  return DecodeObject(json, type, validation);
+}
+
+void AddWarnings(Response& res, const std::vector<std::string>& warnings) {
+  for (const std::string& w : warnings) {
+    std::string text = "299 - \"";
+    for (char c : w) {
+      if (static_cast<unsigned char>(c) < 0x20) c = ' ';  // no header injection
+      if (c == '"' || c == '\\') text += '\\';
+      text += c;
+    }
+    text += '"';
+    res.headers.emplace_back("Warning", std::move(text));
+  }
+}
+
+}  // namespace allot::apiserver

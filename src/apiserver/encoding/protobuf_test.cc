@@ -1,0 +1,295 @@
+// Protobuf request bodies (what `kubectl create namespace` and `kubectl drain` send).
+#include "apiserver/encoding/protobuf.h"
+
+#include "api/codec/codec.h"
+#include "api/codec/protobuf_wire.h"
+#include "api/core/types.h"
+#include "api/machinery/scheme.h"
+#include "api/protobuf.h"
+#include "apiserver/testing/server_fixture.h"
+
+namespace allot::apiserver {
+namespace {
+
+// Test bodies, field by field, through the wire writer (api/codec/protobuf_wire.h).
+std::string Bytes(int field, std::string_view data) {
+  std::string out;
+  api::protobuf::Writer(out).BytesField(field, data);
+  return out;
+}
+std::string Int(int field, uint64_t v) {
+  std::string out;
+  api::protobuf::Writer(out).VarintField(field, v);
+  return out;
+}
+
+std::string Envelope(std::string_view api_version, std::string_view kind, std::string_view raw) {
+  std::string type_meta = Bytes(1, api_version) + Bytes(2, kind);
+  return std::string("k8s\0", 4) + Bytes(1, type_meta) + Bytes(2, raw) + Bytes(3, "") +
+         Bytes(4, "");
+}
+
+TEST(ProtobufTest, Namespace) {
+  std::string labels = Bytes(11, Bytes(1, "team") + Bytes(2, "a"));
+  std::string meta = Bytes(1, "team-a") + labels + Bytes(8, Int(1, 1700000000));
+  auto json = ProtobufToJson(Envelope("v1", "Namespace", Bytes(1, meta) + Bytes(2, "")));
+  ASSERT_TRUE(json.ok()) << json.status().ToString();
+  J j(*json);
+  EXPECT_EQ(j["/apiVersion"], "v1");
+  EXPECT_EQ(j["/kind"], "Namespace");
+  EXPECT_EQ(j["/metadata/name"], "team-a");
+  EXPECT_EQ(j["/metadata/labels/team"], "a");
+  EXPECT_EQ(j["/metadata/creationTimestamp"], "2023-11-14T22:13:20Z");
+}
+
+TEST(ProtobufTest, EvictionWithDeleteOptions) {
+  std::string opts =
+      Int(1, 30) + Bytes(2, Bytes(1, "uid-1")) + Bytes(4, "Foreground") + Bytes(5, "All");
+  auto json =
+      ProtobufToJson(Envelope("policy/v1", "Eviction", Bytes(1, Bytes(1, "p1")) + Bytes(2, opts)));
+  ASSERT_TRUE(json.ok()) << json.status().ToString();
+  J j(*json);
+  EXPECT_EQ(j["/deleteOptions/gracePeriodSeconds"], "30");
+  EXPECT_EQ(j["/deleteOptions/preconditions/uid"], "uid-1");
+  EXPECT_EQ(j["/deleteOptions/propagationPolicy"], "Foreground");
+  EXPECT_EQ(j["/deleteOptions/dryRun/0"], "All");
+}
+
+TEST(ProtobufTest, AccessReviewsAsKubectlAuthCanISendsThem) {
+  std::string attrs =
+      Bytes(1, "team") + Bytes(2, "create") + Bytes(5, "pods") + Bytes(6, "status") + Bytes(7, "p");
+  auto json = ProtobufToJson(Envelope("authorization.k8s.io/v1", "SelfSubjectAccessReview",
+                                      Bytes(1, "") + Bytes(2, Bytes(1, attrs))));
+  ASSERT_TRUE(json.ok()) << json.status().ToString();
+  J j(*json);
+  EXPECT_EQ(j["/kind"], "SelfSubjectAccessReview");
+  EXPECT_EQ(j["/spec/resourceAttributes/namespace"], "team");
+  EXPECT_EQ(j["/spec/resourceAttributes/verb"], "create");
+  EXPECT_EQ(j["/spec/resourceAttributes/resource"], "pods");
+  EXPECT_EQ(j["/spec/resourceAttributes/subresource"], "status");
+  EXPECT_EQ(j["/spec/resourceAttributes/name"], "p");
+
+  std::string spec = Bytes(2, Bytes(1, "/healthz") + Bytes(2, "get")) + Bytes(3, "jane") +
+                     Bytes(4, "devs") + Bytes(4, "ops") + Bytes(6, "uid-1");
+  json = ProtobufToJson(Envelope("authorization.k8s.io/v1", "SubjectAccessReview", Bytes(2, spec)));
+  ASSERT_TRUE(json.ok()) << json.status().ToString();
+  J sar(*json);
+  EXPECT_EQ(sar["/spec/user"], "jane");
+  EXPECT_EQ(sar["/spec/groups"], R"(["devs","ops"])");
+  EXPECT_EQ(sar["/spec/uid"], "uid-1");
+  EXPECT_EQ(sar["/spec/nonResourceAttributes/path"], "/healthz");
+
+  json = ProtobufToJson(Envelope("authorization.k8s.io/v1", "SelfSubjectRulesReview",
+                                 Bytes(2, Bytes(1, "kube-system"))));
+  ASSERT_TRUE(json.ok()) << json.status().ToString();
+  EXPECT_EQ(J(*json)["/spec/namespace"], "kube-system");
+}
+
+TEST(ProtobufTest, RejectsOtherKindsAndGarbage) {
+  EXPECT_EQ(ProtobufToJson(Envelope("v1", "Pod", "")).status().code(),
+            StatusCode::kUnsupportedMediaType);
+  EXPECT_EQ(ProtobufToJson("nope").status().code(), StatusCode::kBadRequest);
+  std::string truncated = std::string("k8s\0", 4) + "\x0a\x7f";
+  EXPECT_EQ(ProtobufToJson(truncated).status().code(), StatusCode::kBadRequest);
+}
+
+// The older request-only converter and the codec of api/protobuf.h were written from
+// Kubernetes' messages separately; each reads what the other writes.
+TEST(ProtobufTest, TheCodecAgreesWithTheRequestConverter) {
+  for (std::string_view json : {
+           R"({"apiVersion":"v1","kind":"Namespace","metadata":{"name":"n","labels":{"a":"b"},
+               "creationTimestamp":"2026-11-27T10:00:00Z","finalizers":["x"]}})",
+           R"({"apiVersion":"v1","kind":"Binding","metadata":{"name":"p","namespace":"d",
+               "uid":"u","ownerReferences":[{"apiVersion":"v1","kind":"Pod","name":"p",
+               "uid":"u","controller":true}]},"target":{"kind":"Node","name":"n1"}})",
+           R"({"apiVersion":"scheduling.k8s.io/v1","kind":"PriorityClass",
+               "metadata":{"name":"high"},"value":1000,"globalDefault":true,
+               "description":"d","preemptionPolicy":"Never"})",
+           R"({"apiVersion":"policy/v1","kind":"PodDisruptionBudget","metadata":{"name":"b"},
+               "spec":{"minAvailable":"50%","maxUnavailable":2,"selector":{"matchLabels":
+               {"app":"a"},"matchExpressions":[{"key":"k","operator":"In","values":["v"]}]},
+               "unhealthyPodEvictionPolicy":"AlwaysAllow"}})"}) {
+    api::DecodeOptions opts;
+    opts.scheme = &api::Scheme::Default();
+    auto obj = api::DecodeJson(json, opts);
+    ASSERT_TRUE(obj.ok()) << obj.status().ToString();
+    std::string message, body;
+    ASSERT_TRUE(api::EncodeProtobufMessage(*obj->object, message));
+    api::AppendProtobufEnvelope(obj->object->type(), message, body);
+    auto converted = ProtobufToJson(body);
+    ASSERT_TRUE(converted.ok()) << converted.status().ToString();
+    auto back = api::DecodeJson(*converted, opts);
+    ASSERT_TRUE(back.ok()) << back.status().ToString();
+    EXPECT_EQ(api::EncodeJson(*back->object), api::EncodeJson(*obj->object));
+  }
+}
+
+using ProtobufServerTest = ApiServerTest;
+
+constexpr const char* kProtobufFirst = "application/vnd.kubernetes.protobuf,application/json";
+
+std::unique_ptr<api::Object> DecodePod(std::string_view body) {
+  auto obj = api::DecodeProtobufObject(api::Pod::Type(), body);
+  EXPECT_TRUE(obj.ok()) << obj.status().ToString();
+  return obj.ok() ? std::move(obj).value() : nullptr;
+}
+
+TEST_F(ProtobufServerTest, CreateNamespaceLikeKubectl) {
+  std::string body = Envelope("v1", "Namespace", Bytes(1, Bytes(1, "team-b")) + Bytes(2, ""));
+  auto res =
+      Post("/api/v1/namespaces?fieldManager=kubectl-create&fieldValidation=Strict", body,
+           {{"Content-Type", "application/vnd.kubernetes.protobuf"}, {"Accept", kProtobufFirst}});
+  ASSERT_EQ(res.status, 201) << res.body;
+  EXPECT_EQ(res.Header("Content-Type"), "application/vnd.kubernetes.protobuf");
+  auto ns = api::DecodeProtobufObject(api::Namespace::Type(), res.body);
+  ASSERT_TRUE(ns.ok()) << ns.status().ToString();
+  EXPECT_EQ((*ns)->metadata.name, "team-b");
+  EXPECT_FALSE((*ns)->metadata.uid.empty());
+}
+
+TEST_F(ProtobufServerTest, GetAndListAnswerProtobufWhenAskedFirst) {
+  CreatePod("a");
+  auto get = Get(std::string(kPods) + "/a", {{"Accept", kProtobufFirst}});
+  ASSERT_EQ(get.status, 200);
+  EXPECT_EQ(get.Header("Content-Type"), "application/vnd.kubernetes.protobuf");
+  auto pod = DecodePod(get.body);
+  ASSERT_NE(pod, nullptr);
+  EXPECT_EQ(pod->metadata.name, "a");
+  EXPECT_EQ(static_cast<const api::Pod&>(*pod).spec.containers.at(0).image, "busybox");
+
+  CreatePod("b");
+  auto list = Get(kPods, {{"Accept", kProtobufFirst}});
+  ASSERT_EQ(list.status, 200);
+  auto items = api::DecodeProtobufList(api::Pod::Type(), list.body);
+  ASSERT_TRUE(items.ok()) << items.status().ToString();
+  ASSERT_EQ(items->items.size(), 2u);
+  EXPECT_FALSE(items->meta.resourceVersion.empty());
+  // JSON first, or no protobuf at all, keeps JSON.
+  EXPECT_EQ(Get(kPods, {{"Accept", "application/json,application/vnd.kubernetes.protobuf"}})
+                .Header("Content-Type"),
+            "application/json");
+}
+
+TEST_F(ProtobufServerTest, CreateAPodInProtobuf) {
+  auto obj = api::DecodeJson(PodJson("p", R"("schedulerName":"other")"),
+                             {.scheme = &api::Scheme::Default()});
+  ASSERT_TRUE(obj.ok());
+  std::string message, body;
+  ASSERT_TRUE(api::EncodeProtobufMessage(*obj->object, message));
+  api::AppendProtobufEnvelope(api::Pod::Type(), message, body);
+  auto res =
+      Post(kPods, body,
+           {{"Content-Type", "application/vnd.kubernetes.protobuf"}, {"Accept", kProtobufFirst}});
+  ASSERT_EQ(res.status, 201) << res.body;
+  auto created = DecodePod(res.body);
+  ASSERT_NE(created, nullptr);
+  EXPECT_EQ(static_cast<const api::Pod&>(*created).spec.schedulerName, "other");
+  J stored(Get(std::string(kPods) + "/p").body);
+  EXPECT_EQ(stored["/spec/containers/0/image"], "busybox");
+}
+
+// A probe is kept as opaque JSON, which protobuf cannot carry: such a pod is answered in JSON,
+// or refused when the client takes protobuf only.
+TEST_F(ProtobufServerTest, APodWithAProbeFallsBackToJson) {
+  auto res = Post(kPods, PodJson("probed", {}, {})
+                             .replace(PodJson("probed", {}, {}).find("\"image\""), 0,
+                                      R"("livenessProbe":{"exec":{"command":["true"]}},)"));
+  ASSERT_EQ(res.status, 201) << res.body;
+  auto get = Get(std::string(kPods) + "/probed", {{"Accept", kProtobufFirst}});
+  EXPECT_EQ(get.status, 200);
+  EXPECT_EQ(get.Header("Content-Type"), "application/json");
+  EXPECT_EQ(J(get.body)["/spec/containers/0/livenessProbe/exec/command/0"], "true");
+  auto only =
+      Get(std::string(kPods) + "/probed", {{"Accept", "application/vnd.kubernetes.protobuf"}});
+  EXPECT_EQ(only.status, 406);
+  EXPECT_EQ(Get(kPods, {{"Accept", kProtobufFirst}}).Header("Content-Type"), "application/json");
+}
+
+class ProtobufWatchTest : public ApiServerTest {
+ protected:
+  // As Allot's client asks: protobuf, watching on in JSON after a 406 (fallback=json).
+  std::unique_ptr<allot::testing::HttpStream> Watch(
+      const std::string& query,
+      std::string accept = "application/vnd.kubernetes.protobuf;fallback=json, application/json",
+      std::string_view path = kPods) {
+    auto s = client_->Stream(std::string(path) + "?watch=true" + query, {{"Accept", accept}});
+    EXPECT_TRUE(s.ok()) << s.status().ToString();
+    return s.ok() ? std::move(s).value() : nullptr;
+  }
+  // The next frame's event type and object envelope.
+  std::pair<std::string, std::string> Next(allot::testing::HttpStream& s) {
+    auto length = s.ReadBytes(4, std::chrono::seconds(10));
+    EXPECT_TRUE(length.ok()) << length.status().ToString();
+    if (!length.ok()) return {};
+    uint32_t n = 0;
+    for (char c : *length) n = n << 8 | static_cast<uint8_t>(c);
+    auto frame = s.ReadBytes(n, std::chrono::seconds(10));
+    EXPECT_TRUE(frame.ok());
+    if (!frame.ok()) return {};
+    auto ev = api::ParseProtobufWatchEvent(*frame);
+    EXPECT_TRUE(ev.ok());
+    if (!ev.ok()) return {};
+    return {std::string(ev->type), std::string(ev->object)};
+  }
+};
+
+std::string ContentType(allot::testing::HttpStream& s) {
+  for (const auto& [k, v] : s.headers()) {
+    if (k == "Content-Type") return v;
+  }
+  return "";
+}
+
+// client-go asks for protobuf without saying it watches on in JSON after a 406: it gets JSON
+// watches of kinds whose objects protobuf may refuse (pods: probes), protobuf for the others.
+TEST_F(ProtobufWatchTest, ClientGoGetsProtobufWatchesOnlyWhereNothingIsRefused) {
+  auto pods = Watch("", "application/vnd.kubernetes.protobuf, */*");
+  ASSERT_NE(pods, nullptr);
+  EXPECT_EQ(ContentType(*pods), "application/json");
+  auto claims = Watch("", "application/vnd.kubernetes.protobuf, */*",
+                      "/apis/resource.k8s.io/v1/namespaces/default/resourceclaims");
+  ASSERT_NE(claims, nullptr);
+  EXPECT_EQ(ContentType(*claims), "application/vnd.kubernetes.protobuf;stream=watch");
+  auto only = Watch("", "application/vnd.kubernetes.protobuf");
+  ASSERT_NE(only, nullptr);
+  EXPECT_EQ(ContentType(*only), "application/vnd.kubernetes.protobuf;stream=watch");
+}
+
+TEST_F(ProtobufWatchTest, EventsAndBookmarksAreFrames) {
+  CreatePod("a");
+  auto w = Watch(
+      "&allowWatchBookmarks=true&sendInitialEvents=true"
+      "&resourceVersionMatch=NotOlderThan");
+  ASSERT_NE(w, nullptr);
+  EXPECT_EQ(ContentType(*w), "application/vnd.kubernetes.protobuf;stream=watch");
+  auto [type, object] = Next(*w);
+  EXPECT_EQ(type, "ADDED");
+  auto pod = DecodePod(object);
+  ASSERT_NE(pod, nullptr);
+  EXPECT_EQ(pod->metadata.name, "a");
+  auto [bookmark, marker] = Next(*w);
+  EXPECT_EQ(bookmark, "BOOKMARK");
+  auto end = DecodePod(marker);
+  ASSERT_NE(end, nullptr);
+  EXPECT_EQ(end->metadata.annotations.at("k8s.io/initial-events-end"), "true");
+  EXPECT_FALSE(end->metadata.resourceVersion.empty());
+
+  CreatePod("b");
+  auto [added, b] = Next(*w);
+  EXPECT_EQ(added, "ADDED");
+  EXPECT_EQ(DecodePod(b)->metadata.name, "b");
+
+  // A pod protobuf cannot carry ends the stream with a 406 Status.
+  auto res = Post(kPods, PodJson("probed").replace(PodJson("probed").find("\"image\""), 0,
+                                                   R"("livenessProbe":{"exec":{}},)"));
+  ASSERT_EQ(res.status, 201) << res.body;
+  auto [error, status] = Next(*w);
+  EXPECT_EQ(error, "ERROR");
+  auto st = api::DecodeProtobufStatus(status);
+  ASSERT_TRUE(st.ok()) << st.status().ToString();
+  EXPECT_EQ(st->code, 406);
+  EXPECT_EQ(w->ReadBytes(1, std::chrono::seconds(10)).status().code(), StatusCode::kGone);
+}
+
+}  // namespace
+}  // namespace allot::apiserver

@@ -1,0 +1,134 @@
+// PATCH: JSON patch, merge patch, strategic merge patch and server-side apply
+// (api-reference §4.7), on the main resource or its status.
+#include "api/codec/codec.h"
+#include "api/patch/patch.h"
+#include "apiserver/encoding/body.h"
+#include "apiserver/encoding/output.h"
+#include "apiserver/rest/handlers.h"
+
+namespace allot::apiserver {
+
+namespace {
+
+constexpr std::string_view kPatchTypes =
+    "application/json-patch+json, application/merge-patch+json, "
+    "application/strategic-merge-patch+json, application/apply-patch+yaml";
+
+struct PatchRequest {
+  api::PatchType type = api::PatchType::kMergePatch;
+  FieldValidation validation = FieldValidation::kWarn;
+  bool dry_run = false;
+  std::string field_manager;
+  std::string body;  // JSON (apply patches are converted from YAML)
+};
+
+Result<PatchRequest> ParsePatchRequest(const Request& req) {
+  PatchRequest p;
+  MediaType ct = ParseMediaType(req.Header("Content-Type"));
+  auto type = api::PatchTypeFromContentType(ct.type);
+  if (!type) return UnsupportedMediaTypeError(ct.type, kPatchTypes);
+  p.type = *type;
+  ALLOT_ASSIGN_OR_RETURN(p.validation, ParseFieldValidation(req));
+  ALLOT_ASSIGN_OR_RETURN(p.dry_run, ParseDryRun(req));
+  p.field_manager = std::string(req.Query("fieldManager").value_or(""));
+  if (req.body.find_first_not_of(" \t\r\n") == std::string::npos) {
+    return BadRequestError("the request body is empty");
+  }
+  if (p.type == api::PatchType::kApplyPatch) {
+    if (p.field_manager.empty()) {
+      return BadRequestError("fieldManager: Required value: is required for apply patch");
+    }
+    ALLOT_ASSIGN_OR_RETURN(p.body, JsonOrYamlToJson(req.body));
+  } else {
+    ALLOT_RETURN_IF_ERROR(api::CheckJsonDepth(req.body));
+    p.body = req.body;
+  }
+  return p;
+}
+
+// The patched object, decoded with the requested field validation.
+Result<DecodedBody> ApplyTo(const api::Object& current, const PatchRequest& p) {
+  std::string original = api::EncodeJson(current);
+  const api::TypeInfo& type = current.type();
+  ALLOT_ASSIGN_OR_RETURN(std::string patched,
+                         api::ApplyPatch(p.type, original, p.body, type.schema()));
+  return DecodeObject(patched, type, p.validation);
+}
+
+std::function<void(Result<api::ObjectPtr>)> ReplyPatched(const CallPtr& call, int code,
+                                                         std::vector<std::string> warnings) {
+  return [call, code, warnings = std::move(warnings)](Result<api::ObjectPtr> r) {
+    Response res = r.ok() ? ObjectResponse(code, *r, WriteOutput(call->req), call->ctx.cache)
+                          : ErrorResponse(r.status());
+    AddWarnings(res, warnings);
+    call->Reply(std::move(res));
+  };
+}
+
+// Server-side apply of an object that does not exist yet: the applied configuration is the new
+// object (201).
+void ApplyCreate(const CallPtr& call, const PatchRequest& p) {
+  auto decoded = DecodeObject(p.body, *call->resource().type, p.validation);
+  if (!decoded.ok()) return call->Fail(decoded.status());
+  Status id = CheckBodyIdentity(*call, *decoded->object, true);
+  if (!id.ok()) return call->Fail(id);
+  Status admitted = call->Admit(nullptr, decoded->object.get());
+  if (!admitted.ok()) return call->Fail(admitted);
+  api::WriteOptions opts;
+  opts.dry_run = p.dry_run;
+  opts.field_manager = p.field_manager;
+  call->ctx.store.CreateAsync(call->resource(), std::move(decoded->object), std::move(opts),
+                              call->Track<Result<api::ObjectPtr>>(
+                                  "create", ReplyPatched(call, 201, std::move(decoded->warnings))));
+}
+
+}  // namespace
+
+store::UpdateFn PrecomputedUpdate(const api::ObjectPtr& current, std::unique_ptr<api::Object> first,
+                                  Transform transform) {
+  std::shared_ptr<const api::Object> precomputed = std::move(first);
+  std::string base_rv = current->metadata.resourceVersion;
+  return store::UpdateFn([precomputed, base_rv, transform](
+                             const api::Object& cur) -> Result<std::unique_ptr<api::Object>> {
+    if (cur.metadata.resourceVersion == base_rv) return precomputed->Clone();
+    return transform(cur);  // changed in between: patch the newer object
+  });
+}
+
+void ServePatch(const CallPtr& call) {
+  call->set_verb("PATCH");
+  call->set_mutating();
+  auto p = ParsePatchRequest(call->req);
+  if (!p.ok()) return call->Fail(p.status());
+  if (p->type == api::PatchType::kApplyPatch) call->set_verb("APPLY");
+  ServerContext& ctx = call->ctx;
+  auto current = ctx.store.Get(call->resource(), call->route.namespace_, call->route.name);
+  if (!current.ok()) {
+    if (p->type == api::PatchType::kApplyPatch &&
+        current.status().code() == StatusCode::kNotFound && call->route.subresource.empty()) {
+      return ApplyCreate(call, *p);
+    }
+    return call->Fail(current.status());
+  }
+  auto request = std::make_shared<const PatchRequest>(std::move(p).value());
+  auto first = ApplyTo(**current, *request);
+  if (!first.ok()) return call->Fail(first.status());
+  // The transform runs again (on the committer thread) only if the object changed meanwhile;
+  // the warnings of the first run are the ones reported.
+  Transform transform = [request](const api::Object& cur) -> Result<std::unique_ptr<api::Object>> {
+    ALLOT_ASSIGN_OR_RETURN(DecodedBody d, ApplyTo(cur, *request));
+    return std::move(d.object);
+  };
+  store::UpdateFn fn = PrecomputedUpdate(*current, std::move(first->object), std::move(transform));
+  store::UpdateOptions opts;
+  opts.dry_run = request->dry_run;
+  opts.field_manager = request->field_manager;
+  opts.subresource =
+      call->route.subresource == "status" ? store::Subresource::kStatus : store::Subresource::kMain;
+  ctx.store.UpdateAsync(call->resource(), call->route.namespace_, call->route.name,
+                        call->Admitted(std::move(fn)), std::move(opts),
+                        call->Track<Result<api::ObjectPtr>>(
+                            "update", ReplyPatched(call, 200, std::move(first->warnings))));
+}
+
+}  // namespace allot::apiserver
