@@ -20,8 +20,7 @@ int RunBackup(int argc, char** argv) {
   flags.String("out", &out, "the backup file to write (required)");
   if (auto exit_code = flags.ParseOrExit(argc, argv)) return *exit_code;
   if (out.empty()) {
-    std::fprintf(stderr, "allot backup: --out is required\n%s\n", flags.Usage().c_str());
-    return 2;
+    return flags.UsageError("--out is required");
   }
   auto info = store::BackupSqlite(cluster::SqliteDatabasePath(data_dir), out);
   if (!info.ok()) {
@@ -44,8 +43,7 @@ int RunRestore(int argc, char** argv) {
   flags.String("from", &from, "the backup file (required)");
   if (auto exit_code = flags.ParseOrExit(argc, argv)) return *exit_code;
   if (from.empty()) {
-    std::fprintf(stderr, "allot restore: --from is required\n%s\n", flags.Usage().c_str());
-    return 2;
+    return flags.UsageError("--from is required");
   }
   std::error_code ec;
   std::filesystem::create_directories(data_dir, ec);

@@ -531,8 +531,8 @@ struct BenchOptions {
   }
 };
 
-// Prints the measurement and writes it to --out; the command's exit code.
-int Report(const BenchOptions& o, const Workload& w, const Measurement& m) {
+// Prints the measurement (sorting its latencies) and writes it to --out; the command's exit code.
+int Report(const BenchOptions& o, const Workload& w, Measurement& m) {
   double throughput = static_cast<double>(m.bound) / m.seconds;
   std::string p50 = Percentile(m.latencies_ms, 0.50), p99 = Percentile(m.latencies_ms, 0.99);
   const bench::CostPerPod cost = bench::PerPod(m.before, m.after, m.bound);
@@ -589,8 +589,7 @@ int RunBench(int argc, char** argv) {
   o.AddFlags(flags);
   if (auto exit_code = flags.ParseOrExit(argc, argv)) return *exit_code;
   if (flags.positional().size() != 1) {
-    std::fprintf(stderr, "allot bench: one WORKLOAD is required\n%s\n", flags.Usage().c_str());
-    return 2;
+    return flags.UsageError("one WORKLOAD is required");
   }
   const std::string& name = flags.positional()[0];
   if (name.rfind("Simulator/", 0) == 0) {

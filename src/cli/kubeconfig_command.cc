@@ -31,8 +31,7 @@ int RunKubeconfig(int argc, char** argv) {
   flags.Int("days", &days, "how long the certificate is valid");
   if (auto exit_code = flags.ParseOrExit(argc, argv)) return *exit_code;
   if (user.empty()) {
-    std::fprintf(stderr, "allot kubeconfig: --user is required\n%s\n", flags.Usage().c_str());
-    return 2;
+    return flags.UsageError("--user is required");
   }
   if (days <= 0 || days > 3650) {
     std::fprintf(stderr, "allot kubeconfig: --days must be in [1, 3650]\n");

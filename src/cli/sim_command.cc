@@ -25,12 +25,10 @@ int RunSim(int argc, char** argv) {
   flags.Bool("quiet", &quiet, "no progress lines on stderr");
   if (auto exit_code = flags.ParseOrExit(argc, argv)) return *exit_code;
   if (flags.positional().size() != 1) {
-    std::fprintf(stderr, "allot sim: want one scenario file\n%s\n", flags.Usage().c_str());
-    return 2;
+    return flags.UsageError("want one scenario file");
   }
   if (report.empty() && json.empty()) {
-    std::fprintf(stderr, "allot sim: --report or --json is required\n%s\n", flags.Usage().c_str());
-    return 2;
+    return flags.UsageError("--report or --json is required");
   }
   const std::string& path = flags.positional()[0];
   auto scenarios = sim::ReadScenarioFile(path);

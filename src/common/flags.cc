@@ -65,6 +65,12 @@ std::optional<int> Flags::ParseOrExit(int argc, char** argv, int first) {
 
 std::string Flags::Usage() const { return app_->app.help(); }
 
+int Flags::UsageError(std::string_view problem) const {
+  std::fprintf(stderr, "%s: %.*s\n%s\n", app_->app.get_name().c_str(),
+               static_cast<int>(problem.size()), problem.data(), Usage().c_str());
+  return 2;
+}
+
 std::vector<std::string> SplitCommaList(std::string_view value) {
   std::vector<std::string> out;
   while (!value.empty()) {

@@ -19,6 +19,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "common/status.h"
@@ -45,6 +46,9 @@ class Flags {
   const std::vector<std::string>& positional() const { return positional_; }
   bool help_requested() const { return help_; }
   std::string Usage() const;
+  // After a parse, for a problem the flags alone do not catch (a required flag left out): prints
+  // "<command>: <problem>" and the usage to stderr and returns 2, a usage error's exit code.
+  int UsageError(std::string_view problem) const;
 
  private:
   struct App;  // CLI11's App

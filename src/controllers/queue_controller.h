@@ -72,6 +72,20 @@ struct QueueControllerConfig {
   size_t max_syncs_in_flight = 0;
 };
 
+// The config of a controller whose Options carry the common fields (workers, clock, events,
+// queue, on_sync) under those names; `event_component` empty for a controller without Events.
+template <class Options>
+QueueControllerConfig ConfigOf(std::string_view name, std::string_view event_component,
+                               const Options& o) {
+  QueueControllerConfig c{.name = name, .event_component = event_component};
+  c.workers = o.workers;
+  c.clock = o.clock;
+  if constexpr (requires { o.events; }) c.events = o.events;
+  c.queue = o.queue;
+  c.on_sync = o.on_sync;
+  return c;
+}
+
 class QueueController {
  public:
   QueueController(const QueueController&) = delete;

@@ -83,13 +83,10 @@ std::optional<int> SetUp(const char* command, const char* user_agent, const char
                std::string("configuration, YAML or JSON (required; see ") + example + ")");
   if (auto exit_code = flags.ParseOrExit(argc, argv, /*first=*/3)) return *exit_code;
   if (!flags.positional().empty()) {
-    std::fprintf(stderr, "%s: unexpected argument \"%s\"\n%s\n", command,
-                 flags.positional()[0].c_str(), flags.Usage().c_str());
-    return 2;
+    return flags.UsageError("unexpected argument \"" + flags.positional()[0] + "\"");
   }
   if (config_path.empty()) {
-    std::fprintf(stderr, "%s: --config is required\n%s\n", command, flags.Usage().c_str());
-    return 2;
+    return flags.UsageError("--config is required");
   }
   Result<std::string> text = ReadFile(config_path);
   Result<Config> config = text.ok() ? parse(*text) : Result<Config>(text.status());

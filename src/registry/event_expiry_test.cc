@@ -14,7 +14,7 @@ using std::chrono::seconds;
 
 constexpr auto kTtl = hours(1);
 
-class EventExpiryTest : public StoreTest {
+class EventExpiryTest : public store::StoreTest {
  protected:
   void TearDown() override { expiry_.reset(); }
 

@@ -7,7 +7,7 @@
 namespace allot::registry {
 namespace {
 
-class GcTest : public StoreTest {
+class GcTest : public store::StoreTest {
  protected:
   void SetUp() override {
     StoreTest::SetUp();

@@ -10,14 +10,10 @@
 namespace allot::api {
 namespace {
 
+// Namespaced unless the caller says otherwise.
 ResourceInfo Core(std::string resource, std::string singular, const TypeInfo& type) {
-  ResourceInfo r;
-  r.group = type.group;
-  r.version = type.version;
-  r.resource = std::move(resource);
-  r.singular = std::move(singular);
-  r.type = &type;
-  return r;
+  return NewResourceInfo(type.group, type.version, std::move(resource), std::move(singular), type,
+                         /*namespaced=*/true);
 }
 
 ResourceInfo Namespaces() {

@@ -39,13 +39,9 @@ std::vector<TableCell> ReservationRow(const Object& obj, Time now) {
 }
 
 ResourceInfo Reservations() {
-  ResourceInfo r;
-  r.group = std::string(kKoordinatorSchedulingGroup);
-  r.version = "v1alpha1";
-  r.resource = "reservations";
-  r.singular = "reservation";
-  r.type = &Reservation::Type();
-  r.namespaced = false;
+  ResourceInfo r = NewResourceInfo(std::string(kKoordinatorSchedulingGroup), "v1alpha1",
+                                   "reservations", "reservation", Reservation::Type(),
+                                   /*namespaced=*/false);
   r.status_subresource = true;
   r.default_fn = [](Object& obj) { SetReservationDefaults(static_cast<Reservation&>(obj)); };
   r.validate = hooks::Validate<Reservation, ValidateReservation>;

@@ -21,12 +21,9 @@ std::vector<TableCell> PodDisruptionBudgetRow(const Object& obj, Time now) {
 }
 
 ResourceInfo PodDisruptionBudgets() {
-  ResourceInfo r;
-  r.group = std::string(kPolicyGroup);
-  r.version = "v1";
-  r.resource = "poddisruptionbudgets";
-  r.singular = "poddisruptionbudget";
-  r.type = &PodDisruptionBudget::Type();
+  ResourceInfo r = NewResourceInfo(std::string(kPolicyGroup), "v1", "poddisruptionbudgets",
+                                   "poddisruptionbudget", PodDisruptionBudget::Type(),
+                                   /*namespaced=*/true);
   r.short_names = {"pdb"};
   r.status_subresource = true;
   r.validate = hooks::Validate<PodDisruptionBudget, ValidatePodDisruptionBudget>;

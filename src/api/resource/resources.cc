@@ -103,13 +103,9 @@ std::vector<TableCell> PodSchedulingContextRow(const Object& obj, Time now) {
 }
 
 ResourceInfo PodSchedulingContexts() {
-  ResourceInfo r;
-  r.group = "resource.k8s.io";
-  r.version = "v1alpha3";
-  r.resource = "podschedulingcontexts";
-  r.singular = "podschedulingcontext";
-  r.type = &PodSchedulingContext::Type();
-  r.namespaced = true;
+  ResourceInfo r =
+      NewResourceInfo(std::string(kResourceGroup), "v1alpha3", "podschedulingcontexts",
+                      "podschedulingcontext", PodSchedulingContext::Type(), /*namespaced=*/true);
   r.status_subresource = true;
   r.validate = hooks::Validate<PodSchedulingContext, ValidatePodSchedulingContext>;
   r.validate_update =

@@ -24,13 +24,8 @@ std::vector<ObjectPtr> SystemClasses() {
 }
 
 ResourceInfo PriorityClasses() {
-  ResourceInfo r;
-  r.group = std::string(kSchedulingGroup);
-  r.version = "v1";
-  r.resource = "priorityclasses";
-  r.singular = "priorityclass";
-  r.type = &PriorityClass::Type();
-  r.namespaced = false;
+  ResourceInfo r = NewResourceInfo(std::string(kSchedulingGroup), "v1", "priorityclasses",
+                                   "priorityclass", PriorityClass::Type(), /*namespaced=*/false);
   r.short_names = {"pc"};
   r.default_fn = hooks::Default<PriorityClass, SetPriorityClassDefaults>;
   r.validate = hooks::Validate<PriorityClass, ValidatePriorityClass>;

@@ -82,8 +82,9 @@ void GroupVersionEntry(Writer& w, std::string_view group, std::string_view versi
   w.EndObject();
 }
 
-void WriteGroup(Writer& w, const std::string& name, const std::vector<std::string>& versions) {
-  w.StartObject();
+// An APIGroup's name, versions and preferredVersion (the members after kind and apiVersion).
+void WriteGroupMembers(Writer& w, const std::string& name,
+                       const std::vector<std::string>& versions) {
   KV(w, "name", name);
   w.Key("versions");
   w.StartArray();
@@ -91,6 +92,11 @@ void WriteGroup(Writer& w, const std::string& name, const std::vector<std::strin
   w.EndArray();
   w.Key("preferredVersion");
   GroupVersionEntry(w, name, versions.front());
+}
+
+void WriteGroup(Writer& w, const std::string& name, const std::vector<std::string>& versions) {
+  w.StartObject();
+  WriteGroupMembers(w, name, versions);
   w.EndObject();
 }
 
@@ -239,14 +245,7 @@ std::string ApiGroupJson(const api::ResourceRegistry& registry, std::string_view
     w.StartObject();
     KV(w, "kind", "APIGroup");
     KV(w, "apiVersion", "v1");
-    w.Key("name");
-    api::WriteString(w, name);
-    w.Key("versions");
-    w.StartArray();
-    for (const auto& v : versions) GroupVersionEntry(w, name, v);
-    w.EndArray();
-    w.Key("preferredVersion");
-    GroupVersionEntry(w, name, versions.front());
+    WriteGroupMembers(w, name, versions);
     w.EndObject();
   }
   return Done(buf);

@@ -282,51 +282,47 @@ void DocBuilder::AddResource(const api::ResourceInfo& r) {
   const std::vector<std::string> body_types = {"*/*"};
   const std::string kind_ref = schemas_.KindRef(gvk);
 
+  // An operation with a request body of schema `ref`, as `params` describe it.
+  const auto with_body = [&](OpSpec op, decltype(OpSpec::params) params, const std::string& ref,
+                             const std::vector<std::string>& types) {
+    op.params = params;
+    op.body_ref = ref;
+    op.body_types = types;
+    return op;
+  };
+  // Replace and patch of the object (`suffix` "") or of its status ("Status").
+  const auto replace = [&](const std::string& suffix) {
+    return with_body(MakeOp("put", "put", "replace", r, suffix, gvk), OpSpec::kWrite, kind_ref,
+                     body_types);
+  };
+  const auto patch = [&](const std::string& suffix) {
+    return with_body(MakeOp("patch", "patch", "patch", r, suffix, gvk), OpSpec::kPatch, kPatchRef,
+                     patch_types);
+  };
+
   PathSpec coll{base, false, r.namespaced, {}};
   OpSpec list = MakeOp("get", "list", "list", r, "", list_gvk);
   list.params = OpSpec::kList;
   list.gvk = gvk;
-  OpSpec create = MakeOp("post", "post", "create", r, "", gvk);
-  create.params = OpSpec::kWrite;
-  create.body_ref = kind_ref;
-  create.body_types = body_types;
-  OpSpec delete_coll = MakeOp("delete", "deletecollection", "deleteCollection", r, "", gvk);
-  delete_coll.params = OpSpec::kDeleteCollection;
+  OpSpec create =
+      with_body(MakeOp("post", "post", "create", r, "", gvk), OpSpec::kWrite, kind_ref, body_types);
+  OpSpec delete_coll =
+      with_body(MakeOp("delete", "deletecollection", "deleteCollection", r, "", gvk),
+                OpSpec::kDeleteCollection, kDeleteOptionsRef, body_types);
   delete_coll.response_ref = kStatusRef;
-  delete_coll.body_ref = kDeleteOptionsRef;
-  delete_coll.body_types = body_types;
   coll.ops = {list, create, delete_coll};
   paths_.push_back(std::move(coll));
 
   PathSpec item{base + "/{name}", true, r.namespaced, {}};
-  OpSpec read = MakeOp("get", "get", "read", r, "", gvk);
-  OpSpec replace = MakeOp("put", "put", "replace", r, "", gvk);
-  replace.params = OpSpec::kWrite;
-  replace.body_ref = kind_ref;
-  replace.body_types = body_types;
-  OpSpec patch = MakeOp("patch", "patch", "patch", r, "", gvk);
-  patch.params = OpSpec::kPatch;
-  patch.body_ref = kPatchRef;
-  patch.body_types = patch_types;
-  OpSpec del = MakeOp("delete", "delete", "delete", r, "", gvk);
-  del.params = OpSpec::kDelete;
-  del.body_ref = kDeleteOptionsRef;
-  del.body_types = body_types;
-  item.ops = {read, replace, patch, del};
+  OpSpec del = with_body(MakeOp("delete", "delete", "delete", r, "", gvk), OpSpec::kDelete,
+                         kDeleteOptionsRef, body_types);
+  item.ops = {MakeOp("get", "get", "read", r, "", gvk), replace(""), patch(""), del};
   paths_.push_back(std::move(item));
 
   if (r.status_subresource) {
     PathSpec status{base + "/{name}/status", true, r.namespaced, {}};
-    OpSpec sread = MakeOp("get", "get", "read", r, "Status", gvk);
-    OpSpec sreplace = MakeOp("put", "put", "replace", r, "Status", gvk);
-    sreplace.params = OpSpec::kWrite;
-    sreplace.body_ref = kind_ref;
-    sreplace.body_types = body_types;
-    OpSpec spatch = MakeOp("patch", "patch", "patch", r, "Status", gvk);
-    spatch.params = OpSpec::kPatch;
-    spatch.body_ref = kPatchRef;
-    spatch.body_types = patch_types;
-    status.ops = {sread, sreplace, spatch};
+    status.ops = {MakeOp("get", "get", "read", r, "Status", gvk), replace("Status"),
+                  patch("Status")};
     paths_.push_back(std::move(status));
   }
   if (r.namespaced) {

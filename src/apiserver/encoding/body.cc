@@ -2,7 +2,6 @@
 
 #include "api/codec/codec.h"
 #include "api/codec/yaml.h"
-#include "api/protobuf.h"
 #include "apiserver/encoding/protobuf.h"
 #include "apiserver/encoding/status_json.h"
 
@@ -36,23 +35,12 @@ Result<std::string> YamlDocument(std::string_view text) {
   return std::move((*docs)[0]);
 }
 
-// A protobuf body as JSON: the kinds of api/protobuf.h through their codec, the request-only
-// kinds kubectl sends (reviews, Eviction, RBAC) through ProtobufToJson.
-Result<std::string> ProtobufBodyAsJson(std::string_view body) {
-  ALLOT_ASSIGN_OR_RETURN(api::ProtobufEnvelope env, api::ParseProtobufEnvelope(body));
-  if (const api::TypeInfo* type = api::ProtobufKind(env.api_version, env.kind)) {
-    ALLOT_ASSIGN_OR_RETURN(auto obj, api::DecodeProtobufMessage(*type, env.raw));
-    return api::EncodeJson(*obj);
-  }
-  return ProtobufToJson(body);
-}
-
 }  // namespace
 
 Result<std::string> BodyAsJson(const Request& req) {
   MediaType ct = ParseMediaType(req.Header("Content-Type"));
   if (IsYamlType(ct.type)) return YamlDocument(req.body);
-  if (ct.type == api::kProtobufContentType) return ProtobufBodyAsJson(req.body);
+  if (ct.type == api::kProtobufContentType) return ProtobufToJson(req.body);
   if (!ct.type.empty() && ct.type != "application/json" && ct.type != "*/*") {
     return UnsupportedMediaTypeError(ct.type, "application/json, application/yaml");
   }

@@ -249,7 +249,7 @@ Response ObjectResponse(int code, const api::ObjectPtr& obj, const Output& out,
 }
 
 std::string ObjectOutputJson(const api::ResourceInfo& r, const api::ObjectPtr& obj,
-                             const Output& out, Time now, EncodeCache& cache) {
+                             const Output& out, Time now, EncodeCache& cache, bool with_columns) {
   switch (out.kind) {
     case OutputKind::kObject:
       return api::EncodeJson(*obj);
@@ -263,6 +263,7 @@ std::string ObjectOutputJson(const api::ResourceInfo& r, const api::ObjectPtr& o
       TableOptions options;
       options.include_object = out.include_object;
       options.api_version = "meta.k8s.io/" + out.table_version;
+      options.with_columns = with_columns;
       return TableJson(r, page, now, options, cache);
     }
   }

@@ -57,8 +57,10 @@ Output WriteOutput(const Request& req);
 // JSON; a 406 when JSON is not acceptable either. For write responses (no table shapes).
 Response ObjectResponse(int code, const api::ObjectPtr& obj, const Output& out, EncodeCache& cache);
 
-// The object in the shape `out` asks for (object, PartialObjectMetadata, one-row Table).
+// The object in the shape `out` asks for (object, PartialObjectMetadata, one-row Table; a watch
+// sends columnDefinitions with its first Table only, `with_columns`).
 std::string ObjectOutputJson(const api::ResourceInfo& r, const api::ObjectPtr& obj,
-                             const Output& out, Time now, EncodeCache& cache);
+                             const Output& out, Time now, EncodeCache& cache,
+                             bool with_columns = true);
 
 }  // namespace allot::apiserver

@@ -1,11 +1,11 @@
-// Request bodies in Kubernetes' protobuf encoding (application/vnd.kubernetes.protobuf) of the
-// kinds that have no protobuf codec in api/protobuf.h, which decodes the kinds Allot's own
-// components exchange.
+// Request bodies in Kubernetes' protobuf encoding (application/vnd.kubernetes.protobuf), as the
+// JSON the handlers read.
 //
 // kubectl's typed clients send protobuf whatever the server advertises: `kubectl drain` a
 // protobuf Eviction, `kubectl create role|rolebinding|...` theirs, `kubectl auth can-i` its
-// reviews. These few request kinds are decoded here into the JSON the rest of the server reads.
-// Anything else stays a 415.
+// reviews. The kinds of api/protobuf.h go through its codec; the request-only kinds
+// (apiserver/encoding/request_kinds.h) and RBAC's (api/rbac/protobuf_messages.h) through the same
+// field tables. Anything else stays a 415.
 //
 // Wire format: the magic "k8s\0", then a runtime.Unknown message {typeMeta{apiVersion, kind},
 // raw (the typed message), contentEncoding, contentType}.
@@ -19,10 +19,10 @@
 
 namespace allot::apiserver {
 
-// JSON for a protobuf body of a supported kind (Namespace, Eviction, DeleteOptions, Binding,
-// PodDisruptionBudget, PriorityClass, Role, ClusterRole, RoleBinding, ClusterRoleBinding,
-// SelfSubjectAccessReview, SubjectAccessReview, SelfSubjectRulesReview, SelfSubjectReview);
-// 415 for other kinds, 400 for malformed input.
+// JSON for a protobuf body of a supported kind (those of api/protobuf.h, Eviction, DeleteOptions,
+// Role, ClusterRole, RoleBinding, ClusterRoleBinding, SelfSubjectAccessReview,
+// SubjectAccessReview, SelfSubjectRulesReview, SelfSubjectReview); 415 for other kinds (or a body
+// holding a field api/protobuf.h keeps opaque), 400 for malformed input.
 Result<std::string> ProtobufToJson(std::string_view body);
 
 }  // namespace allot::apiserver

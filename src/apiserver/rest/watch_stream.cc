@@ -120,26 +120,12 @@ std::string WatchStream::Next(bool* finished) {
 }
 
 std::string WatchStream::ObjectJson(const api::ObjectPtr& obj) {
-  const api::ResourceInfo& r = *spec_.resource;
-  switch (spec_.output.kind) {
-    case OutputKind::kObject:
-      return *ctx_.cache.Encode(obj);
-    case OutputKind::kPartialMetadata:
-      return PartialMetadataJson(*obj);
-    case OutputKind::kTable: {
-      std::vector<api::ObjectPtr> items = {obj};
-      Page page;
-      page.items = &items;
-      page.resource_version = obj->metadata.resourceVersion;
-      TableOptions options;
-      options.include_object = spec_.output.include_object;
-      options.api_version = "meta.k8s.io/" + spec_.output.table_version;
-      options.with_columns = first_table_;
-      first_table_ = false;
-      return TableJson(r, page, ctx_.clock.Now(), options, ctx_.cache);
-    }
-  }
-  return *ctx_.cache.Encode(obj);
+  const Output& out = spec_.output;
+  if (out.kind == OutputKind::kObject) return *ctx_.cache.Encode(obj);  // shared by watchers
+  std::string json =
+      ObjectOutputJson(*spec_.resource, obj, out, ctx_.clock.Now(), ctx_.cache, first_table_);
+  if (out.kind == OutputKind::kTable) first_table_ = false;
+  return json;
 }
 
 std::string WatchStream::EncodeEvent(const api::WatchEvent& ev) {

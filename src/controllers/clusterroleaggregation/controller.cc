@@ -32,12 +32,7 @@ std::vector<api::PolicyRule> AggregatedRules(const api::ClusterRole& role,
 
 ClusterRoleAggregationController::ClusterRoleAggregationController(
     client::Client& client, client::InformerFactory& informers, Options options)
-    : QueueController(client, informers,
-                      {.name = "clusterrole-aggregation",
-                       .workers = options.workers,
-                       .clock = options.clock,
-                       .queue = options.queue,
-                       .on_sync = std::move(options.on_sync)}) {}
+    : QueueController(client, informers, ConfigOf("clusterrole-aggregation", "", options)) {}
 
 Status ClusterRoleAggregationController::Setup() {
   roles_ = &Watch<api::ClusterRole>();

@@ -11,6 +11,7 @@
 
 #include "client/informer_factory.h"
 #include "client/inprocess/inprocess_client.h"
+#include "controllers/testing/controller_test.h"
 #include "store/backend.h"
 #include "store/store.h"
 #include "testing/objects.h"
@@ -58,26 +59,12 @@ TEST(AggregatedRulesTest, SelectorBySelectorRolesByNameEachRuleOnce) {
   EXPECT_TRUE(AggregatedRules(a, {&view, &b, &a}).empty());  // no aggregationRule
 }
 
-class ClusterRoleAggregationTest : public ::testing::Test {
+class ClusterRoleAggregationTest
+    : public ControllerTest<ClusterRoleAggregationController, ClusterRoleAggregationOptions> {
  protected:
   void SetUp() override {
-    store_ = std::make_unique<store::Store>(store::NewMemoryBackend(), clock_);
-    ASSERT_TRUE(store_->Open().ok());
-    client_ = std::make_unique<client::InProcessClient>(*store_, clock_);
-    factory_ = std::make_unique<client::InformerFactory>(*client_);
-    ClusterRoleAggregationOptions opts;
-    opts.clock = &clock_;
-    controller_ = std::make_unique<ClusterRoleAggregationController>(*client_, *factory_, opts);
-    ASSERT_TRUE(controller_->Start().ok());
-    ASSERT_TRUE(factory_->StartAll().ok());
-    ASSERT_TRUE(factory_->WaitForCacheSync(seconds(10)));
-  }
-  void TearDown() override {
-    controller_->Stop();
-    factory_->StopAll();
-    controller_.reset();
-    factory_.reset();
-    store_->Close();
+    ControllerTest::SetUp();
+    StartController();
   }
   static const api::ResourceInfo& Roles() { return api::ResourceFor<api::ClusterRole>(); }
   void Create(const api::ClusterRole& r) {
@@ -93,12 +80,6 @@ class ClusterRoleAggregationTest : public ::testing::Test {
   bool WaitForRules(const std::string& name, const std::vector<PolicyRule>& want) {
     return testing::WaitUntil([&] { return RulesOf(name) == want; });
   }
-
-  FakeClock clock_;
-  std::unique_ptr<store::Store> store_;
-  std::unique_ptr<client::InProcessClient> client_;
-  std::unique_ptr<client::InformerFactory> factory_;
-  std::unique_ptr<ClusterRoleAggregationController> controller_;
 };
 
 TEST_F(ClusterRoleAggregationTest, TheAggregatedRoleFollowsTheRolesItSelects) {

@@ -38,13 +38,7 @@ std::string SelectorText(const api::PodDisruptionBudget& pdb) {
 DisruptionController::DisruptionController(client::Client& client,
                                            client::InformerFactory& informers, Options options)
     : QueueController(client, informers,
-                      {.name = "disruption",
-                       .event_component = kDisruptionEventComponent,
-                       .workers = options.workers,
-                       .clock = options.clock,
-                       .events = options.events,
-                       .queue = options.queue,
-                       .on_sync = std::move(options.on_sync)}) {}
+                      ConfigOf("disruption", kDisruptionEventComponent, options)) {}
 
 Status DisruptionController::Setup() {
   budgets_ = &Watch<api::PodDisruptionBudget>();

@@ -13,6 +13,7 @@
 #include "api/policy/pod_disruption_budget.h"
 #include "client/informer_factory.h"
 #include "client/inprocess/inprocess_client.h"
+#include "controllers/testing/controller_test.h"
 #include "store/backend.h"
 #include "store/store.h"
 #include "testing/objects.h"
@@ -23,28 +24,10 @@ namespace {
 
 using std::chrono::seconds;
 
-class DisruptionControllerTest : public ::testing::Test {
+class DisruptionControllerTest
+    : public ControllerTest<DisruptionController, DisruptionControllerOptions> {
  protected:
-  void SetUp() override {
-    store_ = std::make_unique<store::Store>(store::NewMemoryBackend(), clock_);
-    ASSERT_TRUE(store_->Open().ok());
-    client_ = std::make_unique<client::InProcessClient>(*store_, clock_);
-  }
-  void TearDown() override {
-    if (controller_) controller_->Stop();
-    controller_.reset();
-    factory_.reset();
-    store_->Close();
-  }
-  void Start() {
-    factory_ = std::make_unique<client::InformerFactory>(*client_);
-    DisruptionControllerOptions opts;
-    opts.clock = &clock_;
-    controller_ = std::make_unique<DisruptionController>(*client_, *factory_, opts);
-    ASSERT_TRUE(controller_->Start().ok());
-    ASSERT_TRUE(factory_->StartAll().ok());
-    ASSERT_TRUE(factory_->WaitForCacheSync(seconds(10)));
-  }
+  void Start() { StartController(); }
   static const api::ResourceInfo& Pods() { return api::ResourceFor<api::Pod>(); }
   static const api::ResourceInfo& Budgets() { return api::ResourceFor<api::PodDisruptionBudget>(); }
 
@@ -94,12 +77,6 @@ class DisruptionControllerTest : public ::testing::Test {
     }
     return out;
   }
-
-  FakeClock clock_;
-  std::unique_ptr<store::Store> store_;
-  std::unique_ptr<client::InProcessClient> client_;
-  std::unique_ptr<client::InformerFactory> factory_;
-  std::unique_ptr<DisruptionController> controller_;
 };
 
 TEST_F(DisruptionControllerTest, TheStatusFollowsThePods) {

@@ -57,13 +57,7 @@ std::chrono::steady_clock::duration Until(Time at, Time now) {
 ReservationController::ReservationController(client::Client& client,
                                              client::InformerFactory& informers, Options options)
     : QueueController(client, informers,
-                      {.name = "reservation",
-                       .event_component = kReservationEventComponent,
-                       .workers = options.workers,
-                       .clock = options.clock,
-                       .events = options.events,
-                       .queue = options.queue,
-                       .on_sync = std::move(options.on_sync)}),
+                      ConfigOf("reservation", kReservationEventComponent, options)),
       retention_(options.retention) {}
 
 Status ReservationController::Setup() {

@@ -13,6 +13,7 @@
 #include "api/koordinator/reservation.h"
 #include "client/informer_factory.h"
 #include "client/inprocess/inprocess_client.h"
+#include "controllers/testing/controller_test.h"
 #include "store/backend.h"
 #include "store/store.h"
 #include "testing/objects.h"
@@ -24,30 +25,15 @@ namespace {
 using std::chrono::hours;
 using std::chrono::seconds;
 
-class ReservationControllerTest : public ::testing::Test {
+class ReservationControllerTest
+    : public ControllerTest<ReservationController, ReservationControllerOptions> {
  protected:
-  void SetUp() override {
-    store_ = std::make_unique<store::Store>(store::NewMemoryBackend(), clock_);
-    ASSERT_TRUE(store_->Open().ok());
-    client_ = std::make_unique<client::InProcessClient>(*store_, clock_);
-  }
-  void TearDown() override {
-    if (controller_) controller_->Stop();
-    controller_.reset();
-    factory_.reset();
-    store_->Close();
-  }
   // One worker, the only waiter on clock_ (see Settle).
   static constexpr int kWorkers = 1;
 
   void Start(ReservationControllerOptions opts = {}) {
-    factory_ = std::make_unique<client::InformerFactory>(*client_);
-    opts.clock = &clock_;
     opts.workers = kWorkers;
-    controller_ = std::make_unique<ReservationController>(*client_, *factory_, opts);
-    ASSERT_TRUE(controller_->Start().ok());
-    ASSERT_TRUE(factory_->StartAll().ok());
-    ASSERT_TRUE(factory_->WaitForCacheSync(seconds(10)));
+    StartController(opts);
   }
 
   // Returns once the worker has read the clock twice since this call: the first read after an
@@ -116,12 +102,6 @@ class ReservationControllerTest : public ::testing::Test {
     }
     return "";
   }
-
-  FakeClock clock_;
-  std::unique_ptr<store::Store> store_;
-  std::unique_ptr<client::InProcessClient> client_;
-  std::unique_ptr<client::InformerFactory> factory_;
-  std::unique_ptr<ReservationController> controller_;
 };
 
 TEST_F(ReservationControllerTest, APendingReservationExpiresAtItsTtl) {
