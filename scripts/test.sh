@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The whole test suite: unit and integration tests, end-to-end tests with the real kubectl and
-# python3-kubernetes, and a short fuzz run of the decoders. Exits non-zero on any failure.
+# python3-kubernetes, a short fuzz run of the decoders, and the conformance suite (client-go 1.37
+# against Allot, docs/conformance.md). Exits non-zero on any failure.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ./scripts/install-deps.sh
@@ -43,3 +44,6 @@ if [ "${ALLOT_SKIP_FUZZ:-0}" != 1 ]; then
     tests/fuzz/corpus/request_body 2>&1 | tail -n 3
   echo "fuzz: request_body_fuzz ran ${ALLOT_FUZZ_SECONDS:-30}s without a crash"
 fi
+# Last, so that where it cannot run (no Go of conformance/go.mod's version) its line saying so
+# is the last one.
+./scripts/conformance.sh

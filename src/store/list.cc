@@ -106,6 +106,16 @@ Result<ListResult> Store::Impl::ListFrom(const ResourceInfo& r, const ListOption
     if (!filter.Matches(r, *obj)) continue;
     if (opts.limit > 0 && static_cast<int64_t>(out.items.size()) == opts.limit) {
       out.continue_token = EncodeContinue(list_rv, KeyString(std::prev(it)->first));
+      // As kube-apiserver: the count of what the next pages hold, known only when no selector
+      // filters them (`it` is the first of them).
+      if (opts.label_selector.Empty() && opts.field_selector.Empty()) {
+        int64_t remaining = 0;
+        for (; it != table.end(); ++it) {
+          if (one_namespace && !KeyInNamespace(it->first, opts.namespace_)) break;
+          ++remaining;
+        }
+        out.remaining_item_count = remaining;
+      }
       break;
     }
     out.items.push_back(std::move(obj));

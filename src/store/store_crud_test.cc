@@ -290,6 +290,38 @@ TEST_P(StoreTest, PaginatedListIsOneSnapshot) {
             (std::vector<std::string>{"p0", "p1", "p2", "p3", "p4", "p5", "p6", "p7", "p8", "p9"}));
 }
 
+// remainingItemCount, as kube-apiserver gives it: what the later pages hold, when no selector
+// filters them; unknown (-1) with a selector, and on the last page.
+TEST_P(StoreTest, PagesCountWhatRemainsWithoutASelector) {
+  for (int i = 0; i < 5; ++i) CreatePod("default", "p" + std::to_string(i));
+  CreatePod("kube-system", "q");
+  ListOptions page;
+  page.namespace_ = "default";
+  page.limit = 2;
+  auto first = store_->List(pods(), page);
+  ASSERT_TRUE(first.ok());
+  EXPECT_EQ(first->remaining_item_count, 3);  // p2..p4, not the pod in kube-system
+  page.continue_token = first->continue_token;
+  auto second = store_->List(pods(), page);
+  ASSERT_TRUE(second.ok());
+  EXPECT_EQ(second->remaining_item_count, 1);
+  page.continue_token = second->continue_token;
+  auto last = store_->List(pods(), page);
+  ASSERT_TRUE(last.ok());
+  EXPECT_TRUE(last->continue_token.empty());
+  EXPECT_EQ(last->remaining_item_count, -1);
+  ListOptions all;
+  all.limit = 2;
+  EXPECT_EQ(store_->List(pods(), all)->remaining_item_count, 4);  // every namespace
+  ListOptions selected;
+  selected.limit = 2;
+  selected.label_selector = *api::LabelSelectorExpr::Parse("!missing");
+  auto filtered = store_->List(pods(), selected);
+  ASSERT_TRUE(filtered.ok());
+  EXPECT_FALSE(filtered->continue_token.empty());
+  EXPECT_EQ(filtered->remaining_item_count, -1);
+}
+
 // Older than the history: 410 on a store of its own; on etcd the page is read from etcd at its
 // revision (after etcd's compaction it is 410 too: EtcdReplicas*Older*).
 TEST_P(StoreTest, ListContinueOlderThanTheHistory) {
