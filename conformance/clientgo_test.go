@@ -291,8 +291,10 @@ func TestInformersAndListers(t *testing.T) {
 	factory := informers.NewSharedInformerFactory(cs, 0)
 	podLister := factory.Core().V1().Pods().Lister()
 	nsLister := factory.Core().V1().Namespaces().Lister()
-	factory.Start(ctx.Done())
-	defer factory.Shutdown()
+	stop := make(chan struct{})
+	factory.Start(stop)
+	defer factory.Shutdown() // waits for the informers, which end once stop is closed
+	defer close(stop)
 	for typ, synced := range factory.WaitForCacheSync(ctx.Done()) {
 		if !synced {
 			t.Fatalf("the %v informer did not sync", typ)
