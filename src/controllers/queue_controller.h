@@ -38,6 +38,7 @@
 // members go before this base's destructor runs, and the workers use them).
 #pragma once
 
+#include <algorithm>
 #include <atomic>
 #include <cstddef>
 #include <functional>
@@ -73,7 +74,8 @@ struct QueueControllerConfig {
 };
 
 // The config of a controller whose Options carry the common fields (workers, clock, events,
-// queue, on_sync) under those names; `event_component` empty for a controller without Events.
+// queue, on_sync, and max_syncs_in_flight for one that syncs asynchronously) under those names;
+// `event_component` empty for a controller without Events.
 template <class Options>
 QueueControllerConfig ConfigOf(std::string_view name, std::string_view event_component,
                                const Options& o) {
@@ -83,6 +85,9 @@ QueueControllerConfig ConfigOf(std::string_view name, std::string_view event_com
   if constexpr (requires { o.events; }) c.events = o.events;
   c.queue = o.queue;
   c.on_sync = o.on_sync;
+  if constexpr (requires { o.max_syncs_in_flight; }) {
+    c.max_syncs_in_flight = std::max<size_t>(1, o.max_syncs_in_flight);
+  }
   return c;
 }
 

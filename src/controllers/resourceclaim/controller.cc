@@ -16,11 +16,6 @@ namespace allot::controllers {
 
 namespace {
 
-QueueControllerConfig WithSyncsInFlight(QueueControllerConfig c, size_t max) {
-  c.max_syncs_in_flight = std::max<size_t>(1, max);
-  return c;
-}
-
 // Index names are prefixed: the informers are shared with other components.
 const std::string kPodClaimIndex = "allot.resourceclaim-controller/pod-claims";
 const std::string kPodTemplateIndex = "allot.resourceclaim-controller/pod-pending-templates";
@@ -54,10 +49,8 @@ std::vector<std::string> PodPendingTemplateKeys(const api::Object& obj) {
 ResourceClaimController::ResourceClaimController(client::Client& client,
                                                  client::InformerFactory& informers,
                                                  Options options)
-    : QueueController(
-          client, informers,
-          WithSyncsInFlight(ConfigOf("resourceclaim", kResourceClaimEventComponent, options),
-                            options.max_syncs_in_flight)),
+    : QueueController(client, informers,
+                      ConfigOf("resourceclaim", kResourceClaimEventComponent, options)),
       options_(std::move(options)),
       own_registry_(options_.metrics ? nullptr : std::make_unique<metrics::Registry>()),
       metrics_(options_.metrics ? *options_.metrics : *own_registry_),
