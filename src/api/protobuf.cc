@@ -3,6 +3,8 @@
 #include <array>
 
 #include "api/codec/protobuf_reflect.h"
+#include "api/apps/protobuf_messages.h"
+#include "api/core/protobuf_messages_config.h"
 #include "api/core/protobuf_messages_node.h"
 #include "api/core/protobuf_messages_pod.h"
 #include "api/core/types.h"
@@ -12,6 +14,7 @@
 #include "api/resource/protobuf_messages.h"
 #include "api/scheduling/priority_class.h"
 #include "api/scheduling/protobuf_messages.h"
+#include "api/storage/protobuf_messages.h"
 
 namespace allot::api {
 
@@ -123,6 +126,21 @@ constexpr std::array kKinds = {
     CodecOf<PodSchedulingContext>(),
     CodecOf<PriorityClass>(),
     CodecOf<PodDisruptionBudget>(),
+    CodecOf<ConfigMap>(),
+    CodecOf<Secret>(),
+    CodecOf<ServiceAccount>(),
+    CodecOf<Service>(),
+    CodecOf<PersistentVolume>(),
+    CodecOf<PersistentVolumeClaim>(),
+    CodecOf<ReplicationController>(),
+    CodecOf<ReplicaSet>(),
+    CodecOf<StatefulSet>(),
+    CodecOf<StorageClass>(),
+    CodecOf<CSIDriver>(),
+    CodecOf<CSINode>(),
+    CodecOf<CSIStorageCapacity>(),
+    CodecOf<VolumeAttachment>(),
+    CodecOf<DeviceTaintRule>(),
 };
 
 const KindCodec* CodecFor(const TypeInfo& type) {

@@ -8,6 +8,8 @@
 #include "api/codec/codec.h"
 #include "api/codec/protobuf_reflect.h"
 #include "api/codec/protobuf_wire.h"
+#include "api/apps/protobuf_messages.h"
+#include "api/core/protobuf_messages_config.h"
 #include "api/core/protobuf_messages_node.h"
 #include "api/core/protobuf_messages_pod.h"
 #include "api/core/types.h"
@@ -17,6 +19,7 @@
 #include "api/resource/protobuf_messages.h"
 #include "api/scheduling/priority_class.h"
 #include "api/scheduling/protobuf_messages.h"
+#include "api/storage/protobuf_messages.h"
 
 namespace allot::api {
 namespace {
@@ -488,6 +491,110 @@ TEST(Protobuf, EveryFieldOfEveryCarriedKindHasANumber) {
   ExpectComplete<PodSchedulingContext>();
   ExpectComplete<PriorityClass>();
   ExpectComplete<PodDisruptionBudget>();
+  ExpectComplete<ConfigMap>();
+  ExpectComplete<Secret>();
+  ExpectComplete<ServiceAccount>();
+  ExpectComplete<Service>();
+  ExpectComplete<PersistentVolume>();
+  ExpectComplete<PersistentVolumeClaim>();
+  ExpectComplete<ReplicationController>();
+  ExpectComplete<ReplicaSet>();
+  ExpectComplete<StatefulSet>();
+  ExpectComplete<StorageClass>();
+  ExpectComplete<CSIDriver>();
+  ExpectComplete<CSINode>();
+  ExpectComplete<CSIStorageCapacity>();
+  ExpectComplete<VolumeAttachment>();
+  ExpectComplete<DeviceTaintRule>();
+}
+
+// The kinds kube-scheduler's informers list (and kubectl's first commands create) travel in
+// protobuf field for field; a Secret's bytes are raw on the wire and base64 in JSON.
+TEST(Protobuf, TheKindsOfTheApiSurfaceSurviveTheRoundTrip) {
+  ExpectRoundTrip(ConfigMap::Type(), R"({"metadata": {"name": "c", "namespace": "d"},
+    "immutable": true, "data": {"a": "b"}, "binaryData": {"bin": "AAEC/w=="}})");
+  ExpectRoundTrip(Secret::Type(), R"({"metadata": {"name": "s", "namespace": "d"},
+    "data": {"password": "aHVudGVyMg=="}, "type": "Opaque"})");
+  ExpectRoundTrip(ServiceAccount::Type(), R"({"metadata": {"name": "sa", "namespace": "d"},
+    "secrets": [{"name": "tok"}], "imagePullSecrets": [{"name": "pull"}],
+    "automountServiceAccountToken": false})");
+  ExpectRoundTrip(Service::Type(), R"({"metadata": {"name": "web", "namespace": "d"},
+    "spec": {"ports": [{"name": "http", "protocol": "TCP", "port": 80, "targetPort": "http",
+      "nodePort": 30080}], "selector": {"app": "web"}, "clusterIP": "10.96.1.2",
+      "clusterIPs": ["10.96.1.2"], "type": "NodePort", "sessionAffinity": "ClientIP",
+      "sessionAffinityConfig": {"clientIP": {"timeoutSeconds": 10800}},
+      "ipFamilies": ["IPv4"], "ipFamilyPolicy": "SingleStack",
+      "externalTrafficPolicy": "Cluster", "internalTrafficPolicy": "Cluster"},
+    "status": {"loadBalancer": {"ingress": [{"ip": "1.2.3.4", "ports": [{"port": 80,
+      "protocol": "TCP"}]}]}}})");
+  ExpectRoundTrip(PersistentVolumeClaim::Type(), R"({"metadata": {"name": "c", "namespace": "d"},
+    "spec": {"accessModes": ["ReadWriteOnce"], "resources": {"requests": {"storage": "1Gi"}},
+      "storageClassName": "fast", "volumeMode": "Filesystem",
+      "dataSourceRef": {"kind": "VolumeSnapshot", "name": "snap", "apiGroup": "s.io"}},
+    "status": {"phase": "Bound", "capacity": {"storage": "1Gi"}, "accessModes": ["ReadWriteOnce"],
+      "conditions": [{"type": "Resizing", "status": "True"}]}})");
+  ExpectRoundTrip(PersistentVolume::Type(), R"({"metadata": {"name": "pv"},
+    "spec": {"capacity": {"storage": "10Gi"}, "accessModes": ["ReadWriteOnce"],
+      "claimRef": {"namespace": "d", "name": "c"}, "persistentVolumeReclaimPolicy": "Retain",
+      "storageClassName": "fast", "volumeMode": "Block", "nodeAffinity": {"required": {
+        "nodeSelectorTerms": [{"matchExpressions": [{"key": "k", "operator": "Exists"}]}]}}},
+    "status": {"phase": "Bound"}})");
+  const char* tmpl = R"("template": {"metadata": {"labels": {"app": "a"}},
+      "spec": {"containers": [{"name": "c", "image": "busybox"}]}})";
+  ExpectRoundTrip(ReplicaSet::Type(), std::string(R"({"metadata": {"name": "rs"}, "spec": {
+    "replicas": 3, "selector": {"matchLabels": {"app": "a"}}, )") + tmpl +
+                                          R"(}, "status": {"replicas": 2, "readyReplicas": 1,
+    "conditions": [{"type": "ReplicaFailure", "status": "True"}]}})");
+  ExpectRoundTrip(ReplicationController::Type(), std::string(R"({"metadata": {"name": "rc"},
+    "spec": {"replicas": 1, "selector": {"app": "a"}, )") + tmpl + "}}");
+  ExpectRoundTrip(StatefulSet::Type(), std::string(R"({"metadata": {"name": "db"}, "spec": {
+    "replicas": 2, "selector": {"matchLabels": {"app": "a"}}, "serviceName": "db",
+    "podManagementPolicy": "Parallel", "updateStrategy": {"type": "RollingUpdate",
+      "rollingUpdate": {"partition": 1, "maxUnavailable": "50%"}},
+    "volumeClaimTemplates": [{"metadata": {"name": "data"}, "spec": {
+      "accessModes": ["ReadWriteOnce"], "resources": {"requests": {"storage": "1Gi"}}}}],
+    "ordinals": {"start": 5}, )") + tmpl + R"(}, "status": {"replicas": 2,
+    "availableReplicas": 1, "currentRevision": "db-1"}})");
+  ExpectRoundTrip(StorageClass::Type(), R"({"metadata": {"name": "fast"},
+    "provisioner": "csi.example.com", "parameters": {"type": "ssd"}, "reclaimPolicy": "Delete",
+    "volumeBindingMode": "WaitForFirstConsumer", "allowVolumeExpansion": true,
+    "allowedTopologies": [{"matchLabelExpressions": [{"key": "zone", "values": ["a"]}]}]})");
+  ExpectRoundTrip(CSIDriver::Type(), R"({"metadata": {"name": "csi.example.com"}, "spec": {
+    "attachRequired": true, "podInfoOnMount": false, "volumeLifecycleModes": ["Persistent"],
+    "tokenRequests": [{"audience": "vault", "expirationSeconds": 3600}],
+    "nodeAllocatableUpdatePeriodSeconds": 60}})");
+  ExpectRoundTrip(CSINode::Type(), R"({"metadata": {"name": "node-1"}, "spec": {"drivers": [
+    {"name": "csi.example.com", "nodeID": "n1", "topologyKeys": ["zone"],
+     "allocatable": {"count": 16}}]}})");
+  ExpectRoundTrip(CSIStorageCapacity::Type(), R"({"metadata": {"name": "c", "namespace": "d"},
+    "storageClassName": "fast", "capacity": "100Gi", "maximumVolumeSize": "10Gi",
+    "nodeTopology": {"matchLabels": {"zone": "a"}}})");
+  ExpectRoundTrip(VolumeAttachment::Type(), R"({"metadata": {"name": "va"}, "spec": {
+    "attacher": "csi.example.com", "source": {"persistentVolumeName": "pv"},
+    "nodeName": "node-1"}, "status": {"attached": true, "attachmentMetadata": {"dev": "/dev/x"},
+    "attachError": {"message": "busy", "errorCode": 5}}})");
+  ExpectRoundTrip(DeviceTaintRule::Type(), R"({"metadata": {"name": "r"}, "spec": {
+    "deviceSelector": {"driver": "gpu.example.com", "pool": "node-1", "device": "gpu-0"},
+    "taint": {"key": "example.com/broken", "value": "fan", "effect": "NoExecute"}},
+    "status": {"conditions": [{"type": "EvictionInProgress", "status": "False",
+      "reason": "Done", "message": "", "lastTransitionTime": "2026-11-27T10:00:00Z"}]}})");
+}
+
+// A Secret's data is bytes: raw in protobuf, and JSON that is not base64 is a 400.
+TEST(Protobuf, SecretBytesAreRawOnTheWire) {
+  auto obj = FromJsonText(Secret::Type(), R"({"metadata": {"name": "s"},
+    "data": {"k": "AP8="}})");
+  EXPECT_EQ(static_cast<const Secret&>(*obj).data.at("k").data, std::string("\0\xff", 2));
+  std::string message;
+  ASSERT_TRUE(EncodeProtobufMessage(*obj, message));
+  EXPECT_NE(message.find(std::string("\0\xff", 2)), std::string::npos);
+  DecodeOptions opts;
+  opts.expected = &Secret::Type();
+  auto bad = DecodeJson(R"({"apiVersion": "v1", "kind": "Secret", "metadata": {"name": "s"},
+    "data": {"k": "not base64!"}})", opts);
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("data[k]: illegal base64 data"), std::string::npos)
+      << bad.status().ToString();
 }
 
 TEST(ProtobufWire, VarintsAndNestedLengths) {

@@ -33,6 +33,8 @@ const ResourceRegistry& ResourceRegistry::Default() {
     RegisterSchedulingResources(*r);
     RegisterPolicyResources(*r);
     RegisterRbacResources(*r);
+    RegisterAppsResources(*r);
+    RegisterStorageResources(*r);
     // Admission that spans groups (the Priority admission plugin, reservations' owners).
     ResourceInfo* pods = r->Mutable("", "pods");
     pods->admit_create = AdmitPod;

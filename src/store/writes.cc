@@ -104,7 +104,7 @@ Status Store::Impl::StageCreate(const ResourceInfo& r, std::unique_ptr<Object> o
   meta.creationTimestamp = clock_.Now().TruncatedToSeconds();
   meta.rare.set(&api::ObjectMetaRare::deletionTimestamp, std::nullopt);
   meta.rare.set(&api::ObjectMetaRare::deletionGracePeriodSeconds, std::nullopt);
-  meta.generation = 1;
+  meta.generation = r.counts_generation ? 1 : 0;
   if (!meta.rare->selfLink.empty()) meta.rare.edit().selfLink.clear();
   meta.rare.compact();  // nothing allocated for fields the server cleared
   if (dry_run) {
@@ -185,7 +185,8 @@ Status Store::Impl::StageUpdate(const ResourceInfo& r, const ObjectPtr& current,
   ALLOT_RETURN_IF_ERROR(errs.ToStatus(type.kind, r.group, cur.name));
   // Binding writes storage directly in Kubernetes, bypassing the strategy that counts
   // generations: a bind does not bump metadata.generation.
-  if (sub != Subresource::kBinding && type.spec_equal && !type.spec_equal(*obj, *current)) {
+  if (r.counts_generation && sub != Subresource::kBinding && type.spec_equal &&
+      !type.spec_equal(*obj, *current)) {
     meta.generation = cur.generation + 1;
   }
   meta.resourceVersion = cur.resourceVersion;

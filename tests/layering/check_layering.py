@@ -28,9 +28,11 @@ DEPENDS = {
     'api/koordinator': ['api/core', 'api/resource'],  # scheduling.koordinator.sh Reservation
     'api/scheduling': ['api/core'],   # scheduling.k8s.io PriorityClass, priority admission
     'api/policy': ['api/core'],       # policy/v1 PodDisruptionBudget, Eviction
+    'api/apps': ['api/core'],         # apps/v1 ReplicaSet, StatefulSet (and core/v1 ReplicationController)
+    'api/storage': ['api/core'],      # storage.k8s.io/v1 StorageClass, CSI kinds, VolumeAttachment
     'api/rbac': ['api/machinery'],    # rbac.authorization.k8s.io Role, ClusterRole, bindings
     'api': ['api/resource', 'api/koordinator', 'api/scheduling', 'api/policy', 'api/rbac',
-            'api/patch'],
+            'api/apps', 'api/storage', 'api/patch'],
     # the registry of every group
     'cel': ['api'],
     'workloads': ['api'],              # objects for benchmarks, tests, simulations

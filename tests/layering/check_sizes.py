@@ -73,6 +73,8 @@ def functions(text):
         parens += line.count('(') - line.count(')')
         if body_start is None and line.strip().endswith(';') and parens == 0:
             pending = None
+        if body_start is None and line.lstrip().startswith('namespace'):
+            pending = None  # a macro line (ALLOT_DEFINE_TYPE(...)) before a namespace opens
         for ch in line:
             if ch == '{':
                 if body_start is None and pending is not None:

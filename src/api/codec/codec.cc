@@ -7,6 +7,7 @@
 
 #include "api/machinery/reflect.h"
 #include "api/machinery/scheme.h"
+#include "common/base64.h"
 
 namespace allot::api {
 
@@ -89,6 +90,22 @@ bool Codec<Quantity>::Decode(const JsonValue& j, Quantity& out, DecodeContext& c
         "'^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'");
   }
   out = *q;
+  return true;
+}
+
+void Codec<Bytes>::Encode(JsonWriter& w, const Bytes& v) {
+  Codec<std::string>::Encode(w, Base64Encode(v.data));
+}
+
+bool Codec<Bytes>::Decode(const JsonValue& j, Bytes& out, DecodeContext& ctx) {
+  if (j.IsNull()) {
+    out.data.clear();
+    return true;
+  }
+  if (!j.IsString()) return ctx.TypeError("base64 string", j);
+  std::optional<std::string> bytes = Base64Decode(std::string_view(j.GetString(), j.GetStringLength()));
+  if (!bytes) return ctx.ValueError("illegal base64 data");
+  out.data = std::move(*bytes);
   return true;
 }
 

@@ -122,6 +122,20 @@ struct Field<std::string> {
 };
 
 template <>
+struct Field<Bytes> {
+  static bool IsEmpty(const Bytes& v) { return v.empty(); }
+  static bool Write(Writer& w, int n, ProtoAs, const Bytes& v) {
+    w.BytesField(n, v.data);
+    return true;
+  }
+  static bool Read(const Record& r, Bytes& out, ProtoAs, DecodeState& s) {
+    if (r.type != kLengthDelimited) return WrongType(r, s);
+    out.data.assign(r.bytes);
+    return true;
+  }
+};
+
+template <>
 struct Field<InternedString> {
   static bool IsEmpty(const InternedString& v) { return v.empty(); }
   static bool Write(Writer& w, int n, ProtoAs, const InternedString& v) {

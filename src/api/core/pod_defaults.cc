@@ -198,6 +198,8 @@ std::string ComputePodQOS(const Pod& pod) {
   return guaranteed && requests.size() == limits.size() ? "Guaranteed" : "Burstable";
 }
 
+void DefaultPodTemplateSpec(PodTemplateSpec& tmpl) { DefaultPodSpec(tmpl.spec); }
+
 void DefaultPod(Pod& pod) {
   DefaultPodSpec(pod.spec);
   DefaultPriority(pod.spec);

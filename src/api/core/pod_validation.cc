@@ -1,7 +1,6 @@
 // Pod validation: k8s.io/kubernetes pkg/apis/core/validation/validation.go (ValidatePodCreate,
 // ValidatePodSpec, validateContainers, ValidatePodUpdate, ValidatePodStatusUpdate,
 // ValidatePodBinding), Kubernetes 1.34 with default feature gates.
-#include <arpa/inet.h>
 
 #include <cstdint>
 #include <map>
@@ -32,39 +31,6 @@ void NotFound(FieldErrors& errs, const Path& p, std::string_view value, std::str
 
 void ValidateQualifiedName(std::string_view value, const Path& p, FieldErrors& errs) {
   ValidateLabelName(value, p, errs);
-}
-
-bool IsValidIp(const std::string& s) {
-  unsigned char buf[16];
-  return inet_pton(AF_INET, s.c_str(), buf) == 1 || inet_pton(AF_INET6, s.c_str(), buf) == 1;
-}
-
-std::string InclusiveRangeError(int64_t lo, int64_t hi) {
-  return "must be between " + std::to_string(lo) + " and " + std::to_string(hi) + ", inclusive";
-}
-
-// validation.IsValidPortName (IANA_SVC_NAME).
-std::vector<std::string> PortNameErrors(std::string_view port) {
-  std::vector<std::string> errs;
-  if (port.size() < 1 || port.size() > 15) errs.push_back("must be no more than 15 characters");
-  bool ok_chars = true;
-  bool has_letter = false;
-  for (char c : port) {
-    bool lower = c >= 'a' && c <= 'z';
-    has_letter = has_letter || lower;
-    if (!lower && !(c >= '0' && c <= '9') && c != '-') ok_chars = false;
-  }
-  if (!ok_chars) {
-    errs.push_back("must contain only alpha-numeric characters (a-z, 0-9), and hyphens (-)");
-  }
-  if (port.find("--") != std::string_view::npos) {
-    errs.push_back("must not contain consecutive hyphens");
-  }
-  if (!has_letter) errs.push_back("must contain at least one letter (a-z)");
-  if (!port.empty() && (port.front() == '-' || port.back() == '-')) {
-    errs.push_back("must not begin or end with a hyphen");
-  }
-  return errs;
 }
 
 bool IsStandardContainerResource(std::string_view n) {
@@ -591,7 +557,7 @@ void ValidateNamesAndScalars(const PodSpec& spec, const Path& p, FieldErrors& er
   for (size_t i = 0; i < spec.rare->hostAliases.size(); ++i) {
     const HostAlias& h = spec.rare->hostAliases[i];
     Path ip = p.Child("hostAliases").Index(i);
-    if (!IsValidIp(h.ip)) {
+    if (!IsIpAddress(h.ip)) {
       errs.Invalid(ip.Child("ip"), h.ip,
                    "must be a valid IP address, (e.g. 10.9.8.7 or 2001:db8::ffff)");
     }
@@ -725,6 +691,18 @@ void ValidatePod(const Pod& pod, FieldErrors& errs) {
   ValidatePodSpec(pod, Path("spec"), errs);
   if (!pod.spec.rare->ephemeralContainers.empty()) {
     errs.Forbidden(Path("spec").Child("ephemeralContainers"), "cannot be set on create");
+  }
+}
+
+void ValidatePodTemplateSpec(const PodTemplateSpec& tmpl, const Path& p, FieldErrors& errs) {
+  ValidateLabels(tmpl.metadata.labels, p.Child("metadata").Child("labels"), errs);
+  ValidateAnnotations(tmpl.metadata.annotations, p.Child("metadata").Child("annotations"), errs);
+  Pod pod;  // ValidatePodSpec reads a pod; a template's has no name yet
+  pod.spec = tmpl.spec;
+  ValidatePodSpec(pod, p.Child("spec"), errs);
+  if (!tmpl.spec.rare->ephemeralContainers.empty()) {
+    errs.Forbidden(p.Child("spec").Child("ephemeralContainers"),
+                   "ephemeral containers not allowed in pod template");
   }
 }
 

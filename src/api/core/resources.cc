@@ -2,7 +2,10 @@
 // wired to the functions of api/core/strategy.h.
 #include "api/machinery/resources.h"
 
+#include "api/core/config.h"
+#include "api/core/service.h"
 #include "api/core/strategy.h"
+#include "api/core/volumes.h"
 #include "api/core/types.h"
 #include "api/machinery/meta_validation.h"
 #include "api/machinery/strategy_hooks.h"
@@ -34,6 +37,7 @@ ResourceInfo Namespaces() {
 
 ResourceInfo Pods() {
   ResourceInfo r = Core("pods", "pod", Pod::Type());
+  r.counts_generation = true;
   r.short_names = {"po"};
   r.categories = {"all"};
   r.status_subresource = true;
@@ -112,6 +116,9 @@ void RegisterCoreResources(ResourceRegistry& registry) {
   registry.Add(Pods());
   registry.Add(Events());
   registry.Add(Leases());
+  RegisterConfigResources(registry);
+  RegisterVolumeResources(registry);
+  RegisterServiceResources(registry);
 }
 
 }  // namespace allot::api

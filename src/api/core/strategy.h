@@ -49,6 +49,10 @@ inline constexpr std::string_view kTerminationMessagePathDefault = "/dev/termina
 // Not defaulted: fields inside RawJson (probes, volume sources, env valueFrom, ...).
 void DefaultPod(Pod& pod);
 
+// The pod defaulting of the spec alone (SetDefaults_PodSpec and its containers), as a workload's
+// pod template gets it: no priority, status or strategy mutations.
+void DefaultPodTemplateSpec(PodTemplateSpec& tmpl);
+
 // The pod's QoS class (Guaranteed | Burstable | BestEffort) from cpu and memory requests and
 // limits of its containers and init containers, or of spec.resources when set.
 std::string ComputePodQOS(const Pod& pod);
@@ -72,6 +76,9 @@ void ValidatePod(const Pod& pod, FieldErrors& errs);
 // resourceClaimTemplateName. Also used for Reservation templates.
 void ValidatePodResourceClaims(const std::vector<PodResourceClaim>& claims,
                                std::string_view owner_name, const Path& p, FieldErrors& errs);
+// corevalidation.ValidatePodTemplateSpec under `p` ("spec.template"): metadata holds only labels
+// and annotations (ValidateTemplateObjectMeta), the spec validates as a pod's.
+void ValidatePodTemplateSpec(const PodTemplateSpec& tmpl, const Path& p, FieldErrors& errs);
 // ValidatePodUpdate: metadata update rules; only container/init container images,
 // activeDeadlineSeconds (lowering), tolerations (additions) and schedulingGates (removals) may
 // change — anything else is `spec: Forbidden: pod updates may not change fields other than ...`

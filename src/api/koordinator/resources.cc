@@ -42,6 +42,7 @@ ResourceInfo Reservations() {
   ResourceInfo r = NewResourceInfo(std::string(kKoordinatorSchedulingGroup), "v1alpha1",
                                    "reservations", "reservation", Reservation::Type(),
                                    /*namespaced=*/false);
+  r.counts_generation = true;
   r.status_subresource = true;
   r.default_fn = [](Object& obj) { SetReservationDefaults(static_cast<Reservation&>(obj)); };
   r.validate = hooks::Validate<Reservation, ValidateReservation>;

@@ -41,6 +41,14 @@ struct RawJson {
   bool operator==(const RawJson&) const = default;
 };
 
+// A []byte field (Secret.data, ConfigMap.binaryData): the bytes themselves in `data`; JSON
+// carries them base64-encoded (Go's encoding/json for []byte), protobuf as they are.
+struct Bytes {
+  std::string data;
+  bool empty() const { return data.empty(); }
+  bool operator==(const Bytes&) const = default;
+};
+
 // intstr.IntOrString.
 struct IntOrString {
   bool is_string = false;

@@ -1,5 +1,7 @@
 #include "api/machinery/names.h"
 
+#include <arpa/inet.h>
+
 #include <string>
 #include <string_view>
 #include <vector>
@@ -203,6 +205,40 @@ Status ValidateLabelKey(std::string_view key) {
 
 Status ValidateLabelValue(std::string_view value) {
   return InvalidFromErrors(LabelValueErrors(value));
+}
+
+bool IsIpAddress(std::string_view text) {
+  const std::string s(text);
+  unsigned char buf[16];
+  return inet_pton(AF_INET, s.c_str(), buf) == 1 || inet_pton(AF_INET6, s.c_str(), buf) == 1;
+}
+
+std::string InclusiveRangeError(int64_t lo, int64_t hi) {
+  return "must be between " + std::to_string(lo) + " and " + std::to_string(hi) + ", inclusive";
+}
+
+// validation.IsValidPortName (IANA_SVC_NAME).
+std::vector<std::string> PortNameErrors(std::string_view port) {
+  std::vector<std::string> errs;
+  if (port.size() < 1 || port.size() > 15) errs.push_back("must be no more than 15 characters");
+  bool ok_chars = true;
+  bool has_letter = false;
+  for (char c : port) {
+    bool lower = c >= 'a' && c <= 'z';
+    has_letter = has_letter || lower;
+    if (!lower && !(c >= '0' && c <= '9') && c != '-') ok_chars = false;
+  }
+  if (!ok_chars) {
+    errs.push_back("must contain only alpha-numeric characters (a-z, 0-9), and hyphens (-)");
+  }
+  if (port.find("--") != std::string_view::npos) {
+    errs.push_back("must not contain consecutive hyphens");
+  }
+  if (!has_letter) errs.push_back("must contain at least one letter (a-z)");
+  if (!port.empty() && (port.front() == '-' || port.back() == '-')) {
+    errs.push_back("must not begin or end with a hyphen");
+  }
+  return errs;
 }
 
 }  // namespace allot::api

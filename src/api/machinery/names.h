@@ -10,6 +10,7 @@
 // The checks are hand-written equivalents of the regular expressions named in the messages.
 #pragma once
 
+#include <cstdint>
 #include <initializer_list>
 #include <string>
 #include <string_view>
@@ -56,6 +57,16 @@ std::vector<std::string> QualifiedNameErrors(std::string_view value);
 // Label value: empty, or at most 63 bytes of ([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9].
 bool IsLabelValue(std::string_view value);
 std::vector<std::string> LabelValueErrors(std::string_view value);
+
+// An IPv4 or IPv6 address in any form inet_pton accepts.
+bool IsIpAddress(std::string_view text);
+
+// "must be between <lo> and <hi>, inclusive"
+std::string InclusiveRangeError(int64_t lo, int64_t hi);
+
+// validation.IsValidPortName (an IANA service name: at most 15 of [a-z0-9-], a letter, no "--",
+// no leading or trailing '-'); empty when valid.
+std::vector<std::string> PortNameErrors(std::string_view port);
 
 // OK, or kInvalid whose message is the Kubernetes messages joined with "; " (the detail text
 // Kubernetes puts after `Invalid value: "<key>": `). No field path is included.

@@ -99,6 +99,15 @@ struct Codec<std::string> {
   static SchemaNode Schema() { return Scalar(SchemaNode::Kind::kString); }
 };
 
+// []byte: a base64 string in JSON (standard encoding with padding, as Go's encoding/json).
+template <>
+struct Codec<Bytes> {
+  static void Encode(JsonWriter& w, const Bytes& v);
+  static bool IsEmpty(const Bytes& v) { return v.empty(); }
+  static bool Decode(const JsonValue& j, Bytes& out, DecodeContext& ctx);
+  static SchemaNode Schema() { return Scalar(SchemaNode::Kind::kString, "byte"); }
+};
+
 template <>
 struct Codec<InternedString> {
   static void Encode(JsonWriter& w, const InternedString& v) { Codec<std::string>::Encode(w, v); }

@@ -96,4 +96,11 @@ std::string AgeCell(const Object& obj, Time now) {
   return HumanDuration(now.unix_seconds() - obj.metadata.creationTimestamp->unix_seconds());
 }
 
+TableColumn AgeColumn() {
+  return {"Age", "string", "",
+          "CreationTimestamp is a timestamp representing the server time when this object was "
+          "created.",
+          0};
+}
+
 }  // namespace allot::api

@@ -54,6 +54,10 @@ struct ResourceInfo {
   std::vector<std::string> short_names;  // "po"
   std::vector<std::string> categories;   // "all"
   bool status_subresource = false;
+  // metadata.generation is kept (1 on create, +1 on each spec change) only for the kinds whose
+  // Kubernetes strategy does so (workloads, pods, disruption budgets, priority classes, device
+  // classes, slices and taint rules, custom resources); the others never carry one.
+  bool counts_generation = false;
   // With a status subresource, create normally resets status (it is the controllers' to
   // write). Kinds whose creator owns the status too (Node) keep it.
   bool create_keeps_status = false;
@@ -134,8 +138,9 @@ const ResourceInfo& ResourceFor() {
 
 // Human age as kubectl prints it ("5s", "3m12s", "2d4h"): duration.HumanDuration.
 std::string HumanDuration(int64_t seconds);
-// The AGE cell for an object.
+// The AGE cell for an object, and its column as kube-apiserver describes it.
 std::string AgeCell(const Object& obj, Time now);
+TableColumn AgeColumn();
 
 // Each group's file registers its resources.
 void RegisterCoreResources(ResourceRegistry& registry);         // api/core/resources.cc
@@ -144,5 +149,7 @@ void RegisterKoordinatorResources(ResourceRegistry& registry);  // api/koordinat
 void RegisterSchedulingResources(ResourceRegistry& registry);   // api/scheduling/resources.cc
 void RegisterPolicyResources(ResourceRegistry& registry);       // api/policy/resources.cc
 void RegisterRbacResources(ResourceRegistry& registry);         // api/rbac/resources.cc
+void RegisterAppsResources(ResourceRegistry& registry);         // api/apps/resources.cc
+void RegisterStorageResources(ResourceRegistry& registry);      // api/storage/resources.cc
 
 }  // namespace allot::api

@@ -24,6 +24,7 @@ ResourceInfo PodDisruptionBudgets() {
   ResourceInfo r = NewResourceInfo(std::string(kPolicyGroup), "v1", "poddisruptionbudgets",
                                    "poddisruptionbudget", PodDisruptionBudget::Type(),
                                    /*namespaced=*/true);
+  r.counts_generation = true;
   r.short_names = {"pdb"};
   r.status_subresource = true;
   r.validate = hooks::Validate<PodDisruptionBudget, ValidatePodDisruptionBudget>;

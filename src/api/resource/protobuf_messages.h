@@ -5,6 +5,7 @@
 
 #include "api/machinery/protobuf_fields.h"
 #include "api/machinery/protobuf_messages.h"
+#include "api/resource/device_taint_rule.h"
 #include "api/resource/pod_scheduling_context.h"
 #include "api/resource/types.h"
 
@@ -234,6 +235,26 @@ template <>
 struct ProtoMessage<DeviceTaint> {
   static constexpr ProtoField kFields[] = {
       {"key", 1}, {"value", 2}, {"effect", 3}, {"timeAdded", 4}};
+};
+
+template <>
+struct ProtoMessage<DeviceTaintSelector> {
+  static constexpr ProtoField kFields[] = {{"driver", 2}, {"pool", 3}, {"device", 4}};
+};
+
+template <>
+struct ProtoMessage<DeviceTaintRuleSpec> {
+  static constexpr ProtoField kFields[] = {{"deviceSelector", 1}, {"taint", 2}};
+};
+
+template <>
+struct ProtoMessage<DeviceTaintRuleStatus> {
+  static constexpr ProtoField kFields[] = {{"conditions", 1}};
+};
+
+template <>
+struct ProtoMessage<DeviceTaintRule> {
+  static constexpr ProtoField kFields[] = {{"metadata", 1}, {"spec", 2}, {"status", 3}};
 };
 
 template <>

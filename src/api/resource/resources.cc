@@ -4,6 +4,7 @@
 #include "api/machinery/resources.h"
 
 #include "api/machinery/strategy_hooks.h"
+#include "api/resource/device_taint_rule.h"
 #include "api/resource/pod_scheduling_context.h"
 #include "api/resource/types.h"
 #include "api/resource/validation.h"
@@ -12,10 +13,7 @@ namespace allot::api {
 
 namespace {
 
-const TableColumn kAgeColumn = {"Age", "string", "",
-                                "CreationTimestamp is a timestamp representing the server time "
-                                "when this object was created.",
-                                0};
+const TableColumn kAgeColumn = AgeColumn();
 
 ResourceInfo DraResource(std::string resource, std::string singular, const TypeInfo& type,
                          bool namespaced) {
@@ -27,6 +25,7 @@ std::vector<TableCell> AgeOnlyRow(const Object& obj, Time now) { return {AgeCell
 
 ResourceInfo DeviceClasses() {
   ResourceInfo r = DraResource("deviceclasses", "deviceclass", DeviceClass::Type(), false);
+  r.counts_generation = true;
   r.validate = hooks::ValidateWith<DeviceClass, ValidateDeviceClass>;
   r.validate_update = hooks::ValidateUpdate<DeviceClass, ValidateDeviceClassUpdate>;
   r.columns = {kAgeColumn};
@@ -83,6 +82,7 @@ std::vector<TableCell> ResourceSliceRow(const Object& obj, Time now) {
 
 ResourceInfo ResourceSlices() {
   ResourceInfo r = DraResource("resourceslices", "resourceslice", ResourceSlice::Type(), false);
+  r.counts_generation = true;
   r.validate = hooks::Validate<ResourceSlice, ValidateResourceSlice>;
   r.validate_update = hooks::ValidateUpdate<ResourceSlice, ValidateResourceSliceUpdate>;
   r.field_labels = {"spec.nodeName", "spec.driver"};
@@ -119,6 +119,31 @@ ResourceInfo PodSchedulingContexts() {
   return r;
 }
 
+std::vector<TableCell> DeviceTaintRuleRow(const Object& obj, Time now) {
+  const auto& rule = static_cast<const DeviceTaintRule&>(obj);
+  const DeviceTaint& t = rule.spec.taint;
+  std::string added;
+  if (t.timeAdded) added = HumanDuration(now.unix_seconds() - t.timeAdded->unix_seconds());
+  return {t.key, t.value, t.effect, added, AgeCell(obj, now)};
+}
+
+ResourceInfo DeviceTaintRules() {
+  ResourceInfo r = DraResource("devicetaintrules", "devicetaintrule", DeviceTaintRule::Type(), false);
+  r.counts_generation = true;
+  r.status_subresource = true;
+  r.validate = hooks::Validate<DeviceTaintRule, ValidateDeviceTaintRule>;
+  r.validate_update = hooks::ValidateUpdate<DeviceTaintRule, ValidateDeviceTaintRuleUpdate>;
+  r.validate_status =
+      hooks::ValidateUpdate<DeviceTaintRule, ValidateDeviceTaintRuleStatusUpdate>;
+  r.columns = {{"Key", "string", "", "The taint key to be applied to a device.", 0},
+               {"Value", "string", "", "The taint value corresponding to the taint key.", 0},
+               {"Effect", "string", "", "The effect of the taint on claims that do not tolerate the taint and through such claims on the pods using them.", 0},
+               {"TimeAdded", "string", "", "TimeAdded represents the time at which the taint was added or (only in a DeviceTaintRule) the effect was modified.", 0},
+               kAgeColumn};
+  r.row = DeviceTaintRuleRow;
+  return r;
+}
+
 }  // namespace
 
 void RegisterDraResources(ResourceRegistry& registry) {
@@ -126,6 +151,7 @@ void RegisterDraResources(ResourceRegistry& registry) {
   registry.Add(ResourceClaims());
   registry.Add(ResourceClaimTemplates());
   registry.Add(ResourceSlices());
+  registry.Add(DeviceTaintRules());
   registry.Add(PodSchedulingContexts());  // v1alpha3
 }
 

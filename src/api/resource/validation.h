@@ -98,6 +98,10 @@ void ValidateResourceSlice(const ResourceSlice& obj, FieldErrors& errs);
 void ValidateResourceSliceUpdate(const ResourceSlice& obj, const ResourceSlice& old,
                                  FieldErrors& errs);
 
+// validateDeviceTaint (1.37): a qualified-name key, a label value, effect NoSchedule, NoExecute
+// or None.
+void ValidateDeviceTaint(const DeviceTaint& t, const Path& p, FieldErrors& errs);
+
 // Pieces shared by the files that implement the above (dra_validation*.cc); not for callers.
 namespace dra_internal {
 void ValidateResourceClaimSpec(const ResourceClaimSpec& spec, const Path& p,

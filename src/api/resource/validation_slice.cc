@@ -156,16 +156,6 @@ void ValidateCapacity(const DeviceCapacity& c, bool multi, const Path& p, FieldE
   }
 }
 
-void ValidateTaint(const DeviceTaint& t, const Path& p, FieldErrors& errs) {
-  ValidateLabelName(t.key, p.Child("key"), errs);
-  if (!t.value.empty()) ValidateLabelValue(t.value, p.Child("value"), errs);
-  if (t.effect.empty()) {
-    errs.Required(p.Child("effect"));
-  } else if (t.effect != "NoSchedule" && t.effect != "NoExecute") {
-    errs.NotSupported(p.Child("effect"), t.effect, {"NoExecute", "NoSchedule"});
-  }
-}
-
 void ValidateCounterMap(const std::map<std::string, Counter>& counters, const Path& p,
                         FieldErrors& errs) {
   for (const auto& [name, counter] : counters) {
@@ -278,7 +268,7 @@ size_t ValidateDevice(const Device& d, bool per_device, const SharedCounters& sh
     ValidateCapacity(cap, multi, kp, errs);
   }
   ValidateSlice(d.taints, kDeviceTaintsMaxLength, p.Child("taints"), errs,
-                [&](const DeviceTaint& t, const Path& tp) { ValidateTaint(t, tp, errs); });
+                [&](const DeviceTaint& t, const Path& tp) { ValidateDeviceTaint(t, tp, errs); });
   size_t counters = ValidateConsumesCounters(d, shared, p, errs);
   ValidateDeviceNodeSelection(d, per_device, p, errs);
   dra_internal::ValidateBindingConditions(d.bindingConditions, d.bindingFailureConditions, p, errs);
@@ -406,6 +396,16 @@ void ValidateResourceSliceUpdate(const ResourceSlice& obj, const ResourceSlice& 
                           errs);
   ValidateImmutableString(obj.spec.driver, old.spec.driver, p.Child("driver"), errs);
   ValidateImmutableString(obj.spec.nodeName, old.spec.nodeName, p.Child("nodeName"), errs);
+}
+
+void ValidateDeviceTaint(const DeviceTaint& t, const Path& p, FieldErrors& errs) {
+  ValidateLabelName(t.key, p.Child("key"), errs);
+  if (!t.value.empty()) ValidateLabelValue(t.value, p.Child("value"), errs);
+  if (t.effect.empty()) {
+    errs.Required(p.Child("effect"));
+  } else if (t.effect != "NoSchedule" && t.effect != "NoExecute" && t.effect != "None") {
+    errs.NotSupported(p.Child("effect"), t.effect, {"NoExecute", "NoSchedule", "None"});
+  }
 }
 
 }  // namespace allot::api

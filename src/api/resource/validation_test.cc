@@ -425,7 +425,7 @@ TEST(DraValidationTest, ResourceSlice) {
                                      {.key = "example.com/t"}};
        },
        {"spec.devices[0].taints[0].effect: Unsupported value: \"PreferNoSchedule\": supported "
-        "values: \"NoExecute\", \"NoSchedule\"",
+        "values: \"NoExecute\", \"NoSchedule\", \"None\"",
         "spec.devices[0].taints[1].effect: Required value"}},
       {"request policy needs allowMultipleAllocations",
        [](ResourceSlice& s) {

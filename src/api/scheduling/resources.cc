@@ -26,6 +26,7 @@ std::vector<ObjectPtr> SystemClasses() {
 ResourceInfo PriorityClasses() {
   ResourceInfo r = NewResourceInfo(std::string(kSchedulingGroup), "v1", "priorityclasses",
                                    "priorityclass", PriorityClass::Type(), /*namespaced=*/false);
+  r.counts_generation = true;
   r.short_names = {"pc"};
   r.default_fn = hooks::Default<PriorityClass, SetPriorityClassDefaults>;
   r.validate = hooks::Validate<PriorityClass, ValidatePriorityClass>;

@@ -89,7 +89,7 @@ TEST(ProtobufTest, AccessReviewsAsKubectlAuthCanISendsThem) {
 }
 
 TEST(ProtobufTest, RejectsOtherKindsAndGarbage) {
-  EXPECT_EQ(ProtobufToJson(Envelope("v1", "ConfigMap", "")).status().code(),
+  EXPECT_EQ(ProtobufToJson(Envelope("v1", "Endpoints", "")).status().code(),
             StatusCode::kUnsupportedMediaType);
   EXPECT_EQ(ProtobufToJson("nope").status().code(), StatusCode::kBadRequest);
   std::string truncated = std::string("k8s\0", 4) + "\x0a\x7f";

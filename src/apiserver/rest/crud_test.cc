@@ -68,7 +68,7 @@ TEST_F(CrudTest, UnknownPathAndResource) {
     EXPECT_EQ(J(res.body)["/message"], "the server could not find the requested resource");
   }
   // Unknown resources are 404 for writes too (kubectl create configmap).
-  EXPECT_EQ(Post("/api/v1/namespaces/default/configmaps", "{}").status, 404);
+  EXPECT_EQ(Post("/api/v1/namespaces/default/endpoints", "{}").status, 404);
 }
 
 TEST_F(CrudTest, MethodNotAllowed) {
