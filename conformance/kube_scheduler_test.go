@@ -225,6 +225,28 @@ func TestKubeSchedulerSchedulesOnAllot(t *testing.T) {
 		t.Errorf("kube-scheduler did not see the demo fabric's failed attach")
 	}
 
+	// Its events come through events.k8s.io/v1 (in protobuf) and read back as core Events.
+	deadline := time.Now().Add(testTimeout)
+	for {
+		evs, err := cs.CoreV1().Events("default").List(ctx, metav1.ListOptions{
+			FieldSelector: "involvedObject.name=plain"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		found := false
+		for _, e := range evs.Items {
+			found = found || (e.Reason == "Scheduled" && e.ReportingController == "default-scheduler" &&
+				strings.Contains(e.Message, "Successfully assigned default/plain"))
+		}
+		if found {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no Scheduled event from default-scheduler for pod plain: %+v", evs.Items)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+
 	if sched.Exited() {
 		t.Fatal("kube-scheduler exited")
 	}

@@ -43,6 +43,9 @@ const ResourceRegistry& ResourceRegistry::Default() {
     classes->admit_create = AdmitPriorityClass;
     classes->admit_update = AdmitPriorityClassUpdate;
     classes->admit_delete = AdmitPriorityClassDelete;
+    // Last: served versions point at the resources registered above.
+    RegisterDraServedVersions(*r);
+    RegisterEventsServedVersion(*r);
     return r;
   }();
   return *registry;

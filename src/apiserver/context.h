@@ -121,7 +121,15 @@ class Call : public std::enable_shared_from_this<Call> {
   // store's compare-and-swap, against the object it replaces.
   store::UpdateFn Admitted(store::UpdateFn fn) const;
 
+  // The resource as stored: what the store, strategies and admission see.
   const api::ResourceInfo& resource() const { return *route.resource; }
+  // The resource as the request's version names it (a served version's view, else resource()):
+  // what lists, watches and tables say, and their columns.
+  const api::ResourceInfo& view() const {
+    return route.served ? route.served->view : *route.resource;
+  }
+  // The encodings of answers in the request's version.
+  EncodeCache& cache() const { return ctx.cache.For(route.served); }
   // The metrics verb: GET, LIST, WATCH, POST, PUT, PATCH, APPLY, DELETE, DELETECOLLECTION.
   void set_verb(std::string verb) { verb_ = std::move(verb); }
   const std::string& verb() const { return verb_; }

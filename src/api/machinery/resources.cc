@@ -34,6 +34,41 @@ const ResourceInfo* ResourceRegistry::Find(std::string_view group, std::string_v
   return nullptr;
 }
 
+void ResourceRegistry::AddServedVersion(std::string_view storage_group, std::string_view resource,
+                                         std::string group, std::string version,
+                                         Status (*to_storage)(rapidjson::Document&),
+                                         void (*from_storage)(rapidjson::Document&),
+                                         bool same_shape) {
+  const ResourceInfo* storage = nullptr;
+  for (const auto& r : resources_) {
+    if (r.group == storage_group && r.resource == resource) storage = &r;
+  }
+  if (!storage) return;
+  ServedVersion& sv = served_.emplace_back();
+  sv.storage = storage;
+  sv.view_type = *storage->type;
+  sv.view_type.group = group;
+  sv.view_type.version = version;
+  sv.view_type.api_version = group.empty() ? version : group + "/" + version;
+  sv.view = *storage;
+  sv.view.group = std::move(group);
+  sv.view.version = std::move(version);
+  sv.view.type = &sv.view_type;
+  sv.to_storage = to_storage;
+  sv.from_storage = from_storage;
+  sv.same_shape = same_shape;
+}
+
+const ServedVersion* ResourceRegistry::FindServed(std::string_view group, std::string_view version,
+                                                  std::string_view resource) const {
+  for (const auto& sv : served_) {
+    if (sv.view.group == group && sv.view.version == version && sv.view.resource == resource) {
+      return &sv;
+    }
+  }
+  return nullptr;
+}
+
 const ResourceInfo* ResourceRegistry::FindByKind(std::string_view api_version,
                                                  std::string_view kind) const {
   for (const auto& r : resources_) {

@@ -6,6 +6,7 @@
 // hook means "nothing to do".
 #pragma once
 
+#include <deque>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -106,6 +107,26 @@ struct ResourceInfo {
 ResourceInfo NewResourceInfo(std::string group, std::string version, std::string resource,
                              std::string singular, const TypeInfo& type, bool namespaced);
 
+// A resource served in a group-version besides the one it is stored in, converted on the way in
+// and out as kube-apiserver converts every served version through its internal one:
+// resource.k8s.io v1beta1 and v1beta2 beside v1, events.k8s.io/v1 for core/v1 Events. The
+// conversions rewrite one object's JSON document in place, apiVersion and kind included; objects
+// in a served version travel as JSON only.
+struct ServedVersion {
+  const ResourceInfo* storage = nullptr;  // the resource as stored (what the store knows)
+  // The resource as this version names it (group, version, resource, kind, columns): what
+  // discovery lists and what lists, watches and errors say. view.type is view_type.
+  ResourceInfo view;
+  TypeInfo view_type;
+  // Into the stored version; an error (400 BadRequest, with the field) for what has no place
+  // there.
+  Status (*to_storage)(rapidjson::Document& object) = nullptr;
+  void (*from_storage)(rapidjson::Document& object) = nullptr;
+  // The version's objects have the stored kind's shape field for field (resource.k8s.io/v1beta2):
+  // its schema, and its protobuf messages, are the stored kind's.
+  bool same_shape = false;
+};
+
 class ResourceRegistry {
  public:
   // All built-in resources (defined in api/register.cc, which knows every group). Built once,
@@ -122,8 +143,22 @@ class ResourceRegistry {
   const ResourceInfo* FindByType(const TypeInfo& type) const;
   const std::vector<ResourceInfo>& All() const { return resources_; }
 
+  // Serves the stored resource group/resource also as `group`/`version` (resource and kind
+  // unchanged unless given), converted by the two functions. For api/register.cc, after every
+  // Add.
+  void AddServedVersion(std::string_view storage_group, std::string_view resource,
+                        std::string group, std::string version,
+                        Status (*to_storage)(rapidjson::Document&),
+                        void (*from_storage)(rapidjson::Document&), bool same_shape = false);
+  // The served version at group/version/resource; null when there is none (a stored resource is
+  // found by Find).
+  const ServedVersion* FindServed(std::string_view group, std::string_view version,
+                                  std::string_view resource) const;
+  const std::deque<ServedVersion>& ServedVersions() const { return served_; }
+
  private:
   std::vector<ResourceInfo> resources_;
+  std::deque<ServedVersion> served_;  // a deque: views point into their own elements
 };
 
 // The served resource of the kind T (ResourceFor<Pod>() is "pods"): the one lookup of a resource
@@ -151,5 +186,8 @@ void RegisterPolicyResources(ResourceRegistry& registry);       // api/policy/re
 void RegisterRbacResources(ResourceRegistry& registry);         // api/rbac/resources.cc
 void RegisterAppsResources(ResourceRegistry& registry);         // api/apps/resources.cc
 void RegisterStorageResources(ResourceRegistry& registry);      // api/storage/resources.cc
+// The served versions (after every Add): resource.k8s.io v1beta1/v1beta2, events.k8s.io/v1.
+void RegisterDraServedVersions(ResourceRegistry& registry);    // api/resource/served_versions.cc
+void RegisterEventsServedVersion(ResourceRegistry& registry);  // api/core/events_v1.cc
 
 }  // namespace allot::api

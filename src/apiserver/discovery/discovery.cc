@@ -3,6 +3,8 @@
 #include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>
 
+#include <algorithm>
+#include <cctype>
 #include <vector>
 
 #include "api/codec/codec.h"
@@ -52,11 +54,50 @@ std::vector<SubresourceInfo> Subresources(const api::ResourceInfo& r) {
   return out;
 }
 
-// Groups in registration order, each with its versions in registration order.
+// Every resource as discovery lists it: the stored resources, then the served versions' views
+// (resource.k8s.io/v1beta2, events.k8s.io/v1, ...).
+std::vector<const api::ResourceInfo*> Listed(const api::ResourceRegistry& registry) {
+  std::vector<const api::ResourceInfo*> out;
+  for (const auto& r : registry.All()) out.push_back(&r);
+  for (const auto& sv : registry.ServedVersions()) out.push_back(&sv.view);
+  return out;
+}
+
+// version.CompareKubeAwareVersionStrings' order: GA before beta before alpha, higher numbers
+// first (v1, v1beta2, v1beta1, v1alpha3), as kube-apiserver lists a group's versions.
+struct KubeVersion {
+  int major = 0;
+  int stability = 0;  // 2 GA, 1 beta, 0 alpha
+  int minor = 0;
+};
+
+KubeVersion ParseKubeVersion(std::string_view v) {
+  KubeVersion out;
+  size_t i = v.empty() || v[0] != 'v' ? 0 : 1;
+  while (i < v.size() && std::isdigit(static_cast<unsigned char>(v[i]))) {
+    out.major = out.major * 10 + (v[i++] - '0');
+  }
+  std::string_view rest = v.substr(i);
+  out.stability = rest.rfind("beta", 0) == 0 ? 1 : rest.rfind("alpha", 0) == 0 ? 0 : 2;
+  for (char c : rest) {
+    if (std::isdigit(static_cast<unsigned char>(c))) out.minor = out.minor * 10 + (c - '0');
+  }
+  return out;
+}
+
+bool PreferredFirst(const std::string& a, const std::string& b) {
+  KubeVersion x = ParseKubeVersion(a), y = ParseKubeVersion(b);
+  if (x.stability != y.stability) return x.stability > y.stability;
+  if (x.major != y.major) return x.major > y.major;
+  return x.minor > y.minor;
+}
+
+// Groups in registration order, each with its versions preferred first.
 std::vector<std::pair<std::string, std::vector<std::string>>> Groups(
     const api::ResourceRegistry& registry, bool core) {
   std::vector<std::pair<std::string, std::vector<std::string>>> out;
-  for (const auto& r : registry.All()) {
+  for (const api::ResourceInfo* listed : Listed(registry)) {
+    const api::ResourceInfo& r = *listed;
     if (r.group.empty() != core) continue;
     auto g = out.begin();
     while (g != out.end() && g->first != r.group) ++g;
@@ -67,6 +108,9 @@ std::vector<std::pair<std::string, std::vector<std::string>>> Groups(
     bool seen = false;
     for (const auto& v : g->second) seen = seen || v == r.version;
     if (!seen) g->second.push_back(r.version);
+  }
+  for (auto& [group, versions] : out) {
+    std::stable_sort(versions.begin(), versions.end(), PreferredFirst);
   }
   return out;
 }
@@ -176,8 +220,8 @@ void AggregatedGroup(Writer& w, const api::ResourceRegistry& registry, const std
     KV(w, "version", v);
     w.Key("resources");
     w.StartArray();
-    for (const auto& r : registry.All()) {
-      if (r.group == group && r.version == v) AggregatedResource(w, r);
+    for (const api::ResourceInfo* r : Listed(registry)) {
+      if (r->group == group && r->version == v) AggregatedResource(w, *r);
     }
     w.EndArray();
     KV(w, "freshness", "Current");
@@ -261,8 +305,8 @@ std::string ApiResourceListJson(const api::ResourceRegistry& registry, std::stri
   KV(w, "groupVersion", GroupVersion(group, version));
   w.Key("resources");
   w.StartArray();
-  for (const auto& r : registry.All()) {
-    if (r.group == group && r.version == version) LegacyResource(w, r);
+  for (const api::ResourceInfo* r : Listed(registry)) {
+    if (r->group == group && r->version == version) LegacyResource(w, *r);
   }
   w.EndArray();
   w.EndObject();

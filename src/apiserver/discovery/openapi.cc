@@ -5,6 +5,7 @@
 
 #include <cctype>
 #include <cstdio>
+#include <memory>
 #include <vector>
 
 #include "api/codec/codec.h"
@@ -239,7 +240,7 @@ class DocBuilder {
   std::string Build(const std::string& server_version);
 
  private:
-  void AddResource(const api::ResourceInfo& r);
+  void AddResource(const api::ResourceInfo& r, const api::SchemaNode& schema);
   OpSpec MakeOp(const char* method, const char* action, const std::string& verb,
                 const api::ResourceInfo& r, const std::string& kind_suffix, const Gvk& gvk);
 
@@ -249,6 +250,7 @@ class DocBuilder {
   const std::string infix_;
   const std::string tag_;
   std::vector<PathSpec> paths_;
+  std::vector<std::unique_ptr<api::SchemaNode>> undescribed_;  // kinds of reshaped versions
 };
 
 OpSpec DocBuilder::MakeOp(const char* method, const char* action, const std::string& verb,
@@ -267,10 +269,10 @@ OpSpec DocBuilder::MakeOp(const char* method, const char* action, const std::str
   return op;
 }
 
-void DocBuilder::AddResource(const api::ResourceInfo& r) {
+void DocBuilder::AddResource(const api::ResourceInfo& r, const api::SchemaNode& schema) {
   const Gvk gvk{r.group, r.version, r.type->kind};
   const Gvk list_gvk{r.group, r.version, r.type->kind + "List"};
-  schemas_.AddKind(r.type->schema(), gvk);
+  schemas_.AddKind(schema, gvk);
   schemas_.AddList(gvk, list_gvk);
   const std::string prefix =
       group_.empty() ? "/api/" + version_ : "/apis/" + group_ + "/" + version_;
@@ -336,7 +338,20 @@ void DocBuilder::AddResource(const api::ResourceInfo& r) {
 
 std::string DocBuilder::Build(const std::string& server_version) {
   for (const auto& r : registry_.All()) {
-    if (r.group == group_ && r.version == version_) AddResource(r);
+    if (r.group == group_ && r.version == version_) AddResource(r, r.type->schema());
+  }
+  // Served versions: the stored schema where the shape is the same, else one that leaves the
+  // fields undescribed (an object with no fields: SchemaSet writes it as preserving unknown
+  // fields), so that clients' validation does not refuse what the conversion accepts.
+  for (const auto& sv : registry_.ServedVersions()) {
+    if (sv.view.group != group_ || sv.view.version != version_) continue;
+    if (sv.same_shape) {
+      AddResource(sv.view, sv.view.type->schema());
+      continue;
+    }
+    undescribed_.push_back(std::make_unique<api::SchemaNode>());
+    undescribed_.back()->type_name = sv.view.type->kind;
+    AddResource(sv.view, *undescribed_.back());
   }
   rapidjson::StringBuffer buf;
   JsonWriter w(buf);
@@ -393,11 +408,13 @@ OpenApiDocs::OpenApiDocs(const api::ResourceRegistry& registry, std::string serv
 
 void OpenApiDocs::Build() {
   std::vector<std::pair<std::string, std::string>> gvs;
-  for (const auto& r : registry_.All()) {
+  auto add_gv = [&](const api::ResourceInfo& r) {
     bool seen = false;
     for (const auto& gv : gvs) seen = seen || (gv.first == r.group && gv.second == r.version);
     if (!seen) gvs.emplace_back(r.group, r.version);
-  }
+  };
+  for (const auto& r : registry_.All()) add_gv(r);
+  for (const auto& sv : registry_.ServedVersions()) add_gv(sv.view);
   rapidjson::StringBuffer buf;
   JsonWriter w(buf);
   w.StartObject();

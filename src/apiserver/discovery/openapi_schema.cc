@@ -242,6 +242,12 @@ void SchemaSet::WriteObject(JsonWriter& w, const SchemaNode& node, const Compone
   }
   for (const SchemaNode::Field& f : node.fields) WriteField(w, f);
   w.EndObject();
+  if (node.fields.empty()) {
+    // A kind whose shape this server does not describe (a served version that differs from the
+    // stored one): clients validate nothing but apiVersion and kind.
+    w.Key("x-kubernetes-preserve-unknown-fields");
+    w.Bool(true);
+  }
   std::vector<const char*> required;
   for (const SchemaNode::Field& f : node.fields) {
     if (f.tags.required) required.push_back(f.name);

@@ -3,6 +3,7 @@
 #include "api/codec/codec.h"
 #include "api/codec/yaml.h"
 #include "apiserver/encoding/protobuf.h"
+#include "apiserver/encoding/served_version.h"
 #include "apiserver/encoding/status_json.h"
 
 namespace allot::apiserver {
@@ -74,9 +75,29 @@ Result<DecodedBody> DecodeObject(std::string_view json, const api::TypeInfo& typ
 }
 
 Result<DecodedBody> DecodeRequestObject(const Request& req, const api::TypeInfo& type,
-                                        FieldValidation validation) {
-  if (ParseMediaType(req.Header("Content-Type")).type == api::kProtobufContentType &&
-      api::HasProtobuf(type)) {
+                                        FieldValidation validation,
+                                        const api::ServedVersion* served) {
+  const bool protobuf =
+      ParseMediaType(req.Header("Content-Type")).type == api::kProtobufContentType;
+  if (served && protobuf && served->same_shape) {
+    // The stored kind's message under the served version's envelope.
+    ALLOT_ASSIGN_OR_RETURN(api::ProtobufEnvelope env, api::ParseProtobufEnvelope(req.body));
+    if (env.api_version != served->view_type.api_version || env.kind != type.kind) {
+      return BadRequestError("protobuf: the body holds " + std::string(env.api_version) + " " +
+                             std::string(env.kind) + ", not " + served->view_type.api_version +
+                             " " + type.kind);
+    }
+    DecodedBody out;
+    ALLOT_ASSIGN_OR_RETURN(out.object, api::DecodeProtobufMessage(type, env.raw));
+    return out;
+  }
+  if (served) {
+    // JSON, YAML, or protobuf of the served kinds requests carry (request_kinds.h): 415 else.
+    ALLOT_ASSIGN_OR_RETURN(std::string json, BodyAsJson(req));
+    ALLOT_ASSIGN_OR_RETURN(std::string stored, ToStorageJson(json, *served));
+    return DecodeObject(stored, type, validation);
+  }
+  if (protobuf && api::HasProtobuf(type)) {
     DecodedBody out;
     ALLOT_ASSIGN_OR_RETURN(out.object, api::DecodeProtobufObject(type, req.body));
     return out;

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "api/machinery/object.h"
+#include "api/machinery/resources.h"
 #include "apiserver/rest/request_params.h"
 #include "apiserver/transport/http_types.h"
 #include "common/status.h"
@@ -35,9 +36,11 @@ Result<DecodedBody> DecodeObject(std::string_view json, const api::TypeInfo& typ
 // The object of a create or update body: protobuf bodies of the kinds with a codec
 // (api/protobuf.h) straight from their message, as Kubernetes does without field validation
 // (protobuf has no unknown or duplicate fields to report); everything else through BodyAsJson and
-// DecodeObject.
+// DecodeObject. A body for a served version (`served`) is converted to the stored version's JSON
+// first (protobuf only for the kinds of request_kinds.h, such as events.k8s.io/v1 Events).
 Result<DecodedBody> DecodeRequestObject(const Request& req, const api::TypeInfo& type,
-                                        FieldValidation validation);
+                                        FieldValidation validation,
+                                        const api::ServedVersion* served = nullptr);
 
 // Adds one `Warning: 299 - "<text>"` header per warning.
 void AddWarnings(Response& res, const std::vector<std::string>& warnings);

@@ -2,27 +2,50 @@
 
 #include "api/codec/codec.h"
 #include "api/protobuf.h"
+#include "apiserver/encoding/served_version.h"
 
 namespace allot::apiserver {
 
 std::shared_ptr<const std::string> EncodeCache::Encode(const api::ObjectPtr& obj) {
-  return Lookup(entries_, obj, [](const api::Object& o) {
+  if (served_) {
+    return Lookup(entries_, obj, served_, [](const api::Object& o, const api::ServedVersion* sv) {
+      return std::make_shared<const std::string>(FromStorageJson(api::EncodeJson(o), *sv));
+    });
+  }
+  return Lookup(entries_, obj, nullptr, [](const api::Object& o, const api::ServedVersion*) {
     return std::make_shared<const std::string>(api::EncodeJson(o));
   });
 }
 
 std::shared_ptr<const std::string> EncodeCache::EncodeProtobuf(const api::ObjectPtr& obj) {
-  return Lookup(proto_entries_, obj,
-                [](const api::Object& o) -> std::shared_ptr<const std::string> {
+  // A served version has protobuf only when its messages are the stored kind's; they are
+  // encoded (and cached) once, by the stored versions' cache.
+  if (served_) return served_->same_shape ? parent_->EncodeProtobuf(obj) : nullptr;
+  return Lookup(proto_entries_, obj, nullptr,
+                [](const api::Object& o,
+                   const api::ServedVersion*) -> std::shared_ptr<const std::string> {
                   std::string message;
                   if (!api::EncodeProtobufMessage(o, message)) return nullptr;
                   return std::make_shared<const std::string>(std::move(message));
                 });
 }
 
+std::string EncodeCache::EncodeOnce(const api::Object& obj) const {
+  if (served_) return FromStorageJson(api::EncodeJson(obj), *served_);
+  return api::EncodeJson(obj);
+}
+
+EncodeCache& EncodeCache::For(const api::ServedVersion* served) {
+  if (!served) return *this;
+  std::lock_guard<std::mutex> lock(mu_);
+  std::unique_ptr<EncodeCache>& child = children_[served];
+  if (!child) child = std::make_unique<EncodeCache>(capacity_, served, this);
+  return *child;
+}
+
 std::shared_ptr<const std::string> EncodeCache::Lookup(
-    Entries& entries, const api::ObjectPtr& obj,
-    std::shared_ptr<const std::string> (*encode)(const api::Object&)) {
+    Entries& entries, const api::ObjectPtr& obj, const api::ServedVersion* served,
+    std::shared_ptr<const std::string> (*encode)(const api::Object&, const api::ServedVersion*)) {
   const api::Object* key = obj.get();
   {
     std::lock_guard<std::mutex> lock(mu_);
@@ -37,7 +60,7 @@ std::shared_ptr<const std::string> EncodeCache::Lookup(
     }
     ++misses_;
   }
-  auto bytes = encode(*obj);
+  auto bytes = encode(*obj, served);
   std::lock_guard<std::mutex> lock(mu_);
   if (entries.size() >= capacity_) EvictLocked(entries);
   entries[key] = Entry{obj, bytes};

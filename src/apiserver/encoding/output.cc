@@ -198,13 +198,17 @@ std::optional<std::string> ProtobufObject(const api::ObjectPtr& obj, EncodeCache
   auto message = cache.EncodeProtobuf(obj);
   if (!message) return std::nullopt;
   std::string out;
-  api::AppendProtobufEnvelope(obj->type(), *message, out);
+  // A served version of the stored shape names its own version in the envelope.
+  api::AppendProtobufEnvelope(cache.served() ? cache.served()->view_type : obj->type(), *message,
+                              out);
   return out;
 }
 
 std::optional<std::string> ProtobufList(const api::ResourceInfo& r, const Page& page,
                                         EncodeCache& cache) {
-  if (!api::HasProtobuf(*r.type)) return std::nullopt;
+  if (!api::HasProtobuf(cache.served() ? *cache.served()->storage->type : *r.type)) {
+    return std::nullopt;
+  }
   std::vector<std::shared_ptr<const std::string>> held;
   std::vector<std::string_view> items;
   held.reserve(page.items->size());
@@ -245,14 +249,14 @@ Response ObjectResponse(int code, const api::ObjectPtr& obj, const Output& out,
       return ErrorResponse(NotAcceptableError(api::kProtobufContentType));
     }
   }
-  return JsonResponse(code, api::EncodeJson(*obj));
+  return JsonResponse(code, cache.EncodeOnce(*obj));
 }
 
 std::string ObjectOutputJson(const api::ResourceInfo& r, const api::ObjectPtr& obj,
                              const Output& out, Time now, EncodeCache& cache, bool with_columns) {
   switch (out.kind) {
     case OutputKind::kObject:
-      return api::EncodeJson(*obj);
+      return cache.EncodeOnce(*obj);
     case OutputKind::kPartialMetadata:
       return PartialMetadataJson(*obj);
     case OutputKind::kTable: {
@@ -267,7 +271,7 @@ std::string ObjectOutputJson(const api::ResourceInfo& r, const api::ObjectPtr& o
       return TableJson(r, page, now, options, cache);
     }
   }
-  return api::EncodeJson(*obj);
+  return cache.EncodeOnce(*obj);
 }
 
 }  // namespace allot::apiserver

@@ -59,6 +59,7 @@ struct RequestKind {
 
 constexpr RequestKind kRequestKinds[] = {
     {"policy/v1", "Eviction", &RequestKindAsJson<request_kinds::Eviction>},
+    {"events.k8s.io/v1", "Event", &RequestKindAsJson<request_kinds::EventsV1Event>},
     {"policy/v1beta1", "Eviction", &RequestKindAsJson<request_kinds::Eviction>},
     {"rbac.authorization.k8s.io/v1", "Role", &ApiKindAsJson<api::Role>},
     {"rbac.authorization.k8s.io/v1", "ClusterRole", &ApiKindAsJson<api::ClusterRole>},

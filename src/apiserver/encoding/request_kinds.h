@@ -1,5 +1,7 @@
 // The request-only kinds kubectl sends in protobuf and Allot does not store: an Eviction with its
-// DeleteOptions (`kubectl drain`), the access reviews (`kubectl auth can-i`, `auth whoami`).
+// DeleteOptions (`kubectl drain`), the access reviews (`kubectl auth can-i`, `auth whoami`), and
+// events.k8s.io/v1 Events (what kube-scheduler's and controllers' event recorders send; stored
+// as core/v1 Events, api/core/events_v1.cc).
 // Each is the wire shape of the Kubernetes message as a struct with Visit(), and its
 // ProtoMessage table holds the message's field numbers (k8s.io/api policy/v1, authorization/v1,
 // authentication/v1 and apimachinery meta/v1 generated.proto), the only place they are written.
@@ -14,8 +16,11 @@
 #include <string>
 #include <vector>
 
+#include "api/core/protobuf_messages_node.h"  // EventSource, EventSeries
+#include "api/core/types.h"
 #include "api/machinery/meta.h"
 #include "api/machinery/protobuf_fields.h"
+#include "api/machinery/protobuf_messages.h"  // ObjectReference
 
 namespace allot::apiserver::request_kinds {
 
@@ -54,6 +59,44 @@ struct Eviction {
   void Visit(V& v) {
     v("metadata", metadata);
     v("deleteOptions", deleteOptions);
+  }
+};
+
+// --- events.k8s.io/v1 Event ----------------------------------------------------------------------
+
+struct EventsV1Event {
+  api::ObjectMeta metadata;
+  std::optional<api::MicroTime> eventTime;
+  std::optional<api::EventSeries> series;
+  std::string reportingController;
+  std::string reportingInstance;
+  std::string action;
+  std::string reason;
+  api::ObjectReference regarding;
+  std::optional<api::ObjectReference> related;
+  std::string note;
+  std::string type;
+  api::EventSource deprecatedSource;
+  std::optional<Time> deprecatedFirstTimestamp;
+  std::optional<Time> deprecatedLastTimestamp;
+  int32_t deprecatedCount = 0;
+  template <class V>
+  void Visit(V& v) {
+    v("metadata", metadata);
+    v("eventTime", eventTime, {.always = true});
+    v("series", series);
+    v("reportingController", reportingController);
+    v("reportingInstance", reportingInstance);
+    v("action", action);
+    v("reason", reason);
+    v("regarding", regarding);
+    v("related", related);
+    v("note", note);
+    v("type", type);
+    v("deprecatedSource", deprecatedSource);
+    v("deprecatedFirstTimestamp", deprecatedFirstTimestamp);
+    v("deprecatedLastTimestamp", deprecatedLastTimestamp);
+    v("deprecatedCount", deprecatedCount);
   }
 };
 
@@ -152,6 +195,17 @@ struct ProtoMessage<apiserver::request_kinds::DeleteOptions> {
                                            {"orphanDependents", 3},
                                            {"propagationPolicy", 4},
                                            {"dryRun", 5}};
+};
+
+template <>
+struct ProtoMessage<apiserver::request_kinds::EventsV1Event> {
+  static constexpr ProtoField kFields[] = {
+      {"metadata", 1},          {"eventTime", 2},          {"series", 3},
+      {"reportingController", 4}, {"reportingInstance", 5}, {"action", 6},
+      {"reason", 7},            {"regarding", 8},          {"related", 9},
+      {"note", 10},             {"type", 11},              {"deprecatedSource", 12},
+      {"deprecatedFirstTimestamp", 13}, {"deprecatedLastTimestamp", 14},
+      {"deprecatedCount", 15}};
 };
 
 template <>

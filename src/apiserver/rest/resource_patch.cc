@@ -4,6 +4,7 @@
 #include "api/patch/patch.h"
 #include "apiserver/encoding/body.h"
 #include "apiserver/encoding/output.h"
+#include "apiserver/encoding/served_version.h"
 #include "apiserver/rest/handlers.h"
 
 namespace allot::apiserver {
@@ -46,19 +47,26 @@ Result<PatchRequest> ParsePatchRequest(const Request& req) {
   return p;
 }
 
-// The patched object, decoded with the requested field validation.
-Result<DecodedBody> ApplyTo(const api::Object& current, const PatchRequest& p) {
+// The patched object, decoded with the requested field validation. In a served version the
+// patch applies to the object as that version shows it (its schema is the stored one's: served
+// versions differ only where no merge key is involved).
+Result<DecodedBody> ApplyTo(const api::Object& current, const PatchRequest& p,
+                            const api::ServedVersion* served) {
   std::string original = api::EncodeJson(current);
+  if (served) original = FromStorageJson(original, *served);
   const api::TypeInfo& type = current.type();
   ALLOT_ASSIGN_OR_RETURN(std::string patched,
                          api::ApplyPatch(p.type, original, p.body, type.schema()));
+  if (served) {
+    ALLOT_ASSIGN_OR_RETURN(patched, ToStorageJson(patched, *served));
+  }
   return DecodeObject(patched, type, p.validation);
 }
 
 std::function<void(Result<api::ObjectPtr>)> ReplyPatched(const CallPtr& call, int code,
                                                          std::vector<std::string> warnings) {
   return [call, code, warnings = std::move(warnings)](Result<api::ObjectPtr> r) {
-    Response res = r.ok() ? ObjectResponse(code, *r, WriteOutput(call->req), call->ctx.cache)
+    Response res = r.ok() ? ObjectResponse(code, *r, WriteOutput(call->req), call->cache())
                           : ErrorResponse(r.status());
     AddWarnings(res, warnings);
     call->Reply(std::move(res));
@@ -68,7 +76,10 @@ std::function<void(Result<api::ObjectPtr>)> ReplyPatched(const CallPtr& call, in
 // Server-side apply of an object that does not exist yet: the applied configuration is the new
 // object (201).
 void ApplyCreate(const CallPtr& call, const PatchRequest& p) {
-  auto decoded = DecodeObject(p.body, *call->resource().type, p.validation);
+  Result<std::string> body =
+      call->route.served ? ToStorageJson(p.body, *call->route.served) : Result<std::string>(p.body);
+  if (!body.ok()) return call->Fail(body.status());
+  auto decoded = DecodeObject(*body, *call->resource().type, p.validation);
   if (!decoded.ok()) return call->Fail(decoded.status());
   Status id = CheckBodyIdentity(*call, *decoded->object, true);
   if (!id.ok()) return call->Fail(id);
@@ -111,12 +122,14 @@ void ServePatch(const CallPtr& call) {
     return call->Fail(current.status());
   }
   auto request = std::make_shared<const PatchRequest>(std::move(p).value());
-  auto first = ApplyTo(**current, *request);
+  const api::ServedVersion* served = call->route.served;
+  auto first = ApplyTo(**current, *request, served);
   if (!first.ok()) return call->Fail(first.status());
   // The transform runs again (on the committer thread) only if the object changed meanwhile;
   // the warnings of the first run are the ones reported.
-  Transform transform = [request](const api::Object& cur) -> Result<std::unique_ptr<api::Object>> {
-    ALLOT_ASSIGN_OR_RETURN(DecodedBody d, ApplyTo(cur, *request));
+  Transform transform = [request, served](
+                            const api::Object& cur) -> Result<std::unique_ptr<api::Object>> {
+    ALLOT_ASSIGN_OR_RETURN(DecodedBody d, ApplyTo(cur, *request, served));
     return std::move(d.object);
   };
   store::UpdateFn fn = PrecomputedUpdate(*current, std::move(first->object), std::move(transform));

@@ -45,7 +45,8 @@ void ServeWatch(const CallPtr& call, ListParams params, Output output) {
     }
   }
   const api::TypeInfo& type = *call->resource().type;
-  if (output.protobuf && !api::HasProtobuf(type)) {
+  // Watches of a served version are JSON (their frames name the stored version otherwise).
+  if (output.protobuf && (call->route.served || !api::HasProtobuf(type))) {
     if (!output.json_acceptable) {
       return call->Fail(NotAcceptableError(api::kProtobufContentType));
     }
@@ -60,7 +61,8 @@ void ServeWatch(const CallPtr& call, ListParams params, Output output) {
   auto watcher = ctx.store.Watch(&call->resource(), std::move(opts));
   if (!watcher.ok()) return call->Fail(watcher.status());
   WatchSpec spec;
-  spec.resource = &call->resource();
+  spec.resource = &call->view();
+  spec.cache = &call->cache();
   spec.output = output;
   spec.bookmarks = params.allow_bookmarks;
   spec.initial_events_end = params.send_initial_events.value_or(false);
@@ -91,9 +93,9 @@ void ServeGet(const CallPtr& call) {
   }
   auto obj = ctx.store.Get(call->resource(), call->route.namespace_, call->route.name);
   if (!obj.ok()) return call->Fail(obj.status());
-  if (output->protobuf) return call->Reply(ObjectResponse(200, *obj, *output, ctx.cache));
+  if (output->protobuf) return call->Reply(ObjectResponse(200, *obj, *output, call->cache()));
   Response res = JsonResponse(
-      200, ObjectOutputJson(call->resource(), *obj, *output, ctx.clock.Now(), ctx.cache));
+      200, ObjectOutputJson(call->view(), *obj, *output, ctx.clock.Now(), call->cache()));
   res.content_type = OutputContentType(*output, false);
   call->Reply(std::move(res));
 }
@@ -126,7 +128,7 @@ void ServeList(const CallPtr& call) {
   page.continue_token = list->continue_token;
   page.remaining_item_count = list->remaining_item_count;
   if (output->protobuf) {
-    if (auto body = ProtobufList(call->resource(), page, ctx.cache)) {
+    if (auto body = ProtobufList(call->view(), page, call->cache())) {
       Response res = JsonResponse(200, std::move(*body));
       res.content_type = std::string(api::kProtobufContentType);
       return call->Reply(std::move(res));
@@ -138,7 +140,7 @@ void ServeList(const CallPtr& call) {
   std::string body;
   switch (output->kind) {
     case OutputKind::kObject:
-      body = ListJson(call->resource(), page, ctx.cache);
+      body = ListJson(call->view(), page, call->cache());
       break;
     case OutputKind::kPartialMetadata:
       body = PartialMetadataListJson(page);
@@ -147,7 +149,7 @@ void ServeList(const CallPtr& call) {
       TableOptions options;
       options.include_object = output->include_object;
       options.api_version = "meta.k8s.io/" + output->table_version;
-      body = TableJson(call->resource(), page, ctx.clock.Now(), options, ctx.cache);
+      body = TableJson(call->view(), page, ctx.clock.Now(), options, call->cache());
       break;
     }
   }

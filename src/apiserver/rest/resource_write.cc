@@ -28,7 +28,8 @@ Result<WriteRequest> DecodeWrite(const Call& call) {
   ALLOT_ASSIGN_OR_RETURN(w.validation, ParseFieldValidation(call.req));
   ALLOT_ASSIGN_OR_RETURN(w.dry_run, ParseDryRun(call.req));
   ALLOT_ASSIGN_OR_RETURN(DecodedBody body,
-                         DecodeRequestObject(call.req, *call.resource().type, w.validation));
+                         DecodeRequestObject(call.req, *call.resource().type, w.validation,
+                                                     call.route.served));
   w.object = std::move(body.object);
   w.warnings = std::move(body.warnings);
   return w;
@@ -38,7 +39,7 @@ Result<WriteRequest> DecodeWrite(const Call& call) {
 std::function<void(ObjectResult)> ReplyObject(const CallPtr& call, int code,
                                               std::vector<std::string> warnings) {
   return [call, code, warnings = std::move(warnings)](ObjectResult r) {
-    Response res = r.ok() ? ObjectResponse(code, *r, WriteOutput(call->req), call->ctx.cache)
+    Response res = r.ok() ? ObjectResponse(code, *r, WriteOutput(call->req), call->cache())
                           : ErrorResponse(r.status());
     AddWarnings(res, warnings);
     call->Reply(std::move(res));
@@ -254,7 +255,7 @@ void FinishCollectionDelete(const CallPtr& call, CollectionDelete& state) {
   Page page;
   page.items = &state.deleted;
   page.resource_version = std::to_string(call->ctx.store.CurrentResourceVersion());
-  call->Reply(JsonResponse(200, ListJson(call->resource(), page, call->ctx.cache)));
+  call->Reply(JsonResponse(200, ListJson(call->view(), page, call->cache())));
 }
 
 }  // namespace

@@ -40,7 +40,12 @@ Route ResourceRoute(const std::vector<std::string>& s, std::string group, std::s
   Route route;
   route.group = std::move(group);
   route.version = std::move(version);
-  auto find = [&](std::string_view res) { return registry.Find(route.group, route.version, res); };
+  auto find = [&](std::string_view res) -> const api::ResourceInfo* {
+    if (const api::ResourceInfo* r = registry.Find(route.group, route.version, res)) return r;
+    const api::ServedVersion* sv = registry.FindServed(route.group, route.version, res);
+    route.served = sv;
+    return sv ? sv->storage : nullptr;
+  };
   size_t i = 0;
   if (s.size() >= 3 && s[0] == "namespaces") {
     const api::ResourceInfo* r = find(s[2]);
@@ -113,6 +118,9 @@ bool ServesGroupVersion(const api::ResourceRegistry& registry, std::string_view 
   for (const auto& r : registry.All()) {
     if (r.group == group && r.version == version) return true;
   }
+  for (const auto& sv : registry.ServedVersions()) {
+    if (sv.view.group == group && sv.view.version == version) return true;
+  }
   return false;
 }
 
@@ -134,6 +142,7 @@ Route ParseRoute(std::string_view path, const api::ResourceRegistry& registry) {
     if (s.size() == 2) {
       bool known = false;
       for (const auto& r : registry.All()) known = known || (!r.group.empty() && r.group == s[1]);
+      for (const auto& sv : registry.ServedVersions()) known = known || sv.view.group == s[1];
       if (!known) return Route{};
       Route r = Simple(RouteKind::kApiGroup);
       r.group = s[1];

@@ -38,7 +38,10 @@ struct Route {
   RouteKind kind = RouteKind::kNotFound;
   std::string group;    // kApiGroup, kResourceList, kResource, kOpenApiV3Doc
   std::string version;  // kResourceList, kResource, kOpenApiV3Doc
-  const api::ResourceInfo* resource = nullptr;  // kResource
+  const api::ResourceInfo* resource = nullptr;  // kResource: the resource as stored
+  // kResource in a served version (resource.k8s.io/v1beta2, events.k8s.io/v1, ...): how to
+  // convert to and from `resource`; null in the stored version.
+  const api::ServedVersion* served = nullptr;
   std::string namespace_;   // kResource: "" for cluster-scoped or all-namespaces
   std::string name;         // kResource: "" for the collection
   std::string subresource;  // kResource: "status", "binding", "eviction", or ""

@@ -121,9 +121,9 @@ std::string WatchStream::Next(bool* finished) {
 
 std::string WatchStream::ObjectJson(const api::ObjectPtr& obj) {
   const Output& out = spec_.output;
-  if (out.kind == OutputKind::kObject) return *ctx_.cache.Encode(obj);  // shared by watchers
+  if (out.kind == OutputKind::kObject) return *spec_.cache->Encode(obj);  // shared by watchers
   std::string json =
-      ObjectOutputJson(*spec_.resource, obj, out, ctx_.clock.Now(), ctx_.cache, first_table_);
+      ObjectOutputJson(*spec_.resource, obj, out, ctx_.clock.Now(), *spec_.cache, first_table_);
   if (out.kind == OutputKind::kTable) first_table_ = false;
   return json;
 }
@@ -135,7 +135,7 @@ std::string WatchStream::EncodeEvent(const api::WatchEvent& ev) {
   events_sent_.Inc();
   if (ev.type == api::EventType::kBookmark) return Bookmark(last_rv_);
   if (!spec_.output.protobuf) return Line(api::EventTypeName(ev.type), ObjectJson(ev.object));
-  auto message = ctx_.cache.EncodeProtobuf(ev.object);
+  auto message = spec_.cache->EncodeProtobuf(ev.object);
   if (!message) {
     // Kept verbatim JSON that protobuf cannot carry: end the stream, so the client watches on
     // in JSON from its last resourceVersion.

@@ -29,7 +29,8 @@
 namespace allot::apiserver {
 
 struct WatchSpec {
-  const api::ResourceInfo* resource = nullptr;
+  const api::ResourceInfo* resource = nullptr;  // as the request's version names it
+  EncodeCache* cache = nullptr;                 // that version's encodings
   Output output;
   bool bookmarks = false;
   // Watch-list: after the initial events, a BOOKMARK annotated k8s.io/initial-events-end.
