@@ -1,7 +1,8 @@
 // libFuzzer target for everything that reads untrusted manifests and PATCH bodies: DecodeJson
 // (strict and not, kind looked up in the default scheme), YamlToJson / YamlDocumentToJson,
-// JsonToYaml, ApplyPatch of every type against a fixed Pod, and the protobuf readers
-// (api/protobuf.h: objects of every carried kind, envelopes, lists, watch frames, Status).
+// JsonToYaml, ApplyPatch of every type against a fixed Pod, the conversions of the served
+// versions (resource.k8s.io v1beta1/v1beta2, events.k8s.io/v1) both ways, and the protobuf
+// readers (api/protobuf.h: objects of every carried kind, envelopes, lists, watch frames, Status).
 // Besides crashes and leaks it checks two properties: a YAML document converted to JSON
 // survives JsonToYaml and back, and an object read from protobuf reads back the same after
 // being written again.
@@ -27,6 +28,7 @@
 #include "api/codec/codec.h"
 #include "api/codec/yaml.h"
 #include "api/machinery/reflect.h"
+#include "api/machinery/resources.h"
 #include "api/machinery/scheme.h"
 #include "api/patch/patch.h"
 #include "api/protobuf.h"
@@ -155,10 +157,25 @@ void DecodeProtobuf(std::string_view input) {
 
 }  // namespace
 
+// Every served version's conversion, both ways, of a JSON object (and what the first gives back
+// to the second): no crash, and what to_storage accepts decodes or fails cleanly.
+void ConvertServed(std::string_view input) {
+  const auto& served = allot::api::ResourceRegistry::Default().ServedVersions();
+  for (const allot::api::ServedVersion& sv : served) {
+    rapidjson::Document doc;
+    doc.Parse(input.data(), input.size());
+    if (doc.HasParseError() || !doc.IsObject()) return;
+    if (sv.to_storage(doc).ok()) {
+      sv.from_storage(doc);
+    }
+  }
+}
+
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::string_view input(reinterpret_cast<const char*>(data), size);
   Decode(input);
   DecodeProtobuf(input);
+  ConvertServed(input);
 
   allot::Result<std::vector<std::string>> docs = allot::api::YamlToJson(input);
   if (docs.ok()) {
