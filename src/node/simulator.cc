@@ -90,6 +90,7 @@ NodeSimulator::Impl::Impl(client::Client& client, Clock& clock, NodeSimulatorOpt
       nodes_res_(&api::ResourceFor<api::Node>()),
       leases_res_(&api::ResourceFor<api::Lease>()),
       preparer_(std::make_unique<NoopClaimPreparer>()),
+      events_(client, clock, {.component = "kubelet"}),
       pipeline_(options_.max_in_flight_writes, &clock) {
   if (!ValidateOptions().ok()) return;  // Register() reports it
   nodes_.reserve(static_cast<size_t>(options_.node_count));

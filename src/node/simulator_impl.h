@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "api/core/types.h"
+#include "client/event_recorder.h"
 #include "client/informer.h"
 #include "node/addresses.h"
 #include "node/simulator.h"
@@ -122,6 +123,8 @@ class NodeSimulator::Impl {
   const api::ResourceInfo* leases_res_;
   std::unique_ptr<ClaimPreparer> preparer_;
   std::vector<std::unique_ptr<PodStartRule>> rules_;
+  // The kubelets' events (FailedPrepareDynamicResources), as component "kubelet".
+  client::ClientEventRecorder events_;
 
   // Built in the constructor, then only SimNode's guarded members change; node_by_name_ is
   // read without the lock.

@@ -187,6 +187,9 @@ bool NodeSimulator::Impl::Admit(const std::string& key, const SimPod& snap, Time
       prepared_now = true;
     } else {
       why = "preparing resource claims: " + st.message();
+      // As a kubelet reports it (once per pod and message: the recorder deduplicates retries).
+      events_.Record(pod, client::kEventTypeWarning, "FailedPrepareDynamicResources", "",
+                     "Failed to prepare dynamic resources: " + st.message());
     }
   }
   std::lock_guard<std::mutex> lock(mu_);

@@ -299,6 +299,19 @@ TEST_F(SimulatorPodsTest, PreparerRunsBeforeStartAndUnpreparesOnDeletion) {
   TickAndWait();
   EXPECT_EQ(Phase("p"), "Running");
   EXPECT_EQ(prep->prepared, 1);
+  // The failed prepare was reported as a kubelet reports it.
+  api::ListOptions opts;
+  auto events = store_->List(api::ResourceFor<api::Event>(), opts);
+  ASSERT_TRUE(events.ok());
+  bool reported = false;
+  for (const api::ObjectPtr& obj : events->items) {
+    const auto& e = static_cast<const api::Event&>(*obj);
+    reported = reported || (e.reason == "FailedPrepareDynamicResources" && e.type == "Warning" &&
+                            e.involvedObject.name == "p" &&
+                            e.message == "Failed to prepare dynamic resources: driver busy" &&
+                            e.source.component == "kubelet");
+  }
+  EXPECT_TRUE(reported);
   ASSERT_TRUE(store_->Delete(api::ResourceFor<api::Pod>(), "default", "p").ok());
   ASSERT_TRUE(TickUntil([&] { return prep->unprepared == 1; }));
   EXPECT_EQ(Stats().pods_tracked, 0);
