@@ -7,6 +7,7 @@
 #include "api/core/strategy.h"
 #include "api/machinery/meta_validation.h"
 #include "api/machinery/reflect.h"
+#include "api/machinery/validation_util.h"
 #include "api/machinery/selector.h"
 #include "api/machinery/strategy_hooks.h"
 
@@ -21,10 +22,6 @@ const std::vector<std::string_view> kPodManagementPolicies = {"OrderedReady", "P
 const std::vector<std::string_view> kUpdateStrategies = {"OnDelete", "RollingUpdate"};
 const std::vector<std::string_view> kRetentionPolicies = {"Delete", "Retain"};
 
-bool Contains(const std::vector<std::string_view>& set, std::string_view v) {
-  return std::find(set.begin(), set.end(), v) != set.end();
-}
-
 std::vector<TableCell> StatefulSetRow(const Object& obj, Time now) {
   const auto& sts = static_cast<const StatefulSet&>(obj);
   return {std::to_string(sts.status.readyReplicas) + "/" +
@@ -35,10 +32,10 @@ std::vector<TableCell> StatefulSetRow(const Object& obj, Time now) {
 
 void ValidateRetention(const StatefulSetPersistentVolumeClaimRetentionPolicy& policy,
                        const Path& p, FieldErrors& errs) {
-  if (!Contains(kRetentionPolicies, policy.whenDeleted)) {
+  if (!validation_util::IsOneOf(policy.whenDeleted, kRetentionPolicies)) {
     errs.NotSupported(p.Child("whenDeleted"), policy.whenDeleted, kRetentionPolicies);
   }
-  if (!Contains(kRetentionPolicies, policy.whenScaled)) {
+  if (!validation_util::IsOneOf(policy.whenScaled, kRetentionPolicies)) {
     errs.NotSupported(p.Child("whenScaled"), policy.whenScaled, kRetentionPolicies);
   }
 }
@@ -47,7 +44,7 @@ void ValidateUpdateStrategy(const StatefulSetUpdateStrategy& s, const Path& p,
                             FieldErrors& errs) {
   if (s.type.empty()) {
     errs.Required(p.Child("type"));
-  } else if (!Contains(kUpdateStrategies, s.type)) {
+  } else if (!validation_util::IsOneOf(s.type, kUpdateStrategies)) {
     errs.NotSupported(p.Child("type"), s.type, kUpdateStrategies);
   } else if (s.type == "OnDelete" && s.rollingUpdate) {
     errs.Invalid(p.Child("rollingUpdate"), "",
@@ -83,7 +80,7 @@ void DefaultStatefulSet(StatefulSet& sts) {
 void ValidateStatefulSet(const StatefulSet& sts, FieldErrors& errs) {
   ValidateObjectMeta(sts.metadata, true, NameIsDnsLabel, errs);
   const Path spec("spec");
-  if (!Contains(kPodManagementPolicies, sts.spec.podManagementPolicy)) {
+  if (!validation_util::IsOneOf(sts.spec.podManagementPolicy, kPodManagementPolicies)) {
     errs.NotSupported(spec.Child("podManagementPolicy"), sts.spec.podManagementPolicy,
                       kPodManagementPolicies);
   }

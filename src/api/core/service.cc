@@ -10,6 +10,7 @@
 #include "api/machinery/meta_validation.h"
 #include "api/machinery/names.h"
 #include "api/machinery/reflect.h"
+#include "api/machinery/validation_util.h"
 #include "api/machinery/strategy_hooks.h"
 
 namespace allot::api {
@@ -27,10 +28,6 @@ constexpr int32_t kDefaultClientIPTimeout = 10800;
 // The lowest addresses of the range are left to Services that ask for one (kube-apiserver's
 // static band: min(max(16, size/16), 256) addresses).
 constexpr uint32_t kStaticBand = 256;
-
-bool Contains(const std::vector<std::string_view>& set, std::string_view v) {
-  return std::find(set.begin(), set.end(), v) != set.end();
-}
 
 bool IsHeadless(const Service& svc) { return svc.spec.clusterIP == "None"; }
 
@@ -86,7 +83,7 @@ void ValidatePorts(const Service& svc, const Path& spec, FieldErrors& errs) {
     }
     if (port.protocol.empty()) {
       errs.Required(ip.Child("protocol"));
-    } else if (!Contains(kProtocols, port.protocol)) {
+    } else if (!validation_util::IsOneOf(port.protocol, kProtocols)) {
       errs.NotSupported(ip.Child("protocol"), port.protocol, kProtocols);
     }
     if (port.targetPort.is_string) {
@@ -203,11 +200,11 @@ void DefaultService(Service& svc) {
 void ValidateService(const Service& svc, FieldErrors& errs) {
   ValidateObjectMeta(svc.metadata, true, NameIsDnsLabel, errs);
   const Path spec("spec");
-  if (!Contains(kServiceTypes, svc.spec.type)) {
+  if (!validation_util::IsOneOf(svc.spec.type, kServiceTypes)) {
     errs.NotSupported(spec.Child("type"), svc.spec.type, kServiceTypes);
   }
   ValidatePorts(svc, spec, errs);
-  if (!Contains(kAffinities, svc.spec.sessionAffinity)) {
+  if (!validation_util::IsOneOf(svc.spec.sessionAffinity, kAffinities)) {
     errs.NotSupported(spec.Child("sessionAffinity"), svc.spec.sessionAffinity, kAffinities);
   }
   ValidateLabels(svc.spec.selector, spec.Child("selector"), errs);
@@ -231,12 +228,12 @@ void ValidateService(const Service& svc, FieldErrors& errs) {
     }
   }
   if (!svc.spec.externalTrafficPolicy.empty() &&
-      !Contains(kTrafficPolicies, svc.spec.externalTrafficPolicy)) {
+      !validation_util::IsOneOf(svc.spec.externalTrafficPolicy, kTrafficPolicies)) {
     errs.NotSupported(spec.Child("externalTrafficPolicy"), svc.spec.externalTrafficPolicy,
                       kTrafficPolicies);
   }
   if (svc.spec.internalTrafficPolicy &&
-      !Contains(kTrafficPolicies, *svc.spec.internalTrafficPolicy)) {
+      !validation_util::IsOneOf(*svc.spec.internalTrafficPolicy, kTrafficPolicies)) {
     errs.NotSupported(spec.Child("internalTrafficPolicy"), *svc.spec.internalTrafficPolicy,
                       kTrafficPolicies);
   }

@@ -9,6 +9,7 @@
 #include "api/machinery/meta_validation.h"
 #include "api/machinery/names.h"
 #include "api/machinery/reflect.h"
+#include "api/machinery/validation_util.h"
 #include "api/machinery/strategy_hooks.h"
 
 namespace allot::api {
@@ -23,16 +24,12 @@ const std::vector<std::string_view> kAccessModes = {"ReadOnlyMany", "ReadWriteMa
 const std::vector<std::string_view> kReclaimPolicies = {"Delete", "Recycle", "Retain"};
 const std::vector<std::string_view> kVolumeModes = {"Block", "Filesystem"};
 
-bool Contains(const std::vector<std::string_view>& set, std::string_view v) {
-  return std::find(set.begin(), set.end(), v) != set.end();
-}
-
 void ValidateAccessModes(const std::vector<std::string>& modes, const Path& p,
                          std::string_view required_detail, FieldErrors& errs) {
   if (modes.empty()) errs.Required(p, required_detail);
   bool once_pod = false, other = false;
   for (const std::string& m : modes) {
-    if (!Contains(kAccessModes, m)) {
+    if (!validation_util::IsOneOf(m, kAccessModes)) {
       errs.NotSupported(p, m, kAccessModes);
     } else if (m == "ReadWriteOncePod") {
       once_pod = true;
@@ -54,7 +51,9 @@ void ValidateClassName(std::string_view name, const Path& p, FieldErrors& errs) 
 
 void ValidateVolumeMode(const std::optional<std::string>& mode, const Path& p,
                         FieldErrors& errs) {
-  if (mode && !Contains(kVolumeModes, *mode)) errs.NotSupported(p, *mode, kVolumeModes);
+  if (mode && !validation_util::IsOneOf(*mode, kVolumeModes)) {
+    errs.NotSupported(p, *mode, kVolumeModes);
+  }
 }
 
 std::string JoinModes(const std::vector<std::string>& modes) {
@@ -163,7 +162,7 @@ void ValidatePersistentVolume(const PersistentVolume& pv, FieldErrors& errs) {
   }
   for (const auto& [k, q] : pv.spec.capacity) ValidatePositive(q, cap.Key(k), errs);
   const std::string& policy = pv.spec.persistentVolumeReclaimPolicy;
-  if (!policy.empty() && !Contains(kReclaimPolicies, policy)) {
+  if (!policy.empty() && !validation_util::IsOneOf(policy, kReclaimPolicies)) {
     errs.NotSupported(spec.Child("persistentVolumeReclaimPolicy"), policy, kReclaimPolicies);
   }
   if (pv.spec.nodeAffinity) {

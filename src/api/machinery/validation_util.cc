@@ -92,6 +92,13 @@ void InvalidRaw(FieldErrors& errs, const Path& p, std::string_view raw, std::str
   errs.Invalid(p, raw, detail);
 }
 
+bool IsOneOf(std::string_view value, const std::vector<std::string_view>& supported) {
+  for (std::string_view s : supported) {
+    if (s == value) return true;
+  }
+  return false;
+}
+
 void ValidateDriverName(std::string_view value, const Path& p, FieldErrors& errs) {
   if (value.empty()) errs.Required(p);
   if (value.size() > kCSIDriverNameMaxLength) errs.TooLong(p, kCSIDriverNameMaxLength);

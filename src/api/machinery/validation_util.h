@@ -13,6 +13,9 @@
 
 namespace allot::api::validation_util {
 
+// Whether `value` is one of `supported` (the lists NotSupported errors name).
+bool IsOneOf(std::string_view value, const std::vector<std::string_view>& supported);
+
 // Semantic Versioning 2.0.0 (the regular expression used by resource.k8s.io validation).
 bool IsSemver(std::string_view value);
 // v1helper.IsExtendedResourceName: "domain/name", outside kubernetes.io, usable in quota names.

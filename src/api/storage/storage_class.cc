@@ -7,6 +7,7 @@
 
 #include "api/machinery/meta_validation.h"
 #include "api/machinery/reflect.h"
+#include "api/machinery/validation_util.h"
 
 namespace allot::api {
 
@@ -18,10 +19,6 @@ constexpr size_t kMaxParameters = 512;
 constexpr size_t kMaxParameterBytes = 256 * 1024;
 const std::vector<std::string_view> kReclaimPolicies = {"Delete", "Retain"};
 const std::vector<std::string_view> kBindingModes = {"Immediate", "WaitForFirstConsumer"};
-
-bool Contains(const std::vector<std::string_view>& set, std::string_view v) {
-  return std::find(set.begin(), set.end(), v) != set.end();
-}
 
 void ValidateTopologies(const std::vector<TopologySelectorTerm>& terms, const Path& p,
                         FieldErrors& errs) {
@@ -70,12 +67,12 @@ void ValidateStorageClass(const StorageClass& sc, FieldErrors& errs) {
     }
     if (total > kMaxParameterBytes) errs.TooLong(params, kMaxParameterBytes);
   }
-  if (sc.reclaimPolicy && !Contains(kReclaimPolicies, *sc.reclaimPolicy)) {
+  if (sc.reclaimPolicy && !validation_util::IsOneOf(*sc.reclaimPolicy, kReclaimPolicies)) {
     errs.NotSupported(Path("reclaimPolicy"), *sc.reclaimPolicy, kReclaimPolicies);
   }
   if (!sc.volumeBindingMode) {
     errs.Required(Path("volumeBindingMode"));
-  } else if (!Contains(kBindingModes, *sc.volumeBindingMode)) {
+  } else if (!validation_util::IsOneOf(*sc.volumeBindingMode, kBindingModes)) {
     errs.NotSupported(Path("volumeBindingMode"), *sc.volumeBindingMode, kBindingModes);
   }
   ValidateTopologies(sc.allowedTopologies, Path("allowedTopologies"), errs);
