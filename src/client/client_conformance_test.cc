@@ -187,7 +187,8 @@ TEST_P(ConformanceTest, ApplyPatchCreatesThenUpdates) {
   ASSERT_OK(created);
   auto relabel = client_->Patch(Pods(), "default", "a1", PatchKind::kApply,
                                 "apiVersion: v1\nkind: Pod\nmetadata:\n  name: a1\n  labels:\n"
-                                "    app: x\n");
+                                "    app: x\nspec:\n  containers:\n  - name: c\n"
+                                "    image: busybox\n");
   ASSERT_OK(relabel);
   EXPECT_EQ((*relabel)->metadata.labels.at("app"), "x");
   EXPECT_EQ((*relabel)->metadata.uid, (*created)->metadata.uid);

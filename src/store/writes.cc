@@ -138,8 +138,13 @@ Status Store::Impl::StageUpdate(const ResourceInfo& r, const ObjectPtr& current,
                          "Precondition failed: UID in precondition: " + meta.uid +
                              ", UID in object meta: " + cur.uid);
   }
+  // managedFields are the writer's to set (the API server computes them for each request);
+  // a writer that sends none keeps the stored ones.
+  std::vector<api::ManagedFieldsEntry> managed = meta.rare->managedFields.empty()
+                                                     ? cur.rare->managedFields
+                                                     : meta.rare->managedFields;
   if (sub == Subresource::kStatus) {
-    // A status write changes status only.
+    // A status write changes status (and managedFields) only.
     if (type.copy_spec) type.copy_spec(*current, *obj);
     meta = cur;
   } else {
@@ -168,6 +173,7 @@ Status Store::Impl::StageUpdate(const ResourceInfo& r, const ObjectPtr& current,
   meta.rare.set(&api::ObjectMetaRare::deletionGracePeriodSeconds,
                 cur.rare->deletionGracePeriodSeconds);
   meta.generation = cur.generation;
+  meta.rare.set(&api::ObjectMetaRare::managedFields, std::move(managed));
   if (!meta.rare->selfLink.empty()) meta.rare.edit().selfLink.clear();
   meta.rare.compact();  // nothing allocated for fields the server cleared
   if (meta.generateName.empty()) meta.generateName = cur.generateName;

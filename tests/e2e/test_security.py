@@ -288,9 +288,15 @@ class SecurityTest(harness.TestCase):
                 # two trainers are bound to edge-0 with the driver's allocation (perNodeLimit
                 # 2; the third waits). They do not start: node-sim's kubelet has no plugin of
                 # controller.example.com registered, as a kubelet would refuse them.
-                self.wait("the GPU pod Running and two trainers bound", lambda: (
-                    pods()["local-gpu"].get("status", {}).get("phase") == "Running" and
-                    len(bound_trainers()) == 2), timeout=90)
+                try:
+                    self.wait("the GPU pod Running and two trainers bound", lambda: (
+                        pods()["local-gpu"].get("status", {}).get("phase") == "Running" and
+                        len(bound_trainers()) == 2), timeout=90)
+                except AssertionError:
+                    log.flush()
+                    with open(os.path.join(server.data_dir, "roles.log")) as f:
+                        print("roles.log (last lines):\n" + "".join(f.readlines()[-40:]))
+                    raise
                 gpu = admin.get("resourceclaim", "gpu")
                 self.assertEqual(gpu["status"]["allocation"]["devices"]["results"][0]["driver"],
                                  "gpu.example.com")

@@ -23,6 +23,7 @@ DEPENDS = {
     'api/machinery': ['common'],      # object model, meta, reflection, quantities, selectors
     'api/codec': ['api/machinery'],   # JSON and YAML
     'api/patch': ['api/codec'],       # JSON, merge and strategic-merge patches
+    'api/managed_fields': ['api/machinery'],  # server-side apply's field ownership
     'api/core': ['api/machinery'],    # core/v1 and coordination.k8s.io
     'api/resource': ['api/core'],     # resource.k8s.io (v1, v1alpha3 PodSchedulingContext)
     'api/koordinator': ['api/core', 'api/resource'],  # scheduling.koordinator.sh Reservation
@@ -32,7 +33,7 @@ DEPENDS = {
     'api/storage': ['api/core'],      # storage.k8s.io/v1 StorageClass, CSI kinds, VolumeAttachment
     'api/rbac': ['api/machinery'],    # rbac.authorization.k8s.io Role, ClusterRole, bindings
     'api': ['api/resource', 'api/koordinator', 'api/scheduling', 'api/policy', 'api/rbac',
-            'api/apps', 'api/storage', 'api/patch'],
+            'api/apps', 'api/storage', 'api/patch', 'api/managed_fields'],
     # the registry of every group
     'cel': ['api'],
     'workloads': ['api'],              # objects for benchmarks, tests, simulations

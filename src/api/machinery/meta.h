@@ -70,7 +70,7 @@ struct ManagedFieldsEntry {
 // line (api/machinery/rare.h): ObjectMeta::rare.
 struct ObjectMetaRare {
   std::string selfLink;                           // deprecated; never set by the server
-  std::vector<ManagedFieldsEntry> managedFields;  // not tracked (api/machinery/options.h)
+  std::vector<ManagedFieldsEntry> managedFields;  // api/managed_fields/field_manager.h
   // Set only while an object is being deleted (it waits for finalizers, or a pod for its
   // grace period): rare for as long as most objects live.
   std::optional<Time> deletionTimestamp;

@@ -15,7 +15,8 @@ namespace allot::api {
 
 struct WriteOptions {
   bool dry_run = false;
-  // Field manager, recorded for information only (no managedFields tracking yet).
+  // The request's fieldManager parameter; the API server records managedFields itself
+  // (apiserver/rest/field_manager.h).
   std::string field_manager;
 };
 

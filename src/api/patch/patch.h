@@ -1,5 +1,5 @@
 // PATCH bodies: JSON patch (RFC 6902), JSON merge patch (RFC 7386), Kubernetes strategic merge
-// patch, and server-side apply (simplified, see kApplyPatch). The API server parses the
+// patch, and server-side apply's merge (see kApplyPatch). The API server parses the
 // Content-Type with PatchTypeFromContentType, encodes the stored object to JSON, calls
 // ApplyPatch, and decodes the result into the typed object (which is where unknown fields and
 // type errors are reported).
@@ -69,11 +69,12 @@ std::string_view ContentTypeOf(PatchType type);
 // testing a missing path for null fails. Merge patch follows RFC 7386 (evanphx additionally drops
 // null members of objects inside arrays; decoding into the typed object hides the difference).
 //
-// kApplyPatch (server-side apply) is SIMPLIFIED: the body (YAML or JSON; the first YAML document)
-// must be an object and is merged into the current object with the strategic-merge rules above.
-// There is no field ownership: fields another manager set are never conflicts, and fields this
-// manager applied before but now omits are not removed. The caller checks apiVersion/kind and
-// fieldManager. YAML errors are 400 "error decoding YAML: error converting YAML to JSON: ...".
+// kApplyPatch (server-side apply) is the merge step alone: the body (YAML or JSON; the first YAML
+// document) must be an object and is merged into the current object with the strategic-merge
+// rules above. Field ownership (pruning what the applier no longer applies, conflicts,
+// managedFields) is the field manager's, on the merged result (api/managed_fields/
+// field_manager.h). The caller checks apiVersion/kind and fieldManager. YAML errors are 400
+// "error decoding YAML: error converting YAML to JSON: ...".
 //
 // `original_json` must be valid JSON produced by the server; if it is not, the result is a 500.
 Result<std::string> ApplyPatch(PatchType type, std::string_view original_json,

@@ -297,6 +297,10 @@ Status Restriction::CheckDriverWrite(const authz::Attributes& a, const api::Obje
     api::ResourceClaim same = *after;
     same.metadata.finalizers = before->metadata.finalizers;
     same.metadata.resourceVersion = before->metadata.resourceVersion;
+    // managedFields are the server's record of the write itself.
+    same.metadata.rare.set(&api::ObjectMetaRare::managedFields,
+                           before->metadata.rare->managedFields);
+    same.metadata.rare.compact();
     same.status = before->status;
     if (!(same.metadata == before->metadata) || !(same.spec == before->spec)) {
       return Forbidden(a, after, "may only add or remove its own finalizers of a claim");

@@ -87,15 +87,87 @@ TEST_F(PatchTest, ApplyCreatesThenUpdates) {
       "apiVersion: v1\nkind: Pod\nmetadata:\n  name: a1\nspec:\n  containers:\n"
       "  - name: c\n    image: busybox\n";
   auto missing_manager = Patch(PodPath("a1"), yaml, "application/apply-patch+yaml");
-  EXPECT_EQ(missing_manager.status, 400);
+  EXPECT_EQ(missing_manager.status, 422);
+  EXPECT_EQ(J(missing_manager.body)["/message"],
+            "PatchOptions.meta.k8s.io \"\" is invalid: fieldManager: Required value: is required "
+            "for apply patch");
   auto created = Must(client_->Patch(PodPath("a1") + "?fieldManager=kubectl&force=false", yaml,
                                      "application/apply-patch+yaml"));
   ASSERT_EQ(created.status, 201) << created.body;
-  std::string relabel = "apiVersion: v1\nkind: Pod\nmetadata:\n  name: a1\n  labels:\n    app: x\n";
+  // The second apply keeps the container: an applier's omitted fields are removed.
+  std::string relabel =
+      "apiVersion: v1\nkind: Pod\nmetadata:\n  name: a1\n  labels:\n    app: x\nspec:\n"
+      "  containers:\n  - name: c\n    image: busybox\n";
   auto updated = Must(client_->Patch(PodPath("a1") + "?fieldManager=kubectl", relabel,
                                      "application/apply-patch+yaml"));
   ASSERT_EQ(updated.status, 200) << updated.body;
   EXPECT_EQ(J(updated.body)["/metadata/labels/app"], "x");
+}
+
+// metadata.managedFields as kube-apiserver keeps them: creates and updates own what they
+// change, appliers what they apply; an apply that would change another manager's field is a 409
+// naming it, unless forced; an applier's omitted fields are removed.
+TEST_F(PatchTest, ServerSideApplyTracksManagedFields) {
+  std::string base = "/api/v1/namespaces/default/configmaps";
+  auto created = Must(client_->Post(base + "?fieldManager=kubectl-create",
+                                    R"({"apiVersion":"v1","kind":"ConfigMap",
+                                        "metadata":{"name":"cm"},"data":{"a":"1"}})"));
+  ASSERT_EQ(created.status, 201) << created.body;
+  J c(created.body);
+  EXPECT_EQ(c["/metadata/managedFields/0/manager"], "kubectl-create");
+  EXPECT_EQ(c["/metadata/managedFields/0/operation"], "Update");
+  EXPECT_EQ(c["/metadata/managedFields/0/apiVersion"], "v1");
+  EXPECT_EQ(c["/metadata/managedFields/0/fieldsType"], "FieldsV1");
+  EXPECT_EQ(c["/metadata/managedFields/0/fieldsV1"], R"({"f:data":{".":{},"f:a":{}}})");
+
+  std::string path = base + "/cm";
+  std::string config = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cm\ndata:\n  a: \"2\"\n"
+                       "  b: \"1\"\n";
+  auto conflict = Must(client_->Patch(path + "?fieldManager=tool", config,
+                                      "application/apply-patch+yaml"));
+  ASSERT_EQ(conflict.status, 409) << conflict.body;
+  J k(conflict.body);
+  EXPECT_EQ(k["/reason"], "Conflict");
+  EXPECT_NE(k["/message"].find("Apply failed with 1 conflict: conflict with \"kubectl-create\" "
+                               "using v1 at "),
+            std::string::npos)
+      << conflict.body;
+  EXPECT_EQ(k["/details/causes/0/reason"], "FieldManagerConflict");
+  EXPECT_EQ(k["/details/causes/0/field"], ".data.a");
+  EXPECT_EQ(J(Get(path).body)["/data/a"], "1");  // nothing written
+
+  auto forced = Must(client_->Patch(path + "?fieldManager=tool&force=true", config,
+                                    "application/apply-patch+yaml"));
+  ASSERT_EQ(forced.status, 200) << forced.body;
+  J f(forced.body);
+  EXPECT_EQ(f["/data/a"], "2");
+  EXPECT_EQ(f["/metadata/managedFields/0/manager"], "tool");
+  EXPECT_EQ(f["/metadata/managedFields/0/operation"], "Apply");
+  EXPECT_EQ(f["/metadata/managedFields/0/fieldsV1"], R"({"f:data":{"f:a":{},"f:b":{}}})");
+  EXPECT_EQ(f["/metadata/managedFields/1/fieldsV1"], R"({"f:data":{}})");
+
+  // Applying without b removes it: only the applier owned it.
+  auto pruned = Must(client_->Patch(path + "?fieldManager=tool",
+                                    "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cm\n"
+                                    "data:\n  a: \"2\"\n",
+                                    "application/apply-patch+yaml"));
+  ASSERT_EQ(pruned.status, 200) << pruned.body;
+  EXPECT_EQ(J(pruned.body)["/data/b"], "<missing>");
+
+  // A merge patch without fieldManager writes as its User-Agent's product.
+  auto patched = Patch(path, R"({"data":{"c":"3"}})", "application/merge-patch+json");
+  ASSERT_EQ(patched.status, 200) << patched.body;
+  bool found = false;
+  J p(patched.body);
+  for (size_t i = 0; i < p.Size("/metadata/managedFields"); ++i) {
+    std::string e = "/metadata/managedFields/" + std::to_string(i);
+    if (p[(e + "/fieldsV1").c_str()] == R"({"f:data":{"f:c":{}}})") found = true;
+  }
+  EXPECT_TRUE(found) << patched.body;
+
+  auto force_merge = Must(client_->Patch(path + "?force=true", R"({"data":{"c":"4"}})",
+                                         "application/merge-patch+json"));
+  EXPECT_EQ(force_merge.status, 422) << force_merge.body;
 }
 
 TEST_F(PatchTest, BindingThenConflict) {

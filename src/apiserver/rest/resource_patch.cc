@@ -5,6 +5,7 @@
 #include "apiserver/encoding/body.h"
 #include "apiserver/encoding/output.h"
 #include "apiserver/encoding/served_version.h"
+#include "apiserver/rest/field_manager.h"
 #include "apiserver/rest/handlers.h"
 
 namespace allot::apiserver {
@@ -19,26 +20,42 @@ struct PatchRequest {
   api::PatchType type = api::PatchType::kMergePatch;
   FieldValidation validation = FieldValidation::kWarn;
   bool dry_run = false;
+  bool force = false;  // apply only: take over the fields other managers own
   std::string field_manager;
+  api::managed_fields::Writer writer;
   std::string body;  // JSON (apply patches are converted from YAML)
 };
 
-Result<PatchRequest> ParsePatchRequest(const Request& req) {
+// PatchOptions as kube-apiserver validates them: a 422 of PatchOptions.meta.k8s.io.
+Status CheckPatchOptions(const Request& req, api::PatchType type) {
+  api::FieldErrors errs;
+  if (type == api::PatchType::kApplyPatch) {
+    if (req.Query("fieldManager").value_or("").empty()) {
+      errs.Required(api::Path("fieldManager"), "is required for apply patch");
+    }
+  } else if (req.Query("force")) {
+    errs.Forbidden(api::Path("force"), "may not be specified for non-apply patch");
+  }
+  return errs.ToStatus("PatchOptions", "meta.k8s.io", "");
+}
+
+Result<PatchRequest> ParsePatchRequest(const Call& call) {
+  const Request& req = call.req;
   PatchRequest p;
   MediaType ct = ParseMediaType(req.Header("Content-Type"));
   auto type = api::PatchTypeFromContentType(ct.type);
   if (!type) return UnsupportedMediaTypeError(ct.type, kPatchTypes);
   p.type = *type;
+  ALLOT_RETURN_IF_ERROR(CheckPatchOptions(req, p.type));
   ALLOT_ASSIGN_OR_RETURN(p.validation, ParseFieldValidation(req));
   ALLOT_ASSIGN_OR_RETURN(p.dry_run, ParseDryRun(req));
-  p.field_manager = std::string(req.Query("fieldManager").value_or(""));
+  ALLOT_ASSIGN_OR_RETURN(p.field_manager, ParseFieldManager(req, "PatchOptions"));
+  p.force = QueryFlag(req, "force");
+  p.writer = WriterOf(call, p.field_manager);
   if (req.body.find_first_not_of(" \t\r\n") == std::string::npos) {
     return BadRequestError("the request body is empty");
   }
   if (p.type == api::PatchType::kApplyPatch) {
-    if (p.field_manager.empty()) {
-      return BadRequestError("fieldManager: Required value: is required for apply patch");
-    }
     ALLOT_ASSIGN_OR_RETURN(p.body, JsonOrYamlToJson(req.body));
   } else {
     ALLOT_RETURN_IF_ERROR(api::CheckJsonDepth(req.body));
@@ -47,20 +64,34 @@ Result<PatchRequest> ParsePatchRequest(const Request& req) {
   return p;
 }
 
-// The patched object, decoded with the requested field validation. In a served version the
-// patch applies to the object as that version shows it (its schema is the stored one's: served
-// versions differ only where no merge key is involved).
-Result<DecodedBody> ApplyTo(const api::Object& current, const PatchRequest& p,
-                            const api::ServedVersion* served) {
+// The patched object, decoded with the requested field validation, with its managedFields. In
+// a served version the patch applies to the object as that version shows it (its schema is the
+// stored one's: served versions differ only where no merge key is involved).
+Result<DecodedBody> ApplyTo(const Call& call, const api::Object& current, const PatchRequest& p) {
+  const api::ServedVersion* served = call.route.served;
   std::string original = api::EncodeJson(current);
   if (served) original = FromStorageJson(original, *served);
   const api::TypeInfo& type = current.type();
   ALLOT_ASSIGN_OR_RETURN(std::string patched,
                          api::ApplyPatch(p.type, original, p.body, type.schema()));
+  std::vector<api::ManagedFieldsEntry> applied_fields;
+  const bool apply = p.type == api::PatchType::kApplyPatch;
+  if (apply) {
+    ALLOT_ASSIGN_OR_RETURN(Applied applied, TrackApply(call, p.writer, &current, original,
+                                                       patched, p.body, p.force));
+    patched = std::move(applied.json);
+    applied_fields = std::move(applied.managed_fields);
+  }
   if (served) {
     ALLOT_ASSIGN_OR_RETURN(patched, ToStorageJson(patched, *served));
   }
-  return DecodeObject(patched, type, p.validation);
+  ALLOT_ASSIGN_OR_RETURN(DecodedBody d, DecodeObject(patched, type, p.validation));
+  if (apply) {
+    d.object->metadata.rare.set(&api::ObjectMetaRare::managedFields, std::move(applied_fields));
+  } else {
+    TrackUpdate(call, p.writer, &current, *d.object);
+  }
+  return d;
 }
 
 std::function<void(Result<api::ObjectPtr>)> ReplyPatched(const CallPtr& call, int code,
@@ -76,11 +107,15 @@ std::function<void(Result<api::ObjectPtr>)> ReplyPatched(const CallPtr& call, in
 // Server-side apply of an object that does not exist yet: the applied configuration is the new
 // object (201).
 void ApplyCreate(const CallPtr& call, const PatchRequest& p) {
-  Result<std::string> body =
-      call->route.served ? ToStorageJson(p.body, *call->route.served) : Result<std::string>(p.body);
+  auto applied = TrackApply(*call, p.writer, nullptr, "", p.body, p.body, p.force);
+  if (!applied.ok()) return call->Fail(applied.status());
+  Result<std::string> body = call->route.served ? ToStorageJson(applied->json, *call->route.served)
+                                                : Result<std::string>(applied->json);
   if (!body.ok()) return call->Fail(body.status());
   auto decoded = DecodeObject(*body, *call->resource().type, p.validation);
   if (!decoded.ok()) return call->Fail(decoded.status());
+  decoded->object->metadata.rare.set(&api::ObjectMetaRare::managedFields,
+                                     std::move(applied->managed_fields));
   Status id = CheckBodyIdentity(*call, *decoded->object, true);
   if (!id.ok()) return call->Fail(id);
   Status admitted = call->Admit(nullptr, decoded->object.get());
@@ -109,7 +144,7 @@ store::UpdateFn PrecomputedUpdate(const api::ObjectPtr& current, std::unique_ptr
 void ServePatch(const CallPtr& call) {
   call->set_verb("PATCH");
   call->set_mutating();
-  auto p = ParsePatchRequest(call->req);
+  auto p = ParsePatchRequest(*call);
   if (!p.ok()) return call->Fail(p.status());
   if (p->type == api::PatchType::kApplyPatch) call->set_verb("APPLY");
   ServerContext& ctx = call->ctx;
@@ -122,14 +157,13 @@ void ServePatch(const CallPtr& call) {
     return call->Fail(current.status());
   }
   auto request = std::make_shared<const PatchRequest>(std::move(p).value());
-  const api::ServedVersion* served = call->route.served;
-  auto first = ApplyTo(**current, *request, served);
+  auto first = ApplyTo(*call, **current, *request);
   if (!first.ok()) return call->Fail(first.status());
   // The transform runs again (on the committer thread) only if the object changed meanwhile;
   // the warnings of the first run are the ones reported.
-  Transform transform = [request, served](
+  Transform transform = [call, request](
                             const api::Object& cur) -> Result<std::unique_ptr<api::Object>> {
-    ALLOT_ASSIGN_OR_RETURN(DecodedBody d, ApplyTo(cur, *request, served));
+    ALLOT_ASSIGN_OR_RETURN(DecodedBody d, ApplyTo(*call, cur, *request));
     return std::move(d.object);
   };
   store::UpdateFn fn = PrecomputedUpdate(*current, std::move(first->object), std::move(transform));

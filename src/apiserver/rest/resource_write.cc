@@ -7,6 +7,7 @@
 #include "api/codec/codec.h"
 #include "apiserver/encoding/body.h"
 #include "apiserver/encoding/output.h"
+#include "apiserver/rest/field_manager.h"
 #include "apiserver/rest/handlers.h"
 
 namespace allot::apiserver {
@@ -160,11 +161,14 @@ void ServeCreate(const CallPtr& call) {
   if (!w.ok()) return call->Fail(w.status());
   Status id = CheckBodyIdentity(*call, *w->object, false);
   if (!id.ok()) return call->Fail(id);
+  auto manager = ParseFieldManager(call->req, "CreateOptions");
+  if (!manager.ok()) return call->Fail(manager.status());
+  TrackUpdate(*call, WriterOf(*call, *manager), nullptr, *w->object);
   Status admitted = call->Admit(nullptr, w->object.get());
   if (!admitted.ok()) return call->Fail(admitted);
   api::WriteOptions opts;
   opts.dry_run = w->dry_run;
-  opts.field_manager = std::string(call->req.Query("fieldManager").value_or(""));
+  opts.field_manager = *manager;
   call->ctx.store.CreateAsync(
       call->resource(), std::move(w->object), std::move(opts),
       call->Track<ObjectResult>("create", ReplyObject(call, 201, std::move(w->warnings))));
@@ -177,15 +181,32 @@ void ServeUpdate(const CallPtr& call) {
   if (!w.ok()) return call->Fail(w.status());
   Status id = CheckBodyIdentity(*call, *w->object, true);
   if (!id.ok()) return call->Fail(id);
+  auto manager = ParseFieldManager(call->req, "UpdateOptions");
+  if (!manager.ok()) return call->Fail(manager.status());
   store::UpdateOptions opts;
   opts.dry_run = w->dry_run;
-  opts.field_manager = std::string(call->req.Query("fieldManager").value_or(""));
+  opts.field_manager = *manager;
   opts.subresource =
       call->route.subresource == "status" ? store::Subresource::kStatus : store::Subresource::kMain;
   std::shared_ptr<const api::Object> desired = std::move(w->object);
-  store::UpdateFn fn = [desired](const api::Object&) -> Result<std::unique_ptr<api::Object>> {
-    return desired->Clone();
+  // The body with the managedFields of writing it over the stored object; computed here
+  // against the object read now, and again on the committer thread only if it changed since.
+  auto writer = std::make_shared<const api::managed_fields::Writer>(WriterOf(*call, *manager));
+  Transform transform = [call, desired,
+                         writer](const api::Object& cur) -> Result<std::unique_ptr<api::Object>> {
+    std::unique_ptr<api::Object> next = desired->Clone();
+    TrackUpdate(*call, *writer, &cur, *next);
+    return next;
   };
+  store::UpdateFn fn;
+  auto current = call->ctx.store.Get(call->resource(), call->route.namespace_, call->route.name);
+  if (current.ok()) {
+    auto first = transform(**current);
+    if (!first.ok()) return call->Fail(first.status());
+    fn = PrecomputedUpdate(*current, std::move(first).value(), transform);
+  } else {
+    fn = std::move(transform);  // the store answers (404)
+  }
   call->ctx.store.UpdateAsync(
       call->resource(), call->route.namespace_, call->route.name, call->Admitted(std::move(fn)),
       std::move(opts),
