@@ -119,13 +119,16 @@ func (a *Allot) stop() {
 	}
 }
 
-// Config is a client-go configuration from a kubeconfig file.
+// Config is a client-go configuration from a kubeconfig file, without a client-side rate
+// limit.
 func Config(t testing.TB, kubeconfig string) *rest.Config {
 	t.Helper()
 	cfg, err := clientcmd.BuildConfigFromFlags("", kubeconfig)
 	if err != nil {
 		t.Fatal(err)
 	}
+	// Tests write in bursts; client-go's default client-side limit (5 QPS) would only slow them.
+	cfg.QPS, cfg.Burst = 1000, 1000
 	return cfg
 }
 

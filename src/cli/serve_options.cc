@@ -95,6 +95,9 @@ void ServeOptions::AddFlags(Flags& flags) {
   flags.String("event-ttl", &event_ttl,
                "how long an Event is kept after its last write, as kube-apiserver's --event-ttl "
                "(e.g. 1h, 30m); 0: until something deletes it");
+  flags.Int("watch-history", &watch_history,
+            "changes kept for watches, lists and continue tokens at older resourceVersions "
+            "(older ones get 410 Gone, as after etcd compacts kube-apiserver's history)");
   flags.Int("threads", &threads, "HTTP worker threads");
   flags.Int("sim-nodes", &sim_nodes, "simulated nodes (kubelets) to run in-process");
   flags.String("sim-node-template", &sim_node_template,
@@ -189,6 +192,8 @@ Result<ServeOptions::Completed> ServeOptions::Complete() const {
   options.etcd_compaction_interval =
       std::chrono::duration_cast<std::chrono::milliseconds>(compaction);
   ALLOT_ASSIGN_OR_RETURN(options.event_ttl, NonNegativeDuration("--event-ttl", event_ttl));
+  if (watch_history < 1) return BadRequestError("--watch-history: must be at least 1");
+  options.watch_history = static_cast<size_t>(watch_history);
   options.data_dir = data_dir;
   options.listen = listen;
   options.threads = static_cast<int>(threads);

@@ -32,6 +32,7 @@ struct ServeOptions {
   std::string etcd_cafile, etcd_certfile, etcd_keyfile;
   std::string etcd_compaction_interval = "5m";
   std::string event_ttl = "1h0m0s";
+  int64_t watch_history = 100000;
   int64_t threads = 2;
   int64_t sim_nodes = 0;
   std::string sim_node_template;

@@ -71,7 +71,9 @@ Result<std::unique_ptr<Cluster>> Cluster::Start(ClusterOptions options) {
 
 Status Cluster::StartAll() {
   ALLOT_ASSIGN_OR_RETURN(auto backend, OpenBackend(options_));
-  store_ = std::make_unique<store::Store>(std::move(backend), clock_, DefaultStoreOptions());
+  store::StoreOptions store_options = DefaultStoreOptions();
+  if (options_.watch_history > 0) store_options.history_size = options_.watch_history;
+  store_ = std::make_unique<store::Store>(std::move(backend), clock_, std::move(store_options));
   ALLOT_RETURN_IF_ERROR(Named(store_->Open(), "opening the store"));
   gc_ = std::make_unique<registry::GarbageCollector>(*store_);
   ALLOT_RETURN_IF_ERROR(Named(gc_->Start(), "garbage collector"));

@@ -61,6 +61,9 @@ struct ClusterOptions {
   // Events are deleted this long after their last write (registry/event_expiry.h; kube-apiserver's
   // --event-ttl); zero: kept until deleted.
   std::chrono::microseconds event_ttl = registry::EventExpiry::kDefaultTtl;
+  // Events of the watch history kept (store/history.h): watches and lists at older
+  // resourceVersions, and continue tokens of older lists, get 410 Gone. 0: the store's default.
+  size_t watch_history = 0;
   std::string data_dir = "./data";
   Clock* clock = nullptr;  // null: RealClock
   // The API server's address ("127.0.0.1:6443"; port 0 picks a free port); nullopt: no server.

@@ -47,12 +47,19 @@ std::string EncodeContinue(uint64_t rv, std::string_view last_key) {
   return Base64Url(std::to_string(rv) + ":" + std::string(last_key));
 }
 
+std::string EncodeLatestContinue(std::string_view last_key) {
+  return Base64Url("-1:" + std::string(last_key));
+}
+
 Result<ContinuePoint> DecodeContinue(std::string_view token) {
   std::string raw;
   size_t colon = 0;
   uint64_t rv = 0;
-  if (!UnBase64Url(token, raw) || (colon = raw.find(':')) == std::string::npos ||
-      std::from_chars(raw.data(), raw.data() + colon, rv).ptr != raw.data() + colon || rv == 0) {
+  if (!UnBase64Url(token, raw) || (colon = raw.find(':')) == std::string::npos) {
+    return BadRequestError("continue key is not valid: incorrect encoded start resourceVersion");
+  }
+  if (std::string_view(raw).substr(0, colon) == "-1") return ContinuePoint{0, raw.substr(colon + 1)};
+  if (std::from_chars(raw.data(), raw.data() + colon, rv).ptr != raw.data() + colon || rv == 0) {
     return BadRequestError("continue key is not valid: incorrect encoded start resourceVersion");
   }
   return ContinuePoint{rv, raw.substr(colon + 1)};

@@ -50,13 +50,14 @@ void WriteDetails(Writer& w, const StatusDetails& d) {
   w.EndObject();
 }
 
-void WriteHeader(Writer& w, const char* status) {
+void WriteHeader(Writer& w, const char* status, std::string_view list_continue = {}) {
   w.Key("kind");
   w.String("Status");
   w.Key("apiVersion");
   w.String("v1");
   w.Key("metadata");
   w.StartObject();
+  if (!list_continue.empty()) Member(w, "continue", list_continue);
   w.EndObject();
   w.Key("status");
   w.String(status);
@@ -64,11 +65,11 @@ void WriteHeader(Writer& w, const char* status) {
 
 }  // namespace
 
-std::string StatusJson(const Status& status) {
+std::string StatusJson(const Status& status, std::string_view list_continue) {
   rapidjson::StringBuffer buf;
   Writer w(buf);
   w.StartObject();
-  WriteHeader(w, "Failure");
+  WriteHeader(w, "Failure", list_continue);
   Member(w, "message", status.message());
   Member(w, "reason", ReasonString(status.code()));
   // Kubernetes always writes details for errors, even when empty.
@@ -99,11 +100,11 @@ std::string SuccessStatusJson(const StatusDetails& details, int code) {
   return std::string(buf.GetString(), buf.GetSize());
 }
 
-Response ErrorResponse(const Status& status) {
+Response ErrorResponse(const Status& status, std::string_view list_continue) {
   Status s = status.ok() ? InternalError("internal error: empty error status") : status;
   Response r;
   r.status = HttpCode(s.code());
-  r.body = StatusJson(s);
+  r.body = StatusJson(s, list_continue);
   if (s.details().retry_after_seconds > 0) {
     r.headers.emplace_back("Retry-After", std::to_string(s.details().retry_after_seconds));
   }

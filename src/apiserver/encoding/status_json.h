@@ -12,14 +12,16 @@
 
 namespace allot::apiserver {
 
-// The Status JSON for an error (Failure, with reason and code from `status`).
-std::string StatusJson(const Status& status);
+// The Status JSON for an error (Failure, with reason and code from `status`). `list_continue`,
+// when not empty, is written as metadata.continue (a 410 for an expired continue token offers
+// one that finishes the list).
+std::string StatusJson(const Status& status, std::string_view list_continue = {});
 // {kind: Status, status: Success, details: {name, group, kind, uid}} (code 200 omitted as
 // Kubernetes does for deletes; `code` > 0 adds it).
 std::string SuccessStatusJson(const StatusDetails& details, int code = 0);
 
-// A response carrying StatusJson(status) with its HTTP code.
-Response ErrorResponse(const Status& status);
+// A response carrying StatusJson(status, list_continue) with its HTTP code.
+Response ErrorResponse(const Status& status, std::string_view list_continue = {});
 // A JSON response.
 Response JsonResponse(int code, std::string body);
 

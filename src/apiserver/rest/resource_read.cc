@@ -7,10 +7,29 @@
 #include "apiserver/rest/handlers.h"
 #include "apiserver/rest/request_params.h"
 #include "apiserver/rest/watch_stream.h"
+#include "store/continue_token.h"
 
 namespace allot::apiserver {
 
 namespace {
+
+// A 410 for a continue token whose revision has left the history, as kube-apiserver answers
+// it: with a token in metadata.continue that finishes the list from where the expired one
+// stopped, at the latest state (so objects changed in between may show up).
+Response ExpiredContinueResponse(const std::string& expired) {
+  auto point = store::DecodeContinue(expired);
+  if (!point.ok()) return ErrorResponse(point.status());
+  return ErrorResponse(
+      Status(StatusCode::kExpired,
+             "The provided continue parameter is too old to display a consistent list result. "
+             "You can start a new list without the continue parameter, or use the continue "
+             "token in this response to retrieve the remainder of the results. Continuing with "
+             "the provided token results in an inconsistent list - objects that were created, "
+             "modified, or deleted between the time the first chunk was returned and now may "
+             "show up in the list."),
+      store::EncodeLatestContinue(point->after));
+}
+
 
 // The store's list resourceVersion for the request (api-reference §4.3): unset or "0" serve
 // the latest state; an RV with Exact (or, as Kubernetes does, with a limit) is served exactly;
@@ -120,7 +139,12 @@ void ServeList(const CallPtr& call) {
   }
   opts.resource_version = ListResourceVersion(*params, ctx.store.CurrentResourceVersion());
   auto list = ctx.store.List(call->resource(), opts);
-  if (!list.ok()) return call->Fail(list.status());
+  if (!list.ok()) {
+    if (list.status().code() == StatusCode::kExpired && !opts.continue_token.empty()) {
+      return call->Reply(ExpiredContinueResponse(opts.continue_token));
+    }
+    return call->Fail(list.status());
+  }
 
   Page page;
   page.items = &list->items;
