@@ -337,8 +337,12 @@ func TestDiscoveryAndDynamicClient(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := dc.ServerVersion(); err != nil {
+	version, err := dc.ServerVersion()
+	if err != nil {
 		t.Fatalf("server version: %v", err)
+	}
+	if version.Major != "1" || version.Minor != "37" {
+		t.Errorf("server version %+v: want 1.37, the release Allot follows", version)
 	}
 	_, resources, err := dc.ServerGroupsAndResources()
 	if err != nil {

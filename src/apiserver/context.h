@@ -52,9 +52,9 @@ struct ServerConfig {
   // 0: no limit.
   int max_readonly_inflight = 0;
   int max_mutating_inflight = 0;
-  std::string git_version = "v1.34.0-allot";
+  std::string git_version = "v1.37.0-allot";
   std::string major = "1";
-  std::string minor = "34";
+  std::string minor = "37";
   std::chrono::milliseconds bookmark_interval{1000};
   // Null: completions run where the store calls them (tests of the handler alone).
   Executor executor;

@@ -72,7 +72,7 @@ struct ApiServerOptions {
   // How often a watch with allowWatchBookmarks=true gets a BOOKMARK (on the Clock's timeline).
   std::chrono::milliseconds bookmark_interval{1000};
   // Served in /version.
-  std::string git_version = "v1.34.0-allot";
+  std::string git_version = "v1.37.0-allot";
   // Where the server's metrics go (shared with other components); null: a registry of its own.
   metrics::Registry* metrics = nullptr;
 };

@@ -55,7 +55,7 @@ int Main(int argc, char** argv) {
   }
   if (std::strcmp(argv[1], "driver") == 0) return drivers::RunDriverCommand(argc, argv);
   if (std::strcmp(argv[1], "version") == 0) {
-    std::printf("allot v0.1.0 (Kubernetes API v1.34)\n");
+    std::printf("allot v0.1.0 (Kubernetes API v1.37)\n");
     return 0;
   }
   if (std::strcmp(argv[1], "--help") == 0 || std::strcmp(argv[1], "help") == 0) {

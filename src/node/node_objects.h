@@ -23,7 +23,7 @@ struct NodeShape {
   // Labels, annotations, taints, unschedulable, capacity and allocatable are taken from it;
   // its name, spec.podCIDR(s), spec.providerID and status conditions are ignored.
   api::Node node_template;
-  std::string kubelet_version = "v1.34.0-allot";
+  std::string kubelet_version = "v1.37.0-allot";
 };
 
 // Parses a node template manifest (YAML or JSON, kind Node; apiVersion/kind may be omitted).

@@ -75,7 +75,7 @@ TEST(MakeNodeTest, CopiesTheTemplateAndAddsKubeletFields) {
   EXPECT_EQ(n->spec.podCIDR, "10.0.7.0/24");
   EXPECT_EQ(JsonAt(*n, "/status/capacity/nvidia.com~1gpu"), R"("8")");
   EXPECT_EQ(JsonAt(*n, "/status/allocatable/cpu"), R"("63500m")");
-  EXPECT_EQ(JsonAt(*n, "/status/nodeInfo/kubeletVersion"), R"("v1.34.0-allot")");
+  EXPECT_EQ(JsonAt(*n, "/status/nodeInfo/kubeletVersion"), R"("v1.37.0-allot")");
   EXPECT_EQ(
       JsonAt(*n, "/status/addresses"),
       R"([{"type":"InternalIP","address":"172.16.0.8"},{"type":"Hostname","address":"gpu-7"}])");

@@ -59,7 +59,7 @@ TEST_F(SimulatorNodesTest, RegistersNodesFromTheTemplateWithLeases) {
     EXPECT_EQ(n->spec.taints[0].key, "dedicated");
     EXPECT_EQ(n->status.capacity.at("cpu").ToString(), "16");
     EXPECT_EQ(n->status.allocatable.at("memory").ToString(), "64Gi");
-    EXPECT_EQ(n->status.nodeInfo.kubeletVersion, "v1.34.0-allot");
+    EXPECT_EQ(n->status.nodeInfo.kubeletVersion, "v1.37.0-allot");
     EXPECT_EQ(n->status.addresses[0].address, NodeInternalIp(i));
     EXPECT_EQ(ReadyHeartbeat(name), t0);
 

@@ -16,12 +16,13 @@ ALLOT_DEFINE_TYPE(ReplicationController, "", "v1", "ReplicationController")
 
 namespace {
 
-// Go's %#v of a map[string]string: map[string]string{"a":"b", "c":"d"}.
-std::string GoStringMap(const StringMap& m) {
-  std::string out = "map[string]string{";
+// A map[string]string as Kubernetes 1.37 renders an invalid value: JSON, keys sorted,
+// {"a":"b","c":"d"}.
+std::string JsonStringMap(const StringMap& m) {
+  std::string out = "{";
   bool first = true;
   for (const auto& [k, v] : m) {
-    if (!first) out += ", ";
+    if (!first) out += ",";
     first = false;
     out += Quote(k) + ":" + Quote(v);
   }
@@ -132,7 +133,7 @@ void DefaultReplicationController(ReplicationController& rc) {
 void ValidateWorkloadTemplate(const PodTemplateSpec& tmpl, bool selector_matches,
                               std::string_view kind, const Path& p, FieldErrors& errs) {
   if (!selector_matches) {
-    errs.InvalidRendered(p.Child("metadata").Child("labels"), GoStringMap(tmpl.metadata.labels),
+    errs.InvalidRendered(p.Child("metadata").Child("labels"), JsonStringMap(tmpl.metadata.labels),
                          "`selector` does not match template `labels`");
   }
   ValidatePodTemplateSpec(tmpl, p, errs);

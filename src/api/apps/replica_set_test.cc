@@ -62,7 +62,7 @@ TEST(ReplicaSetTest, SelectorMustMatchAndPodsMustRestart) {
   EXPECT_EQ(Errors(rs),
             (std::vector<std::string>{
                 "spec.replicas: Invalid value: -1: must be greater than or equal to 0",
-                "spec.template.metadata.labels: Invalid value: map[string]string{\"app\":"
+                "spec.template.metadata.labels: Invalid value: {\"app\":"
                 "\"other\"}: `selector` does not match template `labels`",
                 "spec.template.spec.restartPolicy: Unsupported value: \"OnFailure\": supported "
                 "values: \"Always\""}));

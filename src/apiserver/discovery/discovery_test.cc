@@ -26,8 +26,8 @@ int FindResource(const J& list, const std::string& name) {
 TEST_F(DiscoveryTest, Version) {
   J v(Get("/version").body);
   EXPECT_EQ(v["/major"], "1");
-  EXPECT_EQ(v["/minor"], "34");
-  EXPECT_EQ(v["/gitVersion"], "v1.34.0-allot");
+  EXPECT_EQ(v["/minor"], "37");
+  EXPECT_EQ(v["/gitVersion"], "v1.37.0-allot");
 }
 
 TEST_F(DiscoveryTest, LegacyDiscovery) {
