@@ -67,6 +67,16 @@ void ServeDiscovery(const CallPtr& call, bool core, const std::string& server_ad
 
 void ServeOpenApi(const CallPtr& call) {
   OpenApiDocs& docs = call->ctx.openapi;
+  if (call->route.kind == RouteKind::kOpenApiV2) {
+    // Protobuf for clients that name it (client-go always does), else JSON.
+    const OpenApiV2& v2 = docs.V2();
+    if (call->req.Header("Accept").find("protobuf") != std::string_view::npos) {
+      Response r = JsonResponse(200, v2.protobuf);
+      r.content_type = std::string(kOpenApiV2ProtobufType);
+      return call->Reply(std::move(r));
+    }
+    return call->Reply(JsonResponse(200, v2.json));
+  }
   if (call->route.kind == RouteKind::kOpenApiV3Index) {
     call->Reply(JsonResponse(200, docs.Index()));
     return;
@@ -81,7 +91,7 @@ void ServeOpenApi(const CallPtr& call) {
 
 void ServeNonResource(const CallPtr& call, const std::string& server_address,
                       metrics::Registry& registry) {
-  if (call->route.kind == RouteKind::kNotFound || call->route.kind == RouteKind::kOpenApiV2) {
+  if (call->route.kind == RouteKind::kNotFound) {
     return call->Fail(NotFoundPathError());
   }
   if (!IsRead(call->req)) {
@@ -120,6 +130,7 @@ void ServeNonResource(const CallPtr& call, const std::string& server_address,
     case RouteKind::kResourceList:
       return call->Reply(
           JsonResponse(200, ApiResourceListJson(ctx.registry, route.group, route.version)));
+    case RouteKind::kOpenApiV2:
     case RouteKind::kOpenApiV3Index:
     case RouteKind::kOpenApiV3Doc:
       return ServeOpenApi(call);
@@ -133,7 +144,6 @@ void ServeNonResource(const CallPtr& call, const std::string& server_address,
                              "'unsafe-inline'; connect-src 'self'; frame-ancestors 'none'");
       return call->Reply(std::move(r));
     }
-    case RouteKind::kOpenApiV2:
     case RouteKind::kNotFound:
     case RouteKind::kResource:
       break;

@@ -173,7 +173,7 @@ class CoreKindsTest(unittest.TestCase):
         p = self.k.run("apply", "-f", "-", stdin=json.dumps(bad), check=False)
         self.assertNotEqual(p.returncode, 0)
         self.assertIn('The ReplicaSet "bad" is invalid: spec.template.metadata.labels: '
-                      'Invalid value: map[string]string{"app":"b"}: `selector` does not match '
+                      'Invalid value: {"app":"b"}: `selector` does not match '
                       'template `labels`', p.stderr)
         claim = {"apiVersion": "v1", "kind": "PersistentVolumeClaim",
                  "metadata": {"name": "bad", "namespace": "default"}, "spec": {}}
@@ -188,6 +188,17 @@ class CoreKindsTest(unittest.TestCase):
                        check=False)
         self.assertNotEqual(p.returncode, 0)
         self.assertIn("illegal base64 data", p.stderr)
+
+    def test_a_kind_the_server_lacks_is_no_match(self):
+        # kubectl looks a kind missing from OpenAPI v3 up in /openapi/v2, then in discovery:
+        # as against kube-apiserver, the answer is "no matches for kind", not a 404.
+        for doc in ({"apiVersion": "example.com/v1", "kind": "Widget", "metadata": {"name": "w"}},
+                    {"apiVersion": "batch/v1", "kind": "CronJob", "metadata": {"name": "c"}}):
+            p = self.k.run("apply", "-f", "-", stdin=json.dumps(doc), check=False)
+            self.assertNotEqual(p.returncode, 0)
+            self.assertIn('no matches for kind "%s" in version "%s"' % (doc["kind"],
+                          doc["apiVersion"]), p.stderr)
+            self.assertIn("ensure CRDs are installed first", p.stderr)
 
 
 if __name__ == "__main__":

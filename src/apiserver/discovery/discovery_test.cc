@@ -125,8 +125,29 @@ TEST_F(DiscoveryTest, OpenApiIndexAndDocument) {
   ASSERT_EQ(dra.status, 200);
   EXPECT_EQ(dra.body.find("strategic-merge-patch"), std::string::npos);
   EXPECT_NE(dra.body.find("\"fieldValidation\""), std::string::npos);
-  EXPECT_EQ(Get("/openapi/v2").status, 404);
   EXPECT_EQ(Get("/openapi/v3/apis/nope/v1").status, 404);
+}
+
+// /openapi/v2: the v3 documents' schemas as Swagger 2.0 definitions, references rewritten; JSON
+// unless the client asks for protobuf (client-go's parser reads it: TestOpenAPIDocuments).
+TEST_F(DiscoveryTest, OpenApiV2FromTheV3Documents) {
+  auto res = Get("/openapi/v2");
+  ASSERT_EQ(res.status, 200);
+  J v2(res.body);
+  EXPECT_EQ(v2["/swagger"], "2.0");
+  EXPECT_EQ(v2["/info/version"], "v1.37.0-allot");
+  const char* pod = "/definitions/io.k8s.api.core.v1.Pod";
+  EXPECT_EQ(v2[(std::string(pod) + "/x-kubernetes-group-version-kind/0/kind").c_str()], "Pod");
+  EXPECT_EQ(res.body.find("#/components/schemas/"), std::string::npos);
+  EXPECT_NE(res.body.find("\"$ref\":\"#/definitions/io.k8s.api.core.v1.PodSpec\""), std::string::npos);
+  EXPECT_EQ(res.body.find("\"nullable\""), std::string::npos);
+
+  auto proto =
+      Get("/openapi/v2", {{"Accept", "application/com.github.proto-openapi.spec.v2@v1.0+protobuf"}});
+  ASSERT_EQ(proto.status, 200);
+  EXPECT_EQ(proto.Header("Content-Type"),
+            "application/com.github.proto-openapi.spec.v2.v1.0+protobuf");
+  EXPECT_EQ(proto.body.substr(0, 5), std::string("\x0a\x03" "2.0", 5));  // swagger = 1
 }
 
 TEST_F(DiscoveryTest, TableList) {

@@ -434,6 +434,16 @@ void OpenApiDocs::Build() {
   w.EndObject();
   w.EndObject();
   index_.assign(buf.GetString(), buf.GetSize());
+  // v2 from the preferred (first listed) versions first: a definition two versions share by
+  // name is taken from the first.
+  std::vector<const std::string*> v3;
+  for (const auto& [group, version] : gvs) v3.push_back(&docs_[OpenApiPathKey(group, version)].json);
+  v2_ = BuildOpenApiV2(v3, server_version_);
+}
+
+const OpenApiV2& OpenApiDocs::V2() {
+  std::call_once(once_, [this] { Build(); });
+  return v2_;
 }
 
 const std::string& OpenApiDocs::Index() {

@@ -17,6 +17,7 @@
 #include <string_view>
 
 #include "api/machinery/resources.h"
+#include "apiserver/discovery/openapi_v2.h"
 
 namespace allot::apiserver {
 
@@ -28,6 +29,8 @@ class OpenApiDocs {
   const std::string& Index();
   // The document for one group-version ("" group for core), or nullptr when not served.
   const std::string* Document(std::string_view group, std::string_view version);
+  // /openapi/v2, from all of them (discovery/openapi_v2.h).
+  const OpenApiV2& V2();
 
  private:
   struct Doc {
@@ -41,6 +44,7 @@ class OpenApiDocs {
   std::once_flag once_;
   std::string index_;
   std::map<std::string, Doc, std::less<>> docs_;  // by "api/v1", "apis/<g>/<v>"
+  OpenApiV2 v2_;
 };
 
 // The key of a group-version in the index: "api/v1" or "apis/<group>/<version>".

@@ -321,6 +321,12 @@ void WriteMetaComponents(JsonWriter& w) {
       w.Key(prop);
       w.StartObject();
       TypeOnly(w, type);
+      if (std::string_view(type) == "array") {  // of strings (DeleteOptions.dryRun)
+        w.Key("items");
+        w.StartObject();
+        TypeOnly(w, "string");
+        w.EndObject();
+      }
       w.EndObject();
     }
     w.EndObject();
