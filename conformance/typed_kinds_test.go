@@ -208,8 +208,8 @@ func TestTypedClientsForEveryKind(t *testing.T) {
 		{"PersistentVolume", func(t *testing.T, cs kubernetes.Interface, ns string) {
 			exercise(t, cs.CoreV1().PersistentVolumes(), func(n string) *corev1.PersistentVolume {
 				return &corev1.PersistentVolume{ObjectMeta: om(n), Spec: corev1.PersistentVolumeSpec{
-					AccessModes: []corev1.PersistentVolumeAccessMode{corev1.ReadWriteOnce},
-					Capacity:    corev1.ResourceList{corev1.ResourceStorage: resource.MustParse("1Gi")},
+					AccessModes:            []corev1.PersistentVolumeAccessMode{corev1.ReadWriteOnce},
+					Capacity:               corev1.ResourceList{corev1.ResourceStorage: resource.MustParse("1Gi")},
 					PersistentVolumeSource: corev1.PersistentVolumeSource{HostPath: &corev1.HostPathVolumeSource{Path: "/tmp"}}}}
 			}, "v1", "PersistentVolume", false, ns)
 		}},
@@ -303,7 +303,7 @@ func TestTypedClientsForEveryKind(t *testing.T) {
 			exercise(t, cs.ResourceV1().ResourceSlices(), func(n string) *resourcev1.ResourceSlice {
 				return &resourcev1.ResourceSlice{ObjectMeta: om(n), Spec: resourcev1.ResourceSliceSpec{
 					Driver: "d.example.com", AllNodes: ptrTo(true),
-					Pool:   resourcev1.ResourcePool{Name: n, ResourceSliceCount: 1}}}
+					Pool: resourcev1.ResourcePool{Name: n, ResourceSliceCount: 1}}}
 			}, "resource.k8s.io/v1", "ResourceSlice", false, ns)
 		}},
 		{"DeviceTaintRule", func(t *testing.T, cs kubernetes.Interface, ns string) {
@@ -332,9 +332,6 @@ func TestTypedClientsForEveryKind(t *testing.T) {
 		cs := clientset(t, cfg)
 		for i, c := range cases {
 			t.Run(encoding+"/"+c.name, func(t *testing.T) {
-				if encoding == "protobuf" && c.name == "PersistentVolume" {
-					t.Skip("volume sources are kept as JSON: a PersistentVolume cannot be sent in protobuf yet (docs/compatibility.md)")
-				}
 				ns := fmt.Sprintf("kinds-%s-%d", encoding, i)
 				createNamespace(t, cs, ns)
 				c.run(t, cs, ns)

@@ -92,6 +92,7 @@ struct KindCodec {
   bool (*encode)(const Object&, Writer&);
   bool (*decode)(std::string_view, Object&, DecodeState&);
   bool (*may_refuse)();
+  bool (*normalize)(Object&, DecodeContext&);
 };
 
 template <class T>
@@ -108,6 +109,9 @@ constexpr KindCodec CodecOf() {
           return protobuf::HasOpaque<T>(seen);
         }();
         return may_refuse;
+      },
+      [](Object& o, DecodeContext& ctx) {
+        return protobuf::NormalizeJsonMessages(static_cast<T&>(o), ctx);
       }};
 }
 
@@ -179,6 +183,11 @@ bool HasProtobuf(const TypeInfo& type) { return CodecFor(type) != nullptr; }
 bool ProtobufMayRefuse(const TypeInfo& type) {
   const KindCodec* codec = CodecFor(type);
   return codec && codec->may_refuse();
+}
+
+bool NormalizeJsonMessages(Object& obj, DecodeContext& ctx) {
+  const KindCodec* codec = CodecFor(obj.type());
+  return !codec || codec->normalize(obj, ctx);
 }
 
 bool EncodeProtobufMessage(const Object& obj, std::string& out) {

@@ -35,6 +35,14 @@ bool HasProtobuf(const TypeInfo& type);
 // end early (docs/apiserver.md).
 bool ProtobufMayRefuse(const TypeInfo& type);
 
+// Checks the JSON text the object holds for Kubernetes messages (probes, security contexts,
+// volume sources: api/codec/opaque_messages.h) as Go's decoder reads those messages, which is
+// how kube-apiserver decodes a request: false, with the error in `ctx` ("json: cannot unmarshal
+// ... into field spec.containers[0].livenessProbe.initialDelaySeconds of type int32"), for a
+// value of the wrong type; members a message lacks are removed and recorded with ctx.Unknown.
+// What passes can always be encoded in protobuf. True for kinds without protobuf.
+bool NormalizeJsonMessages(Object& obj, DecodeContext& ctx);
+
 // Appends the object's own message (no envelope): what a list item or the encode cache holds.
 // False, with `out` unchanged, when the kind has no message or the object holds a value
 // protobuf cannot carry (ProtoAs::kOpaque); the caller then answers in JSON.

@@ -210,39 +210,151 @@ TEST(Protobuf, NestedMessagesOver127BytesGetAWideLength) {
   EXPECT_EQ(EncodeJson(**back), EncodeJson(pod));
 }
 
-TEST(Protobuf, AnObjectWithAnOpaqueSubtreeIsNotEncoded) {
+// The messages Allot keeps as JSON text (probes, security contexts, volume sources) travel as
+// their messages and read back as the JSON encoding/json would write.
+TEST(Protobuf, MessagesKeptAsJsonTravelAsTheirMessages) {
+  auto pod = FromJsonText(Pod::Type(), R"({"metadata": {"name": "p"}, "spec": {
+    "containers": [{"name": "c",
+      "livenessProbe": {"httpGet": {"path": "/healthz", "port": 8080,
+          "httpHeaders": [{"name": "X", "value": "y"}]}, "initialDelaySeconds": 3,
+          "periodSeconds": 10},
+      "readinessProbe": {"exec": {"command": ["cat", "/ready"]}, "successThreshold": 1},
+      "securityContext": {"runAsUser": 0, "privileged": false,
+          "capabilities": {"add": ["NET_ADMIN"]}},
+      "env": [{"name": "N", "valueFrom": {"fieldRef": {"fieldPath": "spec.nodeName"}}}],
+      "envFrom": [{"configMapRef": {"name": "cm"}, "prefix": "P_"}],
+      "lifecycle": {"preStop": {"sleep": {"seconds": 5}}}}],
+    "securityContext": {"fsGroup": 2000, "sysctls": [{"name": "a.b", "value": "1"}]},
+    "dnsConfig": {"nameservers": ["1.1.1.1"], "options": [{"name": "ndots", "value": "2"}]},
+    "volumes": [
+      {"name": "scratch", "emptyDir": {"medium": "Memory", "sizeLimit": "1Gi"}},
+      {"name": "config", "configMap": {"name": "cm", "items": [{"key": "k", "path": "p"}],
+          "defaultMode": 420}},
+      {"name": "token", "projected": {"sources": [{"serviceAccountToken":
+          {"expirationSeconds": 3607, "path": "token"}}]}},
+      {"name": "eph", "ephemeral": {"volumeClaimTemplate": {"metadata": {"labels": {"a": "b"}},
+          "spec": {"accessModes": ["ReadWriteOnce"],
+                   "resources": {"requests": {"storage": "1Gi"}}}}}},
+      {"name": "data", "csi": {"driver": "d.example.com", "volumeAttributes": {"z": "1", "a": "2"}}}
+    ]}})");
+  auto back = DecodeProtobufObject(Pod::Type(), Envelope(*pod));
+  ASSERT_TRUE(back.ok()) << back.status().ToString();
+  std::string json = EncodeJson(**back);
+  // As kube-apiserver writes them: zero values of omitempty fields are left out (runAsUser 0 is
+  // a pointer, so it stays; privileged false too), a struct that Go always writes is there.
+  EXPECT_NE(json.find(R"("livenessProbe":{"httpGet":{"path":"/healthz","port":8080,)"
+                      R"("httpHeaders":[{"name":"X","value":"y"}]},"initialDelaySeconds":3,)"
+                      R"("periodSeconds":10})"),
+            std::string::npos)
+      << json;
+  EXPECT_NE(json.find(R"("securityContext":{"capabilities":{"add":["NET_ADMIN"]},)"
+                      R"("privileged":false,"runAsUser":0})"),
+            std::string::npos)
+      << json;
+  EXPECT_NE(json.find(R"({"name":"scratch","emptyDir":{"medium":"Memory","sizeLimit":"1Gi"}})"),
+            std::string::npos)
+      << json;
+  EXPECT_NE(json.find(R"("volumeClaimTemplate":{"metadata":{"labels":{"a":"b"}},)"
+                      R"("spec":{"accessModes":["ReadWriteOnce"],)"
+                      R"("resources":{"requests":{"storage":"1Gi"}}}})"),
+            std::string::npos)
+      << json;
+  EXPECT_NE(json.find(R"("csi":{"driver":"d.example.com","volumeAttributes":{"a":"2","z":"1"}})"),
+            std::string::npos)
+      << json;
+  // And a second trip changes nothing.
+  auto again = DecodeProtobufObject(Pod::Type(), Envelope(**back));
+  ASSERT_TRUE(again.ok());
+  EXPECT_EQ(EncodeJson(**again), json);
+  EXPECT_FALSE(ProtobufMayRefuse(Pod::Type()));
+}
+
+// JSON that the message cannot hold (a value of the wrong type: kube-apiserver would have
+// refused it) is not encoded, so the object goes as JSON.
+TEST(Protobuf, JsonThatItsMessageCannotHoldIsNotEncoded) {
   auto obj = FromJsonText(Pod::Type(), R"({"metadata": {"name": "p"}, "spec": {
-    "containers": [{"name": "c", "livenessProbe": {"exec": {"command": ["true"]}}}]}})");
+    "containers": [{"name": "c", "livenessProbe": {"initialDelaySeconds": "soon"}}]}})");
   std::string out = "keep";
   EXPECT_FALSE(EncodeProtobufMessage(*obj, out));
   EXPECT_EQ(out, "keep");
-  // An empty opaque object is an empty message, and reads back as {}.
-  auto empty = FromJsonText(Pod::Type(), R"({"metadata": {"name": "p"}, "spec": {
-    "containers": [{"name": "c", "securityContext": {}}], "securityContext": {}}})");
-  auto back = DecodeProtobufObject(Pod::Type(), Envelope(*empty));
-  ASSERT_TRUE(back.ok()) << back.status().ToString();
-  EXPECT_EQ(EncodeJson(**back), EncodeJson(*empty));
-  auto with_volume = FromJsonText(Pod::Type(), R"({"metadata": {"name": "p"}, "spec": {
-    "containers": [{"name": "c"}], "volumes": [{"name": "v", "emptyDir": {"medium": "Memory"}}]}})");
-  EXPECT_FALSE(EncodeProtobufMessage(*with_volume, out));
 }
 
-TEST(Protobuf, AnOpaqueFieldInABodyIsA415) {
-  // Pod {spec = 2 {containers = 2 {name = 1, livenessProbe = 10 {1: {1: "true"}}}}}.
-  const Msg probed =
-      Msg().Sub(2, Msg().Sub(2, Msg().Str(1, "c").Sub(10, Msg().Sub(1, Msg().Str(1, "true")))));
+// Decoded as Go decodes those messages: members a message lacks go (and are named), and a value
+// of the wrong type is an error at its path.
+TEST(Protobuf, JsonKeptForMessagesIsNormalizedAsGoDecodesIt) {
+  auto obj = FromJsonText(Pod::Type(), R"({"metadata": {"name": "p"}, "spec": {
+    "containers": [{"name": "c", "livenessProbe": {"httpGet": {"port": "http", "bogus": 1},
+      "periodSeconds": 5}}]}})");
+  DecodeContext ctx;
+  ASSERT_TRUE(NormalizeJsonMessages(*obj, ctx)) << ctx.error();
+  EXPECT_EQ(ctx.unknown_fields(),
+            std::vector<std::string>{"spec.containers[0].livenessProbe.httpGet.bogus"});
+  EXPECT_EQ(static_cast<const Pod&>(*obj).spec.containers[0].rare->livenessProbe.json,
+            R"({"httpGet":{"port":"http"},"periodSeconds":5})");
+  auto wrong = FromJsonText(Pod::Type(), R"({"metadata": {"name": "p"}, "spec": {
+    "containers": [{"name": "c"}], "volumes": [{"name": "v",
+      "configMap": {"name": "cm", "items": [{"key": "k", "path": 3}]}}]}})");
+  DecodeContext bad;
+  EXPECT_FALSE(NormalizeJsonMessages(*wrong, bad));
+  EXPECT_EQ(bad.error(), "json: cannot unmarshal number into field "
+                         "spec.volumes[0].configMap.items[0].path of type string");
+}
+
+// A record of the wrong wire type inside such a message is a 400 naming the field.
+TEST(Protobuf, AWrongWireTypeInsideAMessageKeptAsJsonIsBadRequest) {
+  // Pod {spec = 2 {containers = 2 {name = 1, livenessProbe = 10 {initialDelaySeconds = 2 "x"}}}}.
+  const Msg probed = Msg().Sub(2, Msg().Sub(2, Msg().Str(1, "c").Sub(10, Msg().Str(2, "x"))));
   auto r = DecodeProtobufMessage(Pod::Type(), probed.bytes);
   ASSERT_FALSE(r.ok());
-  EXPECT_EQ(r.status().code(), StatusCode::kUnsupportedMediaType);
-  EXPECT_NE(r.status().message().find("spec.containers[0].livenessProbe"), std::string::npos)
+  EXPECT_EQ(r.status().code(), StatusCode::kBadRequest);
+  EXPECT_NE(r.status().message().find("spec.containers[0].livenessProbe.initialDelaySeconds"),
+            std::string::npos)
       << r.status().message();
-  // A volume source inside Go's embedded VolumeSource: Pod {spec = 2 {volumes = 1 {name = 1,
-  // volumeSource = 2 {emptyDir = 2 {medium = 1}}}}}.
-  const Msg volume =
-      Msg().Sub(2, Msg().Sub(1, Msg().Str(1, "v").Sub(2, Msg().Sub(2, Msg().Str(1, "Memory")))));
-  auto v = DecodeProtobufMessage(Pod::Type(), volume.bytes);
-  ASSERT_FALSE(v.ok());
-  EXPECT_EQ(v.status().code(), StatusCode::kUnsupportedMediaType);
+}
+
+// A RawJson field whose message the table does not name can carry only {}: the codec refuses
+// the rest (a server answers 415) or, reading leniently, drops it and says so.
+struct Unmodelled {
+  RawJson blob;
+  template <class V>
+  void Visit(V& v) {
+    v("blob", blob);
+  }
+};
+
+}  // namespace
+
+template <>
+struct ProtoMessage<Unmodelled> {
+  static constexpr ProtoField kFields[] = {{"blob", 1, ProtoAs::kOpaque}};
+};
+
+namespace {
+
+TEST(Protobuf, AFieldWithNoMessageCarriesOnlyTheEmptyObject) {
+  Unmodelled u;
+  u.blob.json = R"({"a":1})";
+  std::string bytes;
+  protobuf::Writer w(bytes);
+  EXPECT_FALSE(protobuf::WriteFields(w, u));
+  u.blob.json = "{}";
+  bytes.clear();
+  EXPECT_TRUE(protobuf::WriteFields(w, u));
+  const Msg content = Msg().Sub(1, Msg().Str(1, "x"));
+  Unmodelled read;
+  protobuf::DecodeState s;
+  EXPECT_FALSE(protobuf::ReadFields(content.bytes, read, s));
+  EXPECT_TRUE(s.unsupported);
+  protobuf::DecodeState lenient;
+  lenient.lenient = true;
+  EXPECT_TRUE(protobuf::ReadFields(content.bytes, read, lenient));
+  EXPECT_TRUE(lenient.dropped);
+  EXPECT_TRUE(read.blob.empty());
+  // Go writes its non-pointer fields even when zero: an all-zero message is {}.
+  const Msg zero = Msg().Sub(1, Msg().Str(1, "").Int(2, 0));
+  protobuf::DecodeState z;
+  EXPECT_TRUE(protobuf::ReadFields(zero.bytes, read, z));
+  EXPECT_EQ(read.blob.json, "{}");
 }
 
 // Go writes a zero metav1.Time (JSON null) as an empty message, and a set one with its seconds.
@@ -263,10 +375,10 @@ TEST(Protobuf, AnEmptyTimeIsUnsetAndTheEpochIsATime) {
 }
 
 // Go writes its non-pointer fields even when zero: `emptyDir: {}` arrives as {medium: ""}.
-TEST(Protobuf, AGoZeroStructInAnOpaqueFieldIsAnEmptyObject) {
-  // Pod {spec = 2 {volumes = 1 {name = 1, volumeSource = 2 {emptyDir = 2 {medium = 1 "",
-  //   sizeLimit = 2 {string = 1 ""}}}}, containers = 2 {name = 1}}}.
-  const Msg empty_dir = Msg().Str(1, "").Sub(2, Msg().Str(1, ""));
+TEST(Protobuf, AGoZeroStructInAMessageKeptAsJsonIsAnEmptyObject) {
+  // Pod {spec = 2 {volumes = 1 {name = 1, volumeSource = 2 {emptyDir = 2 {medium = 1 ""}}},
+  //   containers = 2 {name = 1}}}.
+  const Msg empty_dir = Msg().Str(1, "");
   const Msg raw = Msg().Sub(
       2, Msg().Sub(1, Msg().Str(1, "v").Sub(2, Msg().Sub(2, empty_dir))).Sub(2, Msg().Str(1, "c")));
   auto r = DecodeProtobufMessage(Pod::Type(), raw.bytes);
@@ -274,22 +386,17 @@ TEST(Protobuf, AGoZeroStructInAnOpaqueFieldIsAnEmptyObject) {
   EXPECT_EQ(static_cast<const Pod&>(**r).spec.volumes.at(0).emptyDir.json, "{}");
 }
 
-// A client reading a server that models more (kube-apiserver) keeps what it can and learns that
-// it dropped something, instead of failing.
-TEST(Protobuf, ALenientReadDropsOpaqueContentAndSaysSo) {
-  // Pod {metadata = 1 {name = 1}, spec = 2 {containers = 2 {name = 1, livenessProbe = 10
-  //   {1: {1: "true"}}}}}.
-  const Msg raw =
-      Msg()
-          .Sub(1, Msg().Str(1, "p"))
-          .Sub(2, Msg().Sub(2, Msg().Str(1, "c").Sub(10, Msg().Sub(1, Msg().Str(1, "true")))));
-  bool dropped = false;
-  auto r = DecodeProtobufMessage(Pod::Type(), raw.bytes, &dropped);
-  ASSERT_TRUE(r.ok()) << r.status().ToString();
-  EXPECT_TRUE(dropped);
-  EXPECT_EQ((*r)->metadata.name, "p");
-  EXPECT_TRUE(static_cast<const Pod&>(**r).spec.containers.at(0).rare->livenessProbe.empty());
-  EXPECT_FALSE(DecodeProtobufMessage(Pod::Type(), raw.bytes).ok());  // a server refuses it
+// The catalog parses, and every message a table names is in it: no kind that travels in
+// protobuf may have to refuse an object for a field it holds as JSON text.
+TEST(Protobuf, TheCatalogOfMessagesKeptAsJsonIsWhole) {
+  EXPECT_EQ(protobuf::OpaqueCatalogProblems(), std::vector<std::string>{});
+  EXPECT_NE(protobuf::FindOpaqueMessage("k8s.io.api.core.v1.Probe"), nullptr);
+  EXPECT_EQ(protobuf::FindOpaqueMessage("k8s.io.api.core.v1.Nope"), nullptr);
+  for (const ResourceInfo& r : ResourceRegistry::Default().All()) {
+    if (HasProtobuf(*r.type)) {
+      EXPECT_FALSE(ProtobufMayRefuse(*r.type)) << r.type->kind;
+    }
+  }
 }
 
 TEST(Protobuf, WhatProtobufCannotHoldIsNotEncoded) {
@@ -297,8 +404,8 @@ TEST(Protobuf, WhatProtobufCannotHoldIsNotEncoded) {
     "spec": {"maxUnavailable": 3000000000}})");
   std::string out;
   EXPECT_FALSE(EncodeProtobufMessage(*pdb, out));  // intVal is an int32
-  EXPECT_TRUE(ProtobufMayRefuse(Pod::Type()));
-  EXPECT_TRUE(ProtobufMayRefuse(Node::Type()));
+  EXPECT_FALSE(ProtobufMayRefuse(Pod::Type()));
+  EXPECT_FALSE(ProtobufMayRefuse(Node::Type()));
   EXPECT_FALSE(ProtobufMayRefuse(ResourceClaim::Type()));
   EXPECT_FALSE(ProtobufMayRefuse(ResourceSlice::Type()));
   EXPECT_FALSE(ProtobufMayRefuse(Event::Type()));

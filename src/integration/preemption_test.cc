@@ -373,7 +373,7 @@ TEST_F(PreemptionTest, AVictimInsideAReservationFreesItsSpaceOnlyForTheOwners) {
   Start();
   ASSERT_TRUE(AvailableReservation("r", "40", "train"));
   CpuPod("inside", "40", "low", "train");  // an owner, in the reservation
-  ASSERT_TRUE(WaitBound("inside"));
+  ASSERT_TRUE(WaitBound("inside")) << PodMessage("inside");
   CpuPod("outside", "20", "low");
   ASSERT_TRUE(WaitBound("outside"));
   // 4 CPU left. Evicting "inside" would free reservation capacity this pod may not use.
@@ -391,7 +391,7 @@ TEST_F(PreemptionTest, AnOwnerPreemptsInsideItsReservation) {
   Start();
   ASSERT_TRUE(AvailableReservation("r", "40", "train"));
   CpuPod("a", "40", "low", "train");  // fills the reservation
-  ASSERT_TRUE(WaitBound("a"));
+  ASSERT_TRUE(WaitBound("a")) << PodMessage("a");
   CpuPod("filler", "24", "low");  // fills the rest of the node
   ASSERT_TRUE(WaitBound("filler"));
   CpuPod("b", "40", "high", "train");

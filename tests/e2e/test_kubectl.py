@@ -55,6 +55,21 @@ class KubectlTest(unittest.TestCase):
         self.k.run("delete", "namespace", "proto-team", "--wait=false")
         self.k.run("delete", "priorityclass", "proto-high")
 
+    def test_explain_describes_kinds_and_fields(self):
+        """kubectl explain reads the descriptions from the OpenAPI documents."""
+        out = self.k.run("explain", "pod.spec.nodeName").stdout
+        self.assertIn("FIELD: nodeName <string>", out)
+        self.assertNotIn("<no description>", out)
+        self.assertIn("scheduler", out)
+        out = self.k.run("explain", "resourceclaims.spec.devices.requests",
+                         "--api-version=resource.k8s.io/v1").stdout
+        self.assertNotIn("<no description>", out)
+        self.assertIn("exactly", out)
+        out = self.k.run("explain", "reservations.spec", "--recursive").stdout
+        self.assertIn("allocateOnce", out)
+        out = self.k.run("explain", "deviceclass").stdout
+        self.assertNotIn("<no description>", out)
+
     def test_apply_again_is_unchanged_then_configured(self):
         out = self.k.run("apply", "-f", ALL_KINDS).stdout
         self.assertIn("pod/trainer unchanged", out)

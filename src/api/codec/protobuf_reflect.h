@@ -21,6 +21,7 @@
 #include <typeinfo>
 #include <vector>
 
+#include "api/codec/opaque_messages.h"
 #include "api/codec/protobuf_wire.h"
 #include "api/machinery/boxed.h"
 #include "api/machinery/field.h"
@@ -441,6 +442,45 @@ const Layout& LayoutOf() {
 template <class T>
 bool WriteFields(Writer& w, const T& v);
 
+// A field holding Kubernetes messages as JSON text (ProtoField::message).
+template <class F>
+inline constexpr bool kIsJsonMessage =
+    std::is_same_v<F, RawJson> || std::is_same_v<F, std::vector<RawJson>>;
+
+template <class F>
+bool WriteJsonMessages(Writer& w, const ProtoField& spec, const F& f) {
+  const OpaqueMessage* m = FindOpaqueMessage(spec.message);
+  if (!m) return false;
+  auto one = [&](const RawJson& v) {
+    if (spec.as != ProtoAs::kEmbedded) return WriteOpaque(w, spec.number, *m, v.json);
+    size_t outer = w.BeginNested(spec.number);
+    bool ok = WriteOpaque(w, spec.inner, *m, v.json);
+    w.EndNested(outer, /*drop_if_empty=*/true);
+    return ok;
+  };
+  if constexpr (std::is_same_v<F, RawJson>) {
+    return one(f);
+  } else {
+    for (const RawJson& v : f) {
+      if (!one(v)) return false;
+    }
+    return true;
+  }
+}
+
+template <class F>
+bool ReadJsonMessage(const Record& r, const OpaqueMessage& m, F& out, DecodeState& s) {
+  if (r.type != kLengthDelimited) return WrongType(r, s);
+  if constexpr (std::is_same_v<F, RawJson>) {
+    return ReadOpaque(r.bytes, m, out.json, s);
+  } else {
+    s.ctx.PushIndex(static_cast<int64_t>(out.size()));
+    bool ok = ReadOpaque(r.bytes, m, out.emplace_back().json, s);
+    s.ctx.Pop();
+    return ok;
+  }
+}
+
 struct EncodeVisitor {
   Writer& w;
   const Layout& layout;
@@ -457,6 +497,12 @@ struct EncodeVisitor {
     if (!spec) {
       ok = false;  // a value with no number cannot be carried
       return;
+    }
+    if constexpr (kIsJsonMessage<F>) {
+      if (spec->message) {
+        ok = WriteJsonMessages(w, *spec, f);
+        return;
+      }
     }
     if (spec->as == ProtoAs::kEmbedded) {
       size_t outer = w.BeginNested(spec->number);
@@ -504,7 +550,13 @@ struct DecodeFieldVisitor {
   void operator()(const char* name, F& f, FieldTags = {}) {
     if (position++ != target) return;
     s.ctx.PushField(name);
-    if constexpr (Message<F>) {
+    const OpaqueMessage* json_message = nullptr;
+    if constexpr (kIsJsonMessage<F>) {
+      if (spec.message) json_message = FindOpaqueMessage(spec.message);
+    }
+    if (json_message) {
+      if constexpr (kIsJsonMessage<F>) ok = ReadJsonMessage(record, *json_message, f, s);
+    } else if constexpr (Message<F>) {
       ok = record.type == kLengthDelimited ? ReadFields(record.bytes, f, s) : WrongType(record, s);
     } else {
       ok =
@@ -625,7 +677,9 @@ struct OpaqueVisitor {
     const ProtoField* spec = layout.by_position[position++];
     using Element = typename Inner<F>::type;
     if constexpr (std::is_same_v<Element, RawJson>) {
-      found = found || !spec || spec->as != ProtoAs::kRawExtension;
+      const bool carried = spec && (spec->as == ProtoAs::kRawExtension ||
+                                    (spec->message && FindOpaqueMessage(spec->message)));
+      found = found || !carried;
     } else if constexpr (Message<Element>) {
       found = found || HasOpaque<Element>(seen);
     }
@@ -643,6 +697,88 @@ bool HasOpaque(std::vector<const void*>& seen) {
   T probe{};
   probe.Visit(ov);
   return ov.found;
+}
+
+// --- JSON text held for messages ------------------------------------------------------------------
+
+template <class T>
+bool NormalizeJsonMessages(T& v, DecodeContext& ctx);
+
+// Checks, and rids of members their message lacks, the JSON text of every field of a struct
+// that holds a message as JSON (ProtoField::message), at any depth (NormalizeOpaque).
+struct NormalizeVisitor {
+  const Layout& layout;
+  DecodeContext& ctx;
+  size_t position = 0;
+  bool ok = true;
+
+  template <class F>
+  void operator()(const char* name, F& f, FieldTags = {}) {
+    const ProtoField* spec = layout.by_position[position++];
+    if (ok) ok = Field(name, spec, f);
+  }
+  // An unset rare field holds nothing to check.
+  template <class T, class F>
+  void RareField(const char* name, Rare<T>& r, F T::*m, FieldTags tags) {
+    if (r.allocated()) {
+      (*this)(name, r.edit().*m, tags);
+    } else {
+      ++position;
+    }
+  }
+
+  template <class F>
+  bool Field(const char* name, const ProtoField* spec, F& f) {
+    using Element = typename Inner<F>::type;
+    if constexpr (std::is_same_v<Element, RawJson>) {
+      const OpaqueMessage* m = spec && spec->message ? FindOpaqueMessage(spec->message) : nullptr;
+      if (!m) return true;
+      ctx.PushField(name);
+      bool good = Each(f, [&](RawJson& j) { return j.empty() || NormalizeOpaque(*m, j.json, ctx); });
+      ctx.Pop();
+      return good;
+    } else if constexpr (Message<Element>) {
+      ctx.PushField(name);
+      bool good = Each(f, [&](Element& e) { return NormalizeJsonMessages(e, ctx); });
+      ctx.Pop();
+      return good;
+    } else {
+      return true;
+    }
+  }
+
+  // Calls `fn` on each element `f` holds (itself, a set optional, each of a list or map).
+  template <class F, class Fn>
+  bool Each(F& f, Fn&& fn) {
+    if constexpr (requires { f.has_value(); }) {
+      return !f.has_value() || Each(*f, fn);
+    } else if constexpr (requires { f.begin()->second; }) {
+      for (auto& [key, value] : f) {
+        ctx.PushKey(key);
+        bool good = Each(value, fn);
+        ctx.Pop();
+        if (!good) return false;
+      }
+      return true;
+    } else if constexpr (requires { f.begin(); f.size(); } && !std::is_same_v<F, std::string>) {
+      for (size_t i = 0; i < f.size(); ++i) {
+        ctx.PushIndex(static_cast<int64_t>(i));
+        bool good = Each(f[i], fn);
+        ctx.Pop();
+        if (!good) return false;
+      }
+      return true;
+    } else {
+      return fn(f);
+    }
+  }
+};
+
+template <class T>
+bool NormalizeJsonMessages(T& v, DecodeContext& ctx) {
+  NormalizeVisitor nv{LayoutOf<T>(), ctx};
+  v.Visit(nv);
+  return nv.ok;
 }
 
 // --- completeness ------------------------------------------------------------------------------

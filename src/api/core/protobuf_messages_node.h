@@ -88,7 +88,7 @@ struct ProtoMessage<NodeSpec> {
       {"providerID", 3},
       {"unschedulable", 4},
       {"taints", 5},
-      {"configSource", 6, ProtoAs::kOpaque},  // NodeConfigSource
+      {"configSource", 6, ProtoAs::kOpaque, 0, "k8s.io.api.core.v1.NodeConfigSource"},
       {"externalID", 2}};
 };
 
@@ -117,7 +117,7 @@ struct ProtoMessage<NodeSystemInfo> {
       {"kubeProxyVersion", 8},
       {"operatingSystem", 9},
       {"architecture", 10},
-      {"swap", 11, ProtoAs::kOpaque}};  // NodeSwapStatus
+      {"swap", 11, ProtoAs::kOpaque, 0, "k8s.io.api.core.v1.NodeSwapStatus"}};
 };
 
 template <>
@@ -133,14 +133,14 @@ struct ProtoMessage<NodeStatus> {
       {"phase", 3},
       {"conditions", 4},
       {"addresses", 5},
-      {"daemonEndpoints", 6, ProtoAs::kOpaque},  // NodeDaemonEndpoints
+      {"daemonEndpoints", 6, ProtoAs::kOpaque, 0, "k8s.io.api.core.v1.NodeDaemonEndpoints"},
       {"nodeInfo", 7},
       {"images", 8},
       {"volumesInUse", 9},
-      {"volumesAttached", 10, ProtoAs::kOpaque},  // repeated AttachedVolume
-      {"config", 11, ProtoAs::kOpaque},           // NodeConfigStatus
-      {"runtimeHandlers", 12, ProtoAs::kOpaque},  // repeated NodeRuntimeHandler
-      {"features", 13, ProtoAs::kOpaque}};        // NodeFeatures
+      {"volumesAttached", 10, ProtoAs::kOpaque, 0, "k8s.io.api.core.v1.AttachedVolume"},
+      {"config", 11, ProtoAs::kOpaque, 0, "k8s.io.api.core.v1.NodeConfigStatus"},
+      {"runtimeHandlers", 12, ProtoAs::kOpaque, 0, "k8s.io.api.core.v1.NodeRuntimeHandler"},
+      {"features", 13, ProtoAs::kOpaque, 0, "k8s.io.api.core.v1.NodeFeatures"}};
 };
 
 template <>

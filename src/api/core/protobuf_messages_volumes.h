@@ -13,34 +13,40 @@ struct ProtoMessage<VolumeNodeAffinity> {
   static constexpr ProtoField kFields[] = {{"required", 1}};
 };
 
-// Go inlines PersistentVolumeSource (field 2) into the spec; each source is kept as opaque JSON,
-// so a volume with a source travels as JSON (api/machinery/protobuf_fields.h, kOpaque).
+// Go inlines PersistentVolumeSource (field 2) into the spec; each source is kept as JSON text,
+// carried as its message (api/codec/opaque_messages.h).
 template <>
 struct ProtoMessage<PersistentVolumeSpec> {
   static constexpr ProtoField kFields[] = {
       {"capacity", 1},
-      {"gcePersistentDisk", 2, ProtoAs::kEmbedded, 1},
-      {"awsElasticBlockStore", 2, ProtoAs::kEmbedded, 2},
-      {"hostPath", 2, ProtoAs::kEmbedded, 3},
-      {"glusterfs", 2, ProtoAs::kEmbedded, 4},
-      {"nfs", 2, ProtoAs::kEmbedded, 5},
-      {"rbd", 2, ProtoAs::kEmbedded, 6},
-      {"iscsi", 2, ProtoAs::kEmbedded, 7},
-      {"cinder", 2, ProtoAs::kEmbedded, 8},
-      {"cephfs", 2, ProtoAs::kEmbedded, 9},
-      {"fc", 2, ProtoAs::kEmbedded, 10},
-      {"flocker", 2, ProtoAs::kEmbedded, 11},
-      {"flexVolume", 2, ProtoAs::kEmbedded, 12},
-      {"azureFile", 2, ProtoAs::kEmbedded, 13},
-      {"vsphereVolume", 2, ProtoAs::kEmbedded, 14},
-      {"quobyte", 2, ProtoAs::kEmbedded, 15},
-      {"azureDisk", 2, ProtoAs::kEmbedded, 16},
-      {"photonPersistentDisk", 2, ProtoAs::kEmbedded, 17},
-      {"portworxVolume", 2, ProtoAs::kEmbedded, 18},
-      {"scaleIO", 2, ProtoAs::kEmbedded, 19},
-      {"local", 2, ProtoAs::kEmbedded, 20},
-      {"storageos", 2, ProtoAs::kEmbedded, 21},
-      {"csi", 2, ProtoAs::kEmbedded, 22},
+      {"gcePersistentDisk", 2, ProtoAs::kEmbedded, 1,
+       "k8s.io.api.core.v1.GCEPersistentDiskVolumeSource"},
+      {"awsElasticBlockStore", 2, ProtoAs::kEmbedded, 2,
+       "k8s.io.api.core.v1.AWSElasticBlockStoreVolumeSource"},
+      {"hostPath", 2, ProtoAs::kEmbedded, 3, "k8s.io.api.core.v1.HostPathVolumeSource"},
+      {"glusterfs", 2, ProtoAs::kEmbedded, 4, "k8s.io.api.core.v1.GlusterfsPersistentVolumeSource"},
+      {"nfs", 2, ProtoAs::kEmbedded, 5, "k8s.io.api.core.v1.NFSVolumeSource"},
+      {"rbd", 2, ProtoAs::kEmbedded, 6, "k8s.io.api.core.v1.RBDPersistentVolumeSource"},
+      {"iscsi", 2, ProtoAs::kEmbedded, 7, "k8s.io.api.core.v1.ISCSIPersistentVolumeSource"},
+      {"cinder", 2, ProtoAs::kEmbedded, 8, "k8s.io.api.core.v1.CinderPersistentVolumeSource"},
+      {"cephfs", 2, ProtoAs::kEmbedded, 9, "k8s.io.api.core.v1.CephFSPersistentVolumeSource"},
+      {"fc", 2, ProtoAs::kEmbedded, 10, "k8s.io.api.core.v1.FCVolumeSource"},
+      {"flocker", 2, ProtoAs::kEmbedded, 11, "k8s.io.api.core.v1.FlockerVolumeSource"},
+      {"flexVolume", 2, ProtoAs::kEmbedded, 12, "k8s.io.api.core.v1.FlexPersistentVolumeSource"},
+      {"azureFile", 2, ProtoAs::kEmbedded, 13,
+       "k8s.io.api.core.v1.AzureFilePersistentVolumeSource"},
+      {"vsphereVolume", 2, ProtoAs::kEmbedded, 14,
+       "k8s.io.api.core.v1.VsphereVirtualDiskVolumeSource"},
+      {"quobyte", 2, ProtoAs::kEmbedded, 15, "k8s.io.api.core.v1.QuobyteVolumeSource"},
+      {"azureDisk", 2, ProtoAs::kEmbedded, 16, "k8s.io.api.core.v1.AzureDiskVolumeSource"},
+      {"photonPersistentDisk", 2, ProtoAs::kEmbedded, 17,
+       "k8s.io.api.core.v1.PhotonPersistentDiskVolumeSource"},
+      {"portworxVolume", 2, ProtoAs::kEmbedded, 18, "k8s.io.api.core.v1.PortworxVolumeSource"},
+      {"scaleIO", 2, ProtoAs::kEmbedded, 19, "k8s.io.api.core.v1.ScaleIOPersistentVolumeSource"},
+      {"local", 2, ProtoAs::kEmbedded, 20, "k8s.io.api.core.v1.LocalVolumeSource"},
+      {"storageos", 2, ProtoAs::kEmbedded, 21,
+       "k8s.io.api.core.v1.StorageOSPersistentVolumeSource"},
+      {"csi", 2, ProtoAs::kEmbedded, 22, "k8s.io.api.core.v1.CSIPersistentVolumeSource"},
       {"accessModes", 3},
       {"claimRef", 4},
       {"persistentVolumeReclaimPolicy", 5},
@@ -109,7 +115,8 @@ struct ProtoMessage<PersistentVolumeClaimStatus> {
                                            {"allocatedResourceStatuses", 7},
                                            {"currentVolumeAttributesClassName", 8},
                                            {"modifyVolumeStatus", 9},
-                                           {"healthStatus", 10, ProtoAs::kOpaque}};
+                                           {"healthStatus", 10, ProtoAs::kOpaque, 0,
+                                            "k8s.io.api.core.v1.VolumeHealthStatus"}};
 };
 
 template <>

@@ -29,9 +29,10 @@ enum class ProtoAs : uint8_t {
   // A RawJson that is a runtime.RawExtension: the message {bytes raw = 1} with the JSON in it.
   kRawExtension,
   // A RawJson standing for a typed message Allot keeps verbatim and does not model (a probe, a
-  // security context, a volume source): only its empty form ({}, an empty message, as defaulting
-  // leaves a pod's securityContext) can be carried. An object holding one with content is sent
-  // as JSON instead, and a protobuf body holding one is refused with a 415.
+  // security context, a volume source). With ProtoField::message set it travels as that message
+  // (api/codec/opaque_messages.h). Without, only its empty form ({}, an empty message, as
+  // defaulting leaves a pod's securityContext) can be carried: an object holding one with
+  // content is sent as JSON instead, and a protobuf body holding one is refused with a 415.
   kOpaque,
   // A field of a struct that Go embeds: JSON shows it inline, protobuf nests it. It travels as
   // field `inner` of the message at `number` (several fields may share one embedded message).
@@ -43,6 +44,9 @@ struct ProtoField {
   int number;        // the field number in Kubernetes' generated.proto
   ProtoAs as = ProtoAs::kNatural;
   int inner = 0;  // kEmbedded: the field's number inside the embedded message
+  // A RawJson (or list of them) that is a Kubernetes message Allot keeps as JSON text: the
+  // message's protobuf name ("k8s.io.api.core.v1.Probe"), from api/codec/opaque_messages/.
+  const char* message = nullptr;
 };
 
 // Fields Allot adds to a Kubernetes message (KEP-3063's allocation mode, for one) take numbers

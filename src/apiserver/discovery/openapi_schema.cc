@@ -4,6 +4,7 @@
 #include <rapidjson/writer.h>
 
 #include "api/codec/codec.h"
+#include "apiserver/discovery/descriptions.h"
 
 namespace allot::apiserver {
 
@@ -69,6 +70,23 @@ void RefValue(JsonWriter& w, std::string_view ref) {
   w.EndArray();
   w.Key("default");
   w.StartObject();
+  w.EndObject();
+}
+
+// The apiVersion and kind properties every kind and list has (metav1.TypeMeta).
+void TypeMetaProperties(JsonWriter& w) {
+  w.Key("apiVersion");
+  w.StartObject();
+  KV(w, "description",
+     "The group and version of the schema this object is written in (\"v1\" for the core "
+     "group); the server converts between the versions it serves.");
+  TypeOnly(w, "string");
+  w.EndObject();
+  w.Key("kind");
+  w.StartObject();
+  KV(w, "description",
+     "The object's kind in CamelCase: which schema of its group and version it follows.");
+  TypeOnly(w, "string");
   w.EndObject();
 }
 
@@ -209,10 +227,12 @@ void SchemaSet::WriteValue(JsonWriter& w, const SchemaNode& node) const {
   }
 }
 
-void SchemaSet::WriteField(JsonWriter& w, const SchemaNode::Field& f) const {
+void SchemaSet::WriteField(JsonWriter& w, const SchemaNode& parent,
+                           const SchemaNode::Field& f) const {
   w.Key(f.name);
   w.StartObject();
-  if (f.tags.doc) KV(w, "description", f.tags.doc);
+  std::string_view doc = f.tags.doc ? f.tags.doc : FieldDescription(parent.type_name, f.name);
+  if (!doc.empty()) KV(w, "description", doc);
   WriteValue(w, *f.node);
   if (f.node->kind == Kind::kArray) ListExtensions(w, f.tags);
   if (f.node->kind == Kind::kMap && f.tags.atomic) KV(w, "x-kubernetes-map-type", "atomic");
@@ -221,26 +241,14 @@ void SchemaSet::WriteField(JsonWriter& w, const SchemaNode::Field& f) const {
 
 void SchemaSet::WriteObject(JsonWriter& w, const SchemaNode& node, const Component& c) const {
   w.StartObject();
+  if (std::string_view doc = TypeDescription(node.type_name); !doc.empty()) {
+    KV(w, "description", doc);
+  }
   TypeOnly(w, "object");
   w.Key("properties");
   w.StartObject();
-  if (!c.gvks.empty()) {
-    w.Key("apiVersion");
-    w.StartObject();
-    KV(w, "description",
-       "APIVersion defines the versioned schema of this representation of an "
-       "object.");
-    TypeOnly(w, "string");
-    w.EndObject();
-    w.Key("kind");
-    w.StartObject();
-    KV(w, "description",
-       "Kind is a string value representing the REST resource this object "
-       "represents.");
-    TypeOnly(w, "string");
-    w.EndObject();
-  }
-  for (const SchemaNode::Field& f : node.fields) WriteField(w, f);
+  if (!c.gvks.empty()) TypeMetaProperties(w);
+  for (const SchemaNode::Field& f : node.fields) WriteField(w, node, f);
   w.EndObject();
   if (node.fields.empty()) {
     // A kind whose shape this server does not describe (a served version that differs from the
@@ -264,27 +272,24 @@ void SchemaSet::WriteObject(JsonWriter& w, const SchemaNode& node, const Compone
 
 void SchemaSet::WriteList(JsonWriter& w, const Component& c) const {
   w.StartObject();
+  KV(w, "description", "A list of " + c.list_item.kind + " objects.");
   TypeOnly(w, "object");
   w.Key("properties");
   w.StartObject();
-  w.Key("apiVersion");
-  w.StartObject();
-  TypeOnly(w, "string");
-  w.EndObject();
+  TypeMetaProperties(w);
   w.Key("items");
   w.StartObject();
+  KV(w, "description", "The " + c.list_item.kind + " objects, in the order the server lists them.");
   TypeOnly(w, "array");
   w.Key("items");
   w.StartObject();
   RefValue(w, KindRef(c.list_item));
   w.EndObject();
   w.EndObject();
-  w.Key("kind");
-  w.StartObject();
-  TypeOnly(w, "string");
-  w.EndObject();
   w.Key("metadata");
   w.StartObject();
+  KV(w, "description", "Where the list stands: its resourceVersion, and continue and "
+                       "remainingItemCount when it is one page of a longer list.");
   RefValue(w, Ref(api::reflect::SchemaOf<api::ListMeta>()));
   w.EndObject();
   w.EndObject();

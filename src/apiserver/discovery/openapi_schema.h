@@ -47,7 +47,8 @@ class SchemaSet {
 
   void WriteObject(api::JsonWriter& w, const api::SchemaNode& node, const Component& c) const;
   void WriteList(api::JsonWriter& w, const Component& c) const;
-  void WriteField(api::JsonWriter& w, const api::SchemaNode::Field& f) const;
+  void WriteField(api::JsonWriter& w, const api::SchemaNode& parent,
+                  const api::SchemaNode::Field& f) const;
   void WriteValue(api::JsonWriter& w, const api::SchemaNode& node) const;
 
   const std::string prefix_;

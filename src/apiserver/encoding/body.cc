@@ -2,6 +2,7 @@
 
 #include "api/codec/codec.h"
 #include "api/codec/yaml.h"
+#include "api/protobuf.h"
 #include "apiserver/encoding/protobuf.h"
 #include "apiserver/encoding/served_version.h"
 #include "apiserver/encoding/status_json.h"
@@ -70,6 +71,22 @@ Result<DecodedBody> DecodeObject(std::string_view json, const api::TypeInfo& typ
   if (!decoded.ok()) return decoded.TakeStatus();
   DecodedBody out;
   out.object = std::move(decoded->object);
+  // The parts kept as JSON text (probes, volume sources) are read as Go reads their messages.
+  api::DecodeContext ctx(opts.strict);
+  if (!api::NormalizeJsonMessages(*out.object, ctx)) {
+    return BadRequestError(type.kind + " in version \"" + type.version +
+                           "\" cannot be handled as a " + type.kind + ": " + ctx.error());
+  }
+  for (const std::string& f : ctx.unknown_fields()) {
+    decoded->warnings.push_back("unknown field \"" + f + "\"");
+  }
+  if (opts.strict && !ctx.unknown_fields().empty()) {
+    std::string msg = "strict decoding error: ";
+    for (size_t i = 0; i < ctx.unknown_fields().size(); ++i) {
+      msg += (i ? ", unknown field \"" : "unknown field \"") + ctx.unknown_fields()[i] + "\"";
+    }
+    return BadRequestError(msg);
+  }
   if (validation == FieldValidation::kWarn) out.warnings = std::move(decoded->warnings);
   return out;
 }

@@ -172,6 +172,33 @@ TEST_F(CrudTest, StrictFieldValidation) {
   EXPECT_EQ(bad.status, 400);
 }
 
+// The parts Allot keeps as JSON text (here a volume source and a pod's security context) are
+// decoded as kube-apiserver decodes their messages: unknown members are dropped with a warning
+// (or refused when strict), a value of the wrong type is a 400 naming the field.
+TEST_F(CrudTest, FieldsKeptAsJsonAreDecodedAsTheirMessages) {
+  const std::string volume =
+      R"("volumes":[{"name":"v","emptyDir":{"medium":"Memory","sizeLimits":"1Gi"}}])";
+  auto warn = Post(kPods, PodJson("kept", volume));
+  ASSERT_EQ(warn.status, 201) << warn.body;
+  EXPECT_EQ(warn.Header("Warning"),
+            "299 - \"unknown field \\\"spec.volumes[0].emptyDir.sizeLimits\\\"\"");
+  EXPECT_EQ(J(warn.body)["/spec/volumes/0/emptyDir"], R"({"medium":"Memory"})");
+
+  auto strict = Post(std::string(kPods) + "?fieldValidation=Strict", PodJson("strict", volume));
+  ASSERT_EQ(strict.status, 400) << strict.body;
+  EXPECT_NE(J(strict.body)["/message"].find(
+                "strict decoding error: unknown field \"spec.volumes[0].emptyDir.sizeLimits\""),
+            std::string::npos)
+      << strict.body;
+
+  auto wrong = Post(kPods, PodJson("wrong", R"("securityContext":{"runAsUser":"root"})"));
+  ASSERT_EQ(wrong.status, 400) << wrong.body;
+  EXPECT_EQ(J(wrong.body)["/reason"], "BadRequest");
+  EXPECT_NE(J(wrong.body)["/message"].find("into field spec.securityContext.runAsUser of type int64"),
+            std::string::npos)
+      << wrong.body;
+}
+
 TEST_F(CrudTest, YamlBody) {
   std::string yaml =
       "apiVersion: v1\nkind: Pod\nmetadata:\n  name: y1\nspec:\n  containers:\n"

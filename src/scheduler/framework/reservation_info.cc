@@ -5,6 +5,7 @@
 #include <limits>
 
 #include "api/koordinator/annotations.h"
+#include "api/koordinator/owners.h"
 
 namespace allot::scheduler {
 
@@ -150,6 +151,20 @@ PodInfoPtr MakeReservePodInfo(ReservationInfoPtr info) {
   auto out = std::make_shared<PodInfo>(*base);
   out->edit_rare().reservation = std::move(info);
   return out;
+}
+
+QueueingHint RequeueOwnersOfAPlacedReservation(const api::Pod& pod, const api::Object* old_obj,
+                                               const api::Object* new_obj) {
+  auto available = [](const api::Object* o) -> const api::Reservation* {
+    const api::Reservation* r = o ? api::As<api::Reservation>(*o) : nullptr;
+    bool placed = r && !r->status.nodeName.empty() &&
+                  r->status.phase == api::kReservationAvailable;
+    return placed ? r : nullptr;
+  };
+  const api::Reservation* r = available(new_obj);
+  if (!r || available(old_obj)) return QueueingHint::kQueueSkip;
+  return api::ReservationOwnerMatcher::Make(*r).Matches(pod) ? QueueingHint::kQueue
+                                                              : QueueingHint::kQueueSkip;
 }
 
 }  // namespace allot::scheduler

@@ -19,6 +19,7 @@
 #include "api/koordinator/reservation.h"
 #include "common/status.h"
 #include "scheduler/framework/cycle_state.h"
+#include "scheduler/framework/events.h"
 #include "scheduler/framework/types.h"
 
 namespace allot::scheduler {
@@ -96,6 +97,14 @@ struct ReservedDevices {
   std::vector<api::ReservationDevice> devices;
 };
 inline const StateKey<ReservedDevices> kReservedDevicesKey("ReservedDevices");
+
+// The queueing hint of plugins that count a reservation's capacity against every pod but its
+// owners (NodeResourcesFit, DynamicResources), for Reservation Add/Update: kQueue when the
+// reservation has just become Available and `pod` is among its owners. An owner rejected while
+// the placement's status write was on its way (the pod reached this scheduler first) may now
+// fit, though no pod left the node.
+QueueingHint RequeueOwnersOfAPlacedReservation(const api::Pod& pod, const api::Object* old_obj,
+                                               const api::Object* new_obj);
 
 // Where the Reservation plugin records which reservation an assumed pod draws from, so that
 // its node's accounting moves the pod's requests into that reservation at once, before the

@@ -781,6 +781,9 @@ std::vector<ClusterEventWithHint> DynamicResources::EventsToRegister() const {
                    };
                    return held(nc) && !held(oc);
                  }});
+  // The other order: the owner saw the claims first, and the reservation's placement later.
+  out.push_back({{EventResource::kReservation, kAdd | kUpdateOther},
+                 RequeueOwnersOfAPlacedReservation});
   // The pod's PodSchedulingContext (KEP-3063): a driver answered (status), the scheduler took
   // its selectedNode back, or someone deleted it. The scheduler's own publications (created,
   // nodes named) move nobody: the pod waits for the drivers' answer to them.

@@ -427,7 +427,8 @@ std::vector<ClusterEventWithHint> NodeResourcesFit::EventsToRegister() const {
     return grew ? QueueingHint::kQueue : QueueingHint::kQueueSkip;
   };
   return {{{EventResource::kAssignedPod, kDelete}, pod_deleted},
-          {{EventResource::kNode, kAdd | kUpdateNodeAllocatable}, node_changed}};
+          {{EventResource::kNode, kAdd | kUpdateNodeAllocatable}, node_changed},
+          {{EventResource::kReservation, kAdd | kUpdateOther}, RequeueOwnersOfAPlacedReservation}};
 }
 
 // --- BalancedAllocation -------------------------------------------------------------------------

@@ -2,7 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include "api/koordinator/reservation.h"
 #include "scheduler/testing/builders.h"
+#include "testing/objects.h"
 
 namespace allot::scheduler {
 namespace {
@@ -240,6 +242,38 @@ TEST(ResourceScoring, BrokenLinearFunction) {
   }
   EXPECT_EQ(LeastRequestedScore(5, 0), 0);
   EXPECT_EQ(MostRequestedScore(15, 10), 100);
+}
+
+// A reservation that becomes Available frees, for its owners only, what its reserve pod held:
+// an owner that NodeResourcesFit rejected before is tried again.
+TEST(NodeResourcesFit, AReservationPlacedRequeuesItsOwners) {
+  auto args = ParseNodeResourcesFitArgs("");
+  ASSERT_TRUE(args.ok());
+  NodeResourcesFit fit(*args);
+  const QueueingHintFn* hint = nullptr;
+  auto events = fit.EventsToRegister();
+  for (const ClusterEventWithHint& e : events) {
+    if (e.event.resource == EventResource::kReservation) hint = &e.hint;
+  }
+  ASSERT_NE(hint, nullptr);
+  auto reservation = [](const std::string& phase, const std::string& node) {
+    auto r = allot::testing::MakeReservation(
+        "r", R"({"template":{"spec":{"containers":[{"name":"c","image":"i"}]}},)"
+             R"("owners":[{"labelSelector":{"matchLabels":{"app":"train"}}}]})");
+    auto* typed = api::As<api::Reservation>(*r);
+    typed->status.phase = phase;
+    typed->status.nodeName = node;
+    return r;
+  };
+  auto pending = reservation("Pending", "");
+  auto available = reservation("Available", "n1");
+  auto owner = PodBuilder("owner").Label("app", "train").Build();
+  auto other = PodBuilder("other").Label("app", "web").Build();
+  EXPECT_EQ((*hint)(*owner, pending.get(), available.get()), QueueingHint::kQueue);
+  EXPECT_EQ((*hint)(*owner, nullptr, available.get()), QueueingHint::kQueue);
+  EXPECT_EQ((*hint)(*other, pending.get(), available.get()), QueueingHint::kQueueSkip);
+  EXPECT_EQ((*hint)(*owner, available.get(), available.get()), QueueingHint::kQueueSkip);
+  EXPECT_EQ((*hint)(*owner, nullptr, pending.get()), QueueingHint::kQueueSkip);
 }
 
 }  // namespace

@@ -1,0 +1,179 @@
+// Command protocatalog writes the catalog of the core/v1 protobuf messages that Allot keeps as
+// JSON text (its RawJson fields: probes, security contexts, volume sources, ...), so that its
+// protobuf codec can carry them (src/api/codec/opaque_messages.h). The catalog is read off the Go
+// types of k8s.io/api at the version conformance/go.mod pins: their protobuf and json struct
+// tags give each field's number, JSON name and how encoding/json writes it.
+//
+//	go run ./cmd/protocatalog > ../src/api/codec/opaque_messages/core_v1.tsv
+//
+// TestOpaqueMessageCatalogIsCurrent fails when the file in the repository differs from what
+// this prints.
+package main
+
+import (
+	"fmt"
+	"os"
+	"reflect"
+	"sort"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/util/intstr"
+)
+
+// The messages Allot keeps as JSON text; the catalog holds them and every message they hold.
+var roots = []any{
+	corev1.EnvVarSource{}, corev1.EnvFromSource{}, corev1.ContainerRestartRule{},
+	corev1.Probe{}, corev1.Lifecycle{}, corev1.SecurityContext{}, corev1.EphemeralContainer{},
+	corev1.PodSecurityContext{}, corev1.PodDNSConfig{}, corev1.VolumeMountStatus{},
+	corev1.ContainerUser{}, corev1.ResourceStatus{}, corev1.VolumeSource{},
+	corev1.PersistentVolumeSource{}, corev1.VolumeHealthStatus{}, corev1.NodeConfigSource{},
+	corev1.NodeSwapStatus{}, corev1.NodeDaemonEndpoints{}, corev1.AttachedVolume{},
+	corev1.NodeConfigStatus{}, corev1.NodeRuntimeHandler{}, corev1.NodeFeatures{},
+}
+
+// Types with a protobuf form of their own, not a message of fields.
+var special = map[reflect.Type]string{
+	reflect.TypeOf(resource.Quantity{}):    "quantity",
+	reflect.TypeOf(intstr.IntOrString{}):   "intorstring",
+	reflect.TypeOf(metav1.Time{}):          "time",
+	reflect.TypeOf(metav1.MicroTime{}):     "microtime",
+	reflect.TypeOf(metav1.Duration{}):      "duration",
+	reflect.TypeOf(runtime.RawExtension{}): "rawextension",
+	// Its protobuf form is RawExtension's: {bytes = 1} holding the JSON value.
+	reflect.TypeOf(metav1.FieldsV1{}): "rawextension",
+}
+
+// The protobuf package of a Go package: k8s.io/api/core/v1 -> k8s.io.api.core.v1.
+func messageName(t reflect.Type) string {
+	return strings.ReplaceAll(t.PkgPath(), "/", ".") + "." + t.Name()
+}
+
+type catalog struct {
+	lines map[string][]string // by message name
+	queue []reflect.Type
+}
+
+func (c *catalog) want(t reflect.Type) string {
+	if s, ok := special[t]; ok {
+		return s
+	}
+	name := messageName(t)
+	if _, ok := c.lines[name]; !ok {
+		c.lines[name] = nil
+		c.queue = append(c.queue, t)
+	}
+	return name
+}
+
+// The catalog's name of a field's type: a scalar, a message, []T, or map[string]T.
+func (c *catalog) typeName(t reflect.Type) string {
+	switch t.Kind() {
+	case reflect.Pointer:
+		return c.typeName(t.Elem())
+	case reflect.Slice:
+		if t.Elem().Kind() == reflect.Uint8 {
+			return "bytes"
+		}
+		return "[]" + c.typeName(t.Elem())
+	case reflect.Map:
+		if t.Key().Kind() != reflect.String {
+			panic(fmt.Sprintf("map key %v", t.Key()))
+		}
+		return "map[string]" + c.typeName(t.Elem())
+	case reflect.String:
+		return "string"
+	case reflect.Bool:
+		return "bool"
+	case reflect.Int32:
+		return "int32"
+	case reflect.Int64, reflect.Int:
+		return "int64"
+	case reflect.Float64:
+		return "double"
+	case reflect.Struct:
+		return c.want(t)
+	}
+	panic(fmt.Sprintf("type %v", t))
+}
+
+// How encoding/json writes the field: inline (an embedded struct without a JSON name: its fields
+// at this place), pointer (when set), omitempty (when not its zero value), always; main adds
+// omitzero (left out when its zero value, a struct too).
+func presence(f reflect.StructField, jsonName string, omitempty bool) string {
+	// An embedded struct with a JSON name of its own (PersistentVolumeClaimTemplate's
+	// ObjectMeta, "metadata") is a field like any other.
+	if f.Anonymous && jsonName == "" {
+		return "inline"
+	}
+	t := f.Type
+	if t.Kind() == reflect.Pointer {
+		return "pointer"
+	}
+	// encoding/json never leaves out a struct value, omitempty or not.
+	if omitempty && t.Kind() != reflect.Struct {
+		return "omitempty"
+	}
+	return "always"
+}
+
+func (c *catalog) message(t reflect.Type) {
+	var out []string
+	for i := 0; i < t.NumField(); i++ {
+		f := t.Field(i)
+		tag := f.Tag.Get("protobuf")
+		if tag == "" {
+			continue // not in the message (TypeMeta, for one)
+		}
+		parts := strings.Split(tag, ",")
+		number := parts[1]
+		jsonTag := strings.Split(f.Tag.Get("json"), ",")
+		jsonName := jsonTag[0]
+		if jsonName == "-" {
+			continue
+		}
+		omitempty, omitzero := false, false
+		for _, o := range jsonTag[1:] {
+			omitempty = omitempty || o == "omitempty"
+			omitzero = omitzero || o == "omitzero"
+		}
+		p := presence(f, jsonName, omitempty)
+		if omitzero && p == "always" {
+			p = "omitzero" // left out when its zero value, struct or not
+		}
+		if p == "inline" {
+			jsonName = "-"
+		}
+		out = append(out, strings.Join([]string{messageName(t), number, jsonName,
+			c.typeName(f.Type), p}, "\t"))
+	}
+	c.lines[messageName(t)] = out
+}
+
+func main() {
+	c := &catalog{lines: map[string][]string{}}
+	for _, r := range roots {
+		c.want(reflect.TypeOf(r))
+	}
+	for len(c.queue) > 0 {
+		t := c.queue[0]
+		c.queue = c.queue[1:]
+		c.message(t)
+	}
+	names := make([]string, 0, len(c.lines))
+	for n := range c.lines {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	w := os.Stdout
+	fmt.Fprintln(w, "# Generated by conformance/cmd/protocatalog from k8s.io/api's Go types; do not edit.")
+	fmt.Fprintln(w, "# message\tnumber\tjson name (- for an embedded struct)\ttype\thow encoding/json writes it")
+	for _, n := range names {
+		for _, l := range c.lines[n] {
+			fmt.Fprintln(w, l)
+		}
+	}
+}
