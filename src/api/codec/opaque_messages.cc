@@ -437,6 +437,35 @@ bool WriteZero(const FieldSpec& f, JsonWriter& out, DecodeState& s, int depth) {
   return false;
 }
 
+// A map field's entries ({1: key, 2: value} each), as a JSON object sorted by key; of a key
+// given twice the last wins.
+bool DecodeMap(const FieldSpec& f, const std::vector<Record>& got, JsonWriter& out,
+               DecodeState& s, int depth) {
+  std::map<std::string_view, Record> entries;
+  for (const Record& e : got) {
+    if (e.type != kLengthDelimited) return WrongType(e, s);
+    Reader entry(e.bytes);
+    Record kv, value{2, kLengthDelimited, 0, {}};
+    std::string_view k;
+    while (entry.Next(kv)) {
+      if (kv.number == 1 && kv.type == kLengthDelimited) k = kv.bytes;
+      if (kv.number == 2) value = kv;
+    }
+    if (!entry.ok()) return Malformed(s);
+    entries[k] = value;
+  }
+  out.StartObject();
+  for (const auto& [k, value] : entries) {
+    out.Key(k.data(), static_cast<rapidjson::SizeType>(k.size()));
+    s.ctx.PushKey(k);
+    bool ok = DecodeValue(f, value, out, s, depth);
+    s.ctx.Pop();
+    if (!ok) return false;
+  }
+  out.EndObject();
+  return true;
+}
+
 bool DecodeMembers(std::string_view bytes, const OpaqueMessage& m, JsonWriter& out,
                    DecodeState& s, int depth) {
   // The records of each field: a scalar's last one wins, a message's merge (their bytes
@@ -495,37 +524,8 @@ bool DecodeMembers(std::string_view bytes, const OpaqueMessage& m, JsonWriter& o
       }
       out.EndArray();
     } else if (f.shape == Shape::kMap) {
-      std::map<std::string_view, Record> entries;  // sorted, the last of a key wins
-      for (const Record& e : got) {
-        if (e.type != kLengthDelimited) {
-          ok = WrongType(e, s);
-          break;
-        }
-        Reader entry(e.bytes);
-        Record kv, value{2, kLengthDelimited, 0, {}};
-        std::string_view k;
-        while (entry.Next(kv)) {
-          if (kv.number == 1 && kv.type == kLengthDelimited) k = kv.bytes;
-          if (kv.number == 2) value = kv;
-        }
-        if (!entry.ok()) {
-          ok = Malformed(s);
-          break;
-        }
-        entries[k] = value;
-      }
-      if (ok) {
-        key();
-        out.StartObject();
-        for (const auto& [k, value] : entries) {
-          if (!ok) break;
-          out.Key(k.data(), static_cast<rapidjson::SizeType>(k.size()));
-          s.ctx.PushKey(k);
-          ok = DecodeValue(f, value, out, s, depth);
-          s.ctx.Pop();
-        }
-        out.EndObject();
-      }
+      key();
+      ok = DecodeMap(f, got, out, s, depth);
     } else if (f.presence == Presence::kOmitZero && got.back().type == kLengthDelimited &&
                IsZeroMessage(got.back().bytes)) {
       // its zero value: left out (a zero time arrives as an empty message)

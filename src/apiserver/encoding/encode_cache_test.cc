@@ -42,7 +42,8 @@ TEST(EncodeCacheTest, EachFormatIsEncodedOncePerObject) {
 // An object protobuf cannot carry is remembered as such: null, and not encoded again.
 TEST(EncodeCacheTest, AnObjectWithoutProtobufIsNullOnce) {
   EncodeCache cache;
-  api::ObjectPtr probed = MakePod("p", R"({"exec":{"command":["true"]}})");
+  // A probe whose command is not a list (refused by the API server, not by the cache).
+  api::ObjectPtr probed = MakePod("p", R"({"exec":{"command":"true"}})");
   EXPECT_EQ(cache.EncodeProtobuf(probed), nullptr);
   EXPECT_EQ(cache.EncodeProtobuf(probed), nullptr);
   EXPECT_EQ(cache.misses(), 1u);
