@@ -15,7 +15,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/kubernetes"
-	"k8s.io/client-go/rest"
 	"k8s.io/utils/ptr"
 
 	"allot.dev/conformance/harness"
@@ -23,13 +22,16 @@ import (
 
 func TestResourceV1beta1AndV1beta2AreConverted(t *testing.T) {
 	a := harness.StartAllot(t)
-	// v1beta1 objects travel as JSON only (docs/compatibility.md); v1beta2, of v1's shape, also
-	// in protobuf, client-go's default.
-	jsonCfg := rest.CopyConfig(a.AdminConfig(t))
-	jsonCfg.ContentType = "application/json"
-	beta1 := kubernetes.NewForConfigOrDie(jsonCfg)
+	// v1beta1, of another shape than v1, travels as its own messages: protobuf only, both
+	// ways; v1beta2, of v1's shape, in protobuf as client-go asks by default.
+	beta1 := kubernetes.NewForConfigOrDie(protobufOnly(a.AdminConfig(t)))
 	cs := kubernetes.NewForConfigOrDie(a.AdminConfig(t))
 	ctx := context.Background()
+	claims, err := beta1.ResourceV1beta1().ResourceClaims("default").Watch(ctx, metav1.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer claims.Stop()
 
 	// A v1beta1 slice keeps a device's fields under basic; v1 shows them flat.
 	slice := &resourcev1beta1.ResourceSlice{
@@ -87,6 +89,15 @@ func TestResourceV1beta1AndV1beta2AreConverted(t *testing.T) {
 	}
 	if _, err := beta1.ResourceV1beta1().ResourceClaims("default").Create(ctx, claim, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
+	}
+	select {
+	case ev := <-claims.ResultChan():
+		got, ok := ev.Object.(*resourcev1beta1.ResourceClaim)
+		if ev.Type != watch.Added || !ok || got.Spec.Devices.Requests[0].DeviceClassName != "gpu.example.com" {
+			t.Fatalf("v1beta1 watch event %s %+v", ev.Type, ev.Object)
+		}
+	case <-time.After(testTimeout):
+		t.Fatal("no v1beta1 watch event")
 	}
 	v1claim, err := cs.ResourceV1().ResourceClaims("default").Get(ctx, "one-gpu", metav1.GetOptions{})
 	if err != nil {

@@ -93,6 +93,8 @@ struct KindCodec {
   bool (*decode)(std::string_view, Object&, DecodeState&);
   bool (*may_refuse)();
   bool (*normalize)(Object&, DecodeContext&);
+  bool (*has_json_message_defaults)();
+  void (*default_json_messages)(Object&);
 };
 
 template <class T>
@@ -104,15 +106,17 @@ constexpr KindCodec CodecOf() {
         return protobuf::ReadFields(raw, static_cast<T&>(o), s);
       },
       [] {
-        static const bool may_refuse = [] {
-          std::vector<const void*> seen;
-          return protobuf::HasOpaque<T>(seen);
-        }();
+        static const bool may_refuse = protobuf::HasOpaque<T>();
         return may_refuse;
       },
       [](Object& o, DecodeContext& ctx) {
         return protobuf::NormalizeJsonMessages(static_cast<T&>(o), ctx);
-      }};
+      },
+      [] {
+        static const bool has = protobuf::HasJsonMessageDefaults<T>();
+        return has;
+      },
+      [](Object& o) { protobuf::DefaultJsonMessages(static_cast<T&>(o)); }};
 }
 
 // The kinds the scheduler, controllers, node agents and drivers exchange.
@@ -188,6 +192,11 @@ bool ProtobufMayRefuse(const TypeInfo& type) {
 bool NormalizeJsonMessages(Object& obj, DecodeContext& ctx) {
   const KindCodec* codec = CodecFor(obj.type());
   return !codec || codec->normalize(obj, ctx);
+}
+
+JsonMessageDefaulter JsonMessageDefaulterFor(const TypeInfo& type) {
+  const KindCodec* codec = CodecFor(type);
+  return codec && codec->has_json_message_defaults() ? codec->default_json_messages : nullptr;
 }
 
 bool EncodeProtobufMessage(const Object& obj, std::string& out) {

@@ -43,6 +43,14 @@ bool ProtobufMayRefuse(const TypeInfo& type);
 // What passes can always be encoded in protobuf. True for kinds without protobuf.
 bool NormalizeJsonMessages(Object& obj, DecodeContext& ctx);
 
+// Gives the JSON text the object holds for Kubernetes messages the defaults kube-apiserver
+// gives those messages when it decodes a request (api/codec/opaque_messages.h's DefaultOpaque):
+// a probe's periodSeconds 10, a secret volume's defaultMode 420, ... Null for kinds none of
+// whose objects hold a message that has defaults. The registry runs it after the kind's own
+// defaulting (ResourceInfo::default_json_messages).
+using JsonMessageDefaulter = void (*)(Object& obj);
+JsonMessageDefaulter JsonMessageDefaulterFor(const TypeInfo& type);
+
 // Appends the object's own message (no envelope): what a list item or the encode cache holds.
 // False, with `out` unchanged, when the kind has no message or the object holds a value
 // protobuf cannot carry (ProtoAs::kOpaque); the caller then answers in JSON.

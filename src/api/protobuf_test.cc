@@ -300,6 +300,39 @@ TEST(Protobuf, JsonKeptForMessagesIsNormalizedAsGoDecodesIt) {
                          "spec.volumes[0].configMap.items[0].path of type string");
 }
 
+// Every kind that holds such messages gets their defaults after its own, as kube-apiserver's
+// decoding gives them: a pod's probes and volume sources, a workload's template, a PV's source.
+TEST(Protobuf, KindsGetTheDefaultsOfTheMessagesTheyKeepAsJson) {
+  const ResourceRegistry& reg = ResourceRegistry::Default();
+  auto pod = FromJsonText(Pod::Type(), R"({"metadata": {"name": "p"}, "spec": {
+    "containers": [{"name": "c", "image": "i", "readinessProbe": {"tcpSocket": {"port": 80}}}],
+    "volumes": [{"name": "s", "secret": {"secretName": "s"}}, {"name": "e"}]}})");
+  reg.FindByType(Pod::Type())->Default(*pod);
+  const Pod& p = static_cast<const Pod&>(*pod);
+  EXPECT_EQ(p.spec.containers[0].rare->readinessProbe.json,
+            R"({"tcpSocket":{"port":80},"timeoutSeconds":1,"periodSeconds":10,)"
+            R"("successThreshold":1,"failureThreshold":3})");
+  EXPECT_EQ(p.spec.volumes[0].secret.json, R"({"secretName":"s","defaultMode":420})");
+  EXPECT_EQ(p.spec.volumes[1].emptyDir.json, "{}");  // the pod's own default, none inside
+  auto rs = FromJsonText(ReplicaSet::Type(), R"({"metadata": {"name": "r"}, "spec": {
+    "selector": {"matchLabels": {"a": "b"}}, "template": {"metadata": {"labels": {"a": "b"}},
+    "spec": {"containers": [{"name": "c", "image": "i",
+      "lifecycle": {"preStop": {"httpGet": {"port": 8080}}}}]}}}})");
+  reg.FindByType(ReplicaSet::Type())->Default(*rs);
+  const PodSpec& tmpl = static_cast<const ReplicaSet&>(*rs).spec.template_.spec;
+  EXPECT_EQ(tmpl.containers[0].rare->lifecycle.json,
+            R"({"preStop":{"httpGet":{"path":"/","port":8080,"scheme":"HTTP"}}})");
+  auto pv = FromJsonText(PersistentVolume::Type(), R"({"metadata": {"name": "v"}, "spec": {
+    "capacity": {"storage": "1Gi"}, "accessModes": ["ReadWriteOnce"],
+    "rbd": {"monitors": ["m"], "image": "i"}}})");
+  reg.FindByType(PersistentVolume::Type())->Default(*pv);
+  EXPECT_EQ(static_cast<const PersistentVolume&>(*pv).spec.rbd.json,
+            R"({"monitors":["m"],"image":"i","pool":"rbd","user":"admin",)"
+            R"("keyring":"/etc/ceph/keyring"})");
+  EXPECT_EQ(reg.FindByType(ConfigMap::Type())->default_json_messages, nullptr);
+  EXPECT_EQ(reg.FindByType(Node::Type())->default_json_messages, nullptr);
+}
+
 // A record of the wrong wire type inside such a message is a 400 naming the field.
 TEST(Protobuf, AWrongWireTypeInsideAMessageKeptAsJsonIsBadRequest) {
   // Pod {spec = 2 {containers = 2 {name = 1, livenessProbe = 10 {initialDelaySeconds = 2 "x"}}}}.

@@ -2,6 +2,7 @@
 #include "api/koordinator/owners.h"
 #include "api/machinery/resources.h"
 #include "api/machinery/scheme.h"
+#include "api/protobuf.h"
 #include "api/scheduling/priority_admission.h"
 #include "api/scheduling/priority_class.h"
 
@@ -43,6 +44,11 @@ const ResourceRegistry& ResourceRegistry::Default() {
     classes->admit_create = AdmitPriorityClass;
     classes->admit_update = AdmitPriorityClassUpdate;
     classes->admit_delete = AdmitPriorityClassDelete;
+    // The defaults inside the parts kinds keep as JSON text, after each kind's own.
+    for (const ResourceInfo& info : r->All()) {
+      ResourceInfo* m = r->Mutable(info.group, info.resource);
+      m->default_json_messages = JsonMessageDefaulterFor(*m->type);
+    }
     // Last: served versions point at the resources registered above.
     RegisterDraServedVersions(*r);
     RegisterEventsServedVersion(*r);

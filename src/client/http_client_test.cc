@@ -169,15 +169,19 @@ TEST_P(HttpOnlyTest, AProtobufWatchCarriesAPodWithAProbe) {
       R"({"exec":{"command":["true"]}})";
   auto created = client_->Create(Pods(), std::move(probed));
   ASSERT_OK(created);
+  // Stored with the defaults kube-apiserver gives a probe.
+  constexpr const char* kDefaulted =
+      R"({"exec":{"command":["true"]},"timeoutSeconds":1,"periodSeconds":10,)"
+      R"("successThreshold":1,"failureThreshold":3})";
   EXPECT_EQ(static_cast<const api::Pod&>(**created).spec.containers.at(0).rare->livenessProbe.json,
-            R"({"exec":{"command":["true"]}})");
+            kDefaulted);
   api::WatchEvent ev;
   ASSERT_TRUE((*watch)->WaitNext(ev, std::chrono::seconds(10)));
   ASSERT_EQ(ev.type, api::EventType::kAdded) << ev.error.ToString();
   EXPECT_EQ(ev.object->metadata.name, "probed");
   EXPECT_EQ(
       static_cast<const api::Pod&>(*ev.object).spec.containers.at(0).rare->livenessProbe.json,
-      R"({"exec":{"command":["true"]}})");
+      kDefaulted);
 }
 
 // The same conversation with protobuf turned off, and with it on for a list of many pods.

@@ -78,7 +78,7 @@ Status Store::Impl::StageCreate(const ResourceInfo& r, std::unique_ptr<Object> o
     obj->type().copy_status(*fresh, *obj);
   }
   if (r.admit_create) ALLOT_RETURN_IF_ERROR(r.admit_create(*obj, BatchReader(*this)));
-  if (r.default_fn) r.default_fn(*obj);
+  r.Default(*obj);
   bool generated = meta.name.empty() && !meta.generateName.empty();
   if (generated) {
     std::string prefix = meta.generateName.substr(0, kMaxGenerateNamePrefix);
@@ -180,7 +180,7 @@ Status Store::Impl::StageUpdate(const ResourceInfo& r, const ObjectPtr& current,
   if (sub == Subresource::kMain && r.admit_update) {
     ALLOT_RETURN_IF_ERROR(r.admit_update(*obj, *current, BatchReader(*this)));
   }
-  if (r.default_fn) r.default_fn(*obj);
+  r.Default(*obj);
   api::FieldErrors errs;
   if (sub == Subresource::kStatus) {
     if (r.validate_status) r.validate_status(*obj, *current, errs);

@@ -8,160 +8,22 @@
 #include <cstdint>
 #include <cstring>
 #include <map>
-#include <unordered_map>
 
 #include "api/codec/codec.h"
+#include "api/codec/opaque_catalog.h"
 #include "api/codec/protobuf_reflect.h"
 #include "api/machinery/reflect.h"
 
 namespace allot::api::protobuf {
 
-extern const unsigned char kOpaqueMessagesData[];
-extern const unsigned long kOpaqueMessagesDataSize;
-
 namespace {
 
 using reflect::Codec;
-
-enum class Kind : uint8_t {
-  kString, kBytes, kBool, kInt32, kInt64, kDouble, kQuantity, kIntOrString, kTime, kMicroTime,
-  kDuration, kRawExtension, kMessage
-};
-enum class Shape : uint8_t { kSingle, kRepeated, kMap };
-// How encoding/json writes the Go field (the catalog's last column). kOmitZero: left out when
-// its zero value, a struct too (Go's omitzero).
-enum class Presence : uint8_t { kAlways, kOmitEmpty, kOmitZero, kPointer, kInline };
-
-struct FieldSpec {
-  std::string json;  // empty for an inline (embedded) struct
-  int number = 0;
-  Shape shape = Shape::kSingle;
-  Kind kind = Kind::kString;  // of the element or map value
-  std::string message_name;   // kMessage
-  const OpaqueMessage* message = nullptr;
-  Presence presence = Presence::kAlways;
-};
-
-// Deeper than any message of the catalog nests (each level is a field of a known message).
-constexpr int kMaxDepth = 32;
-
-}  // namespace
-
-class OpaqueMessage {
- public:
-  std::string name;
-  std::vector<FieldSpec> fields;  // in Go's declaration order: the order JSON has them
-  // Field index by number, -1 where none.
-  std::vector<int> by_number;
-};
-
-namespace {
-
-struct Catalog {
-  std::unordered_map<std::string, OpaqueMessage> messages;  // references stay valid
-  std::vector<std::string> problems;
-};
-
-bool ParseKind(std::string_view t, FieldSpec& f) {
-  static const std::pair<std::string_view, Kind> kScalars[] = {
-      {"string", Kind::kString},           {"bytes", Kind::kBytes},
-      {"bool", Kind::kBool},               {"int32", Kind::kInt32},
-      {"int64", Kind::kInt64},             {"double", Kind::kDouble},
-      {"quantity", Kind::kQuantity},       {"intorstring", Kind::kIntOrString},
-      {"time", Kind::kTime},               {"microtime", Kind::kMicroTime},
-      {"duration", Kind::kDuration},       {"rawextension", Kind::kRawExtension}};
-  if (t.starts_with("[]")) {
-    f.shape = Shape::kRepeated;
-    t.remove_prefix(2);
-  } else if (t.starts_with("map[string]")) {
-    f.shape = Shape::kMap;
-    t.remove_prefix(11);
-  }
-  for (const auto& [name, kind] : kScalars) {
-    if (t == name) {
-      f.kind = kind;
-      return true;
-    }
-  }
-  if (t.find('.') == std::string_view::npos) return false;
-  f.kind = Kind::kMessage;
-  f.message_name = std::string(t);
-  return true;
-}
-
-bool ParsePresence(std::string_view p, Presence& out) {
-  if (p == "always") out = Presence::kAlways;
-  else if (p == "omitempty") out = Presence::kOmitEmpty;
-  else if (p == "omitzero") out = Presence::kOmitZero;
-  else if (p == "pointer") out = Presence::kPointer;
-  else if (p == "inline") out = Presence::kInline;
-  else return false;
-  return true;
-}
-
-std::vector<std::string_view> SplitTabs(std::string_view line) {
-  std::vector<std::string_view> out;
-  while (true) {
-    size_t tab = line.find('\t');
-    out.push_back(line.substr(0, tab));
-    if (tab == std::string_view::npos) return out;
-    line.remove_prefix(tab + 1);
-  }
-}
-
-Catalog Parse(std::string_view data) {
-  Catalog c;
-  while (!data.empty()) {
-    size_t end = data.find('\n');
-    std::string_view line = data.substr(0, end);
-    data = end == std::string_view::npos ? std::string_view() : data.substr(end + 1);
-    if (line.empty() || line.front() == '#') continue;
-    std::vector<std::string_view> cols = SplitTabs(line);
-    FieldSpec f;
-    bool ok = cols.size() == 5 && ParseKind(cols[3], f) && ParsePresence(cols[4], f.presence);
-    int number = 0;
-    for (char ch : ok ? cols[1] : std::string_view()) {
-      ok = ok && ch >= '0' && ch <= '9' && number < 100000;
-      number = number * 10 + (ch - '0');
-    }
-    ok = ok && number > 0 &&
-         (f.presence == Presence::kInline) == (cols[2] == "-") &&
-         (f.presence != Presence::kInline ||
-          (f.kind == Kind::kMessage && f.shape == Shape::kSingle));
-    if (!ok) {
-      c.problems.emplace_back(line);
-      continue;
-    }
-    f.number = number;
-    if (f.presence != Presence::kInline) f.json = std::string(cols[2]);
-    OpaqueMessage& m = c.messages[std::string(cols[0])];
-    m.name = std::string(cols[0]);
-    m.fields.push_back(std::move(f));
-  }
-  for (auto& [name, m] : c.messages) {
-    for (size_t i = 0; i < m.fields.size(); ++i) {
-      FieldSpec& f = m.fields[i];
-      if (f.kind == Kind::kMessage) {
-        auto it = c.messages.find(f.message_name);
-        if (it == c.messages.end()) {
-          c.problems.push_back(name + ": no message " + f.message_name);
-        } else {
-          f.message = &it->second;
-        }
-      }
-      if (m.by_number.size() <= static_cast<size_t>(f.number)) m.by_number.resize(f.number + 1, -1);
-      if (m.by_number[f.number] >= 0) c.problems.push_back(name + ": number used twice");
-      m.by_number[f.number] = static_cast<int>(i);
-    }
-  }
-  return c;
-}
-
-const Catalog& TheCatalog() {
-  static const Catalog catalog =
-      Parse({reinterpret_cast<const char*>(kOpaqueMessagesData), kOpaqueMessagesDataSize});
-  return catalog;
-}
+using Kind = OpaqueKind;
+using Shape = OpaqueShape;
+using Presence = OpaquePresence;
+using FieldSpec = OpaqueField;
+constexpr int kMaxDepth = kMaxOpaqueDepth;
 
 // --- JSON to protobuf ---------------------------------------------------------------------
 
@@ -705,8 +567,8 @@ bool NormalizeOpaque(const OpaqueMessage& m, std::string& json, DecodeContext& c
 }
 
 const OpaqueMessage* FindOpaqueMessage(std::string_view name) {
-  const Catalog& c = TheCatalog();
-  auto it = c.messages.find(std::string(name));
+  const OpaqueCatalog& c = TheOpaqueCatalog();
+  auto it = c.messages.find(name);
   return it == c.messages.end() ? nullptr : &it->second;
 }
 
@@ -720,6 +582,12 @@ bool WriteOpaque(Writer& w, int number, const OpaqueMessage& m, std::string_view
   return ok;
 }
 
+bool EncodeOpaqueMessage(const OpaqueMessage& m, const JsonValue& object, std::string& out) {
+  if (!object.IsObject()) return false;
+  Writer w(out);
+  return EncodeFields(w, m, object, 0);
+}
+
 bool ReadOpaque(std::string_view bytes, const OpaqueMessage& m, std::string& json,
                 DecodeState& s) {
   rapidjson::StringBuffer buf;
@@ -731,6 +599,6 @@ bool ReadOpaque(std::string_view bytes, const OpaqueMessage& m, std::string& jso
   return true;
 }
 
-std::vector<std::string> OpaqueCatalogProblems() { return TheCatalog().problems; }
+std::vector<std::string> OpaqueCatalogProblems() { return TheOpaqueCatalog().problems; }
 
 }  // namespace allot::api::protobuf

@@ -4,7 +4,7 @@
 //
 // What each message holds comes from a catalog, api/codec/opaque_messages/*.tsv, embedded at
 // build time: one line per field, `message <TAB> number <TAB> json name <TAB> type <TAB> how
-// encoding/json writes it`. The catalog is generated from k8s.io/api's Go types
+// encoding/json writes it [<TAB> default]`. The catalog is generated from k8s.io/api's Go types
 // (conformance/cmd/protocatalog; a conformance test fails when it is out of date), so numbers,
 // names and Go's JSON rules are upstream's, not retyped by hand.
 //
@@ -42,6 +42,11 @@ const OpaqueMessage* FindOpaqueMessage(std::string_view name);
 // unspecified, when the JSON is not an object or holds a value of the wrong type.
 bool WriteOpaque(Writer& w, int number, const OpaqueMessage& m, std::string_view json);
 
+// Appends `object` (a JSON object) as the bare fields of message `m` (no tag around them): a
+// whole object of a served version whose shape is not the stored one's. False, with `out`
+// unspecified, as WriteOpaque.
+bool EncodeOpaqueMessage(const OpaqueMessage& m, const JsonValue& object, std::string& out);
+
 // Sets `json` to the JSON object of message `m` read from `bytes`. False, with the error in
 // s.ctx, on malformed input or a record of the wrong wire type.
 bool ReadOpaque(std::string_view bytes, const OpaqueMessage& m, std::string& json,
@@ -53,6 +58,17 @@ bool ReadOpaque(std::string_view bytes, const OpaqueMessage& m, std::string& jso
 // not have is recorded with ctx.Unknown and removed from `json`, which is rewritten only then.
 // `ctx`'s path is the field's.
 bool NormalizeOpaque(const OpaqueMessage& m, std::string& json, DecodeContext& ctx);
+
+// Gives the fields of `json` (a JSON object of message `m`) the defaults kube-apiserver gives
+// them when it decodes a request (the catalog's sixth column, read off SetDefaults_Probe,
+// _HTTPGetAction, _SecretVolumeSource, ... by protocatalog), at any depth: a field that is
+// absent, null, or, unless Go holds it as a pointer, at its zero value. An image volume's
+// pullPolicy follows its reference (DefaultImagePullPolicy). Rewrites `json`, with the
+// message's fields in Go's order, only when it adds one, and says whether it did; text that is
+// not a JSON object is left alone (decoding refuses it).
+bool DefaultOpaque(const OpaqueMessage& m, std::string& json);
+// Whether DefaultOpaque can change some JSON object of `m` (no parsing needed when not).
+bool OpaqueHasDefaults(const OpaqueMessage& m);
 
 // Lines of the catalog that do not parse, and type names no message of it defines (for a test:
 // both empty in a good catalog).

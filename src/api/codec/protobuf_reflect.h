@@ -663,13 +663,16 @@ struct Inner<std::map<std::string, F>> : Inner<F> {};
 template <class F>
 struct Inner<FlatMap<std::string, F>> : Inner<F> {};
 
+// Whether T, or a struct it holds at any depth, has a RawJson field whose ProtoField (null
+// where the table has none) satisfies `pred`; `seen` holds the structs already looked at.
+template <class T, class Pred>
+bool AnyRawJsonField(std::vector<const void*>& seen, const Pred& pred);
 
-template <class T>
-bool HasOpaque(std::vector<const void*>& seen);
-
-struct OpaqueVisitor {
+template <class Pred>
+struct RawJsonFieldVisitor {
   const Layout& layout;
   std::vector<const void*>& seen;
+  const Pred& pred;
   size_t position = 0;
   bool found = false;
   template <class F>
@@ -677,38 +680,56 @@ struct OpaqueVisitor {
     const ProtoField* spec = layout.by_position[position++];
     using Element = typename Inner<F>::type;
     if constexpr (std::is_same_v<Element, RawJson>) {
-      const bool carried = spec && (spec->as == ProtoAs::kRawExtension ||
-                                    (spec->message && FindOpaqueMessage(spec->message)));
-      found = found || !carried;
+      found = found || pred(spec);
     } else if constexpr (Message<Element>) {
-      found = found || HasOpaque<Element>(seen);
+      found = found || AnyRawJsonField<Element>(seen, pred);
     }
   }
 };
 
-// Whether T, or a struct it holds at any depth, has a RawJson field that is not a
-// RawExtension: a subtree protobuf carries only when empty.
-template <class T>
-bool HasOpaque(std::vector<const void*>& seen) {
+template <class T, class Pred>
+bool AnyRawJsonField(std::vector<const void*>& seen, const Pred& pred) {
   const void* key = &LayoutOf<T>();
   if (std::find(seen.begin(), seen.end(), key) != seen.end()) return false;
   seen.push_back(key);
-  OpaqueVisitor ov{LayoutOf<T>(), seen};
+  RawJsonFieldVisitor<Pred> visitor{LayoutOf<T>(), seen, pred};
   T probe{};
-  probe.Visit(ov);
-  return ov.found;
+  probe.Visit(visitor);
+  return visitor.found;
+}
+
+// Whether T, or a struct it holds at any depth, has a RawJson field that is neither a
+// RawExtension nor a message of the catalog: a subtree protobuf carries only when empty.
+template <class T>
+bool HasOpaque() {
+  std::vector<const void*> seen;
+  return AnyRawJsonField<T>(seen, [](const ProtoField* spec) {
+    return !(spec && (spec->as == ProtoAs::kRawExtension ||
+                      (spec->message && FindOpaqueMessage(spec->message))));
+  });
+}
+
+// Whether T, or a struct it holds at any depth, keeps as JSON a message that has defaults (a
+// pod's probes, volume sources): what DefaultJsonMessages may change.
+template <class T>
+bool HasJsonMessageDefaults() {
+  std::vector<const void*> seen;
+  return AnyRawJsonField<T>(seen, [](const ProtoField* spec) {
+    const OpaqueMessage* m = spec && spec->message ? FindOpaqueMessage(spec->message) : nullptr;
+    return m && OpaqueHasDefaults(*m);
+  });
 }
 
 // --- JSON text held for messages ------------------------------------------------------------------
 
-template <class T>
-bool NormalizeJsonMessages(T& v, DecodeContext& ctx);
-
-// Checks, and rids of members their message lacks, the JSON text of every field of a struct
-// that holds a message as JSON (ProtoField::message), at any depth (NormalizeOpaque).
-struct NormalizeVisitor {
+// Calls fn(message, json) for the JSON text of every field of a struct that holds a message as
+// JSON (ProtoField::message), at any depth, with ctx's path at that field; stops at the first
+// call that returns false. Empty texts are skipped before the message is looked up.
+template <class Fn>
+struct JsonMessageVisitor {
   const Layout& layout;
   DecodeContext& ctx;
+  Fn& fn;
   size_t position = 0;
   bool ok = true;
 
@@ -717,7 +738,7 @@ struct NormalizeVisitor {
     const ProtoField* spec = layout.by_position[position++];
     if (ok) ok = Field(name, spec, f);
   }
-  // An unset rare field holds nothing to check.
+  // An unset rare field holds nothing to visit.
   template <class T, class F>
   void RareField(const char* name, Rare<T>& r, F T::*m, FieldTags tags) {
     if (r.allocated()) {
@@ -731,15 +752,19 @@ struct NormalizeVisitor {
   bool Field(const char* name, const ProtoField* spec, F& f) {
     using Element = typename Inner<F>::type;
     if constexpr (std::is_same_v<Element, RawJson>) {
-      const OpaqueMessage* m = spec && spec->message ? FindOpaqueMessage(spec->message) : nullptr;
-      if (!m) return true;
+      if (!spec || !spec->message) return true;
+      const OpaqueMessage* m = nullptr;
       ctx.PushField(name);
-      bool good = Each(f, [&](RawJson& j) { return j.empty() || NormalizeOpaque(*m, j.json, ctx); });
+      bool good = Each(f, [&](RawJson& j) {
+        if (j.empty()) return true;
+        if (!m) m = FindOpaqueMessage(spec->message);
+        return !m || fn(*m, j.json);
+      });
       ctx.Pop();
       return good;
     } else if constexpr (Message<Element>) {
       ctx.PushField(name);
-      bool good = Each(f, [&](Element& e) { return NormalizeJsonMessages(e, ctx); });
+      bool good = Each(f, [&](Element& e) { return VisitJsonMessages(e, ctx, fn); });
       ctx.Pop();
       return good;
     } else {
@@ -748,14 +773,14 @@ struct NormalizeVisitor {
   }
 
   // Calls `fn` on each element `f` holds (itself, a set optional, each of a list or map).
-  template <class F, class Fn>
-  bool Each(F& f, Fn&& fn) {
+  template <class F, class Each_Fn>
+  bool Each(F& f, Each_Fn&& each) {
     if constexpr (requires { f.has_value(); }) {
-      return !f.has_value() || Each(*f, fn);
+      return !f.has_value() || Each(*f, each);
     } else if constexpr (requires { f.begin()->second; }) {
       for (auto& [key, value] : f) {
         ctx.PushKey(key);
-        bool good = Each(value, fn);
+        bool good = Each(value, each);
         ctx.Pop();
         if (!good) return false;
       }
@@ -763,22 +788,44 @@ struct NormalizeVisitor {
     } else if constexpr (requires { f.begin(); f.size(); } && !std::is_same_v<F, std::string>) {
       for (size_t i = 0; i < f.size(); ++i) {
         ctx.PushIndex(static_cast<int64_t>(i));
-        bool good = Each(f[i], fn);
+        bool good = Each(f[i], each);
         ctx.Pop();
         if (!good) return false;
       }
       return true;
     } else {
-      return fn(f);
+      return each(f);
     }
   }
 };
 
+template <class T, class Fn>
+bool VisitJsonMessages(T& v, DecodeContext& ctx, Fn& fn) {
+  JsonMessageVisitor<Fn> visitor{LayoutOf<T>(), ctx, fn};
+  v.Visit(visitor);
+  return visitor.ok;
+}
+
+// Checks, and rids of members their message lacks, the JSON text of every field that holds a
+// message as JSON, at any depth (NormalizeOpaque).
 template <class T>
 bool NormalizeJsonMessages(T& v, DecodeContext& ctx) {
-  NormalizeVisitor nv{LayoutOf<T>(), ctx};
-  v.Visit(nv);
-  return nv.ok;
+  auto fn = [&ctx](const OpaqueMessage& m, std::string& json) {
+    return NormalizeOpaque(m, json, ctx);
+  };
+  return VisitJsonMessages(v, ctx, fn);
+}
+
+// Gives the JSON text of every field that holds a message as JSON the defaults kube-apiserver
+// gives that message (DefaultOpaque).
+template <class T>
+void DefaultJsonMessages(T& v) {
+  DecodeContext ctx;
+  auto fn = [](const OpaqueMessage& m, std::string& json) {
+    if (OpaqueHasDefaults(m)) DefaultOpaque(m, json);
+    return true;
+  };
+  VisitJsonMessages(v, ctx, fn);
 }
 
 // --- completeness ------------------------------------------------------------------------------

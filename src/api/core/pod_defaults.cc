@@ -7,6 +7,7 @@
 #include <string_view>
 
 #include "api/core/strategy.h"
+#include "api/machinery/image_reference.h"
 
 namespace allot::api {
 namespace {
@@ -145,21 +146,6 @@ void AccumulateQoS(const ResourceList& list, ResourceList& sum, std::set<std::st
 }
 
 }  // namespace
-
-std::string DefaultImagePullPolicy(std::string_view image) {
-  std::string_view name = image;
-  bool digest = false;
-  if (size_t at = name.find('@'); at != std::string_view::npos) {
-    digest = true;
-    name = name.substr(0, at);
-  }
-  size_t slash = name.rfind('/');
-  size_t colon = name.rfind(':');
-  bool tagged =
-      colon != std::string_view::npos && (slash == std::string_view::npos || colon > slash);
-  if (tagged) return name.substr(colon + 1) == "latest" ? "Always" : "IfNotPresent";
-  return digest ? "IfNotPresent" : "Always";
-}
 
 std::string ComputePodQOS(const Pod& pod) {
   ResourceList requests;

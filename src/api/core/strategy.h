@@ -57,10 +57,6 @@ void DefaultPodTemplateSpec(PodTemplateSpec& tmpl);
 // limits of its containers and init containers, or of spec.resources when set.
 std::string ComputePodQOS(const Pod& pod);
 
-// imagePullPolicy default for an image reference: "Always" when the tag is "latest" or there is
-// neither tag nor digest, else "IfNotPresent".
-std::string DefaultImagePullPolicy(std::string_view image);
-
 // --- Pod validation (api/core/pod_validation.cc)
 // --------------------------------------------------
 

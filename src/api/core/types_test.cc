@@ -397,16 +397,6 @@ TEST(CoreDefaultsTest, ExplicitValuesAreKept) {
   EXPECT_EQ(pod.status.phase, "Running");
 }
 
-TEST(CoreDefaultsTest, ImagePullPolicy) {
-  EXPECT_EQ(DefaultImagePullPolicy("nginx"), "Always");
-  EXPECT_EQ(DefaultImagePullPolicy("nginx:latest"), "Always");
-  EXPECT_EQ(DefaultImagePullPolicy("nginx:1.25"), "IfNotPresent");
-  EXPECT_EQ(DefaultImagePullPolicy("registry:5000/nginx"), "Always");
-  EXPECT_EQ(DefaultImagePullPolicy("registry:5000/nginx:1.0"), "IfNotPresent");
-  EXPECT_EQ(DefaultImagePullPolicy("nginx@sha256:abcd"), "IfNotPresent");
-  EXPECT_EQ(DefaultImagePullPolicy("nginx:latest@sha256:abcd"), "Always");
-}
-
 TEST(CoreDefaultsTest, RequestsDefaultToLimitsAndQoS) {
   Pod pod = MinimalPod();
   pod.spec.containers[0].resources.limits = {{"cpu", Quantity::FromInt(1)},

@@ -38,7 +38,7 @@ void ResourceRegistry::AddServedVersion(std::string_view storage_group, std::str
                                          std::string group, std::string version,
                                          Status (*to_storage)(rapidjson::Document&),
                                          void (*from_storage)(rapidjson::Document&),
-                                         bool same_shape) {
+                                         bool same_shape, std::string_view protobuf_message) {
   const ResourceInfo* storage = nullptr;
   for (const auto& r : resources_) {
     if (r.group == storage_group && r.resource == resource) storage = &r;
@@ -57,6 +57,7 @@ void ResourceRegistry::AddServedVersion(std::string_view storage_group, std::str
   sv.to_storage = to_storage;
   sv.from_storage = from_storage;
   sv.same_shape = same_shape;
+  sv.protobuf_message = std::string(protobuf_message);
 }
 
 const ServedVersion* ResourceRegistry::FindServed(std::string_view group, std::string_view version,

@@ -68,6 +68,15 @@ struct ResourceInfo {
 
   // Sets defaults on a decoded object before validation (create and update).
   void (*default_fn)(Object& obj) = nullptr;
+  // Then the defaults inside the parts the kind keeps as JSON text (a pod's probes and volume
+  // sources: api/protobuf.h's JsonMessageDefaulterFor), set by the registry for every kind
+  // that has them.
+  void (*default_json_messages)(Object& obj) = nullptr;
+  // Both, in that order: what a write runs before validation.
+  void Default(Object& obj) const {
+    if (default_fn) default_fn(obj);
+    if (default_json_messages) default_json_messages(obj);
+  }
   // Validates a new object (create and update); `validators` are the checks handed in from
   // above api/ (the store's StoreOptions::validators).
   void (*validate)(const Object& obj, FieldErrors& errs, const Validators& validators) = nullptr;
@@ -125,6 +134,10 @@ struct ServedVersion {
   // The version's objects have the stored kind's shape field for field (resource.k8s.io/v1beta2):
   // its schema, and its protobuf messages, are the stored kind's.
   bool same_shape = false;
+  // Else, the protobuf message of the version's objects, when they have one the catalog holds
+  // (api/codec/opaque_messages.h: "k8s.io.api.resource.v1beta1.ResourceClaim"): protobuf
+  // bodies are read as that message into the version's JSON, and objects written from it.
+  std::string protobuf_message;
 };
 
 class ResourceRegistry {
@@ -149,7 +162,8 @@ class ResourceRegistry {
   void AddServedVersion(std::string_view storage_group, std::string_view resource,
                         std::string group, std::string version,
                         Status (*to_storage)(rapidjson::Document&),
-                        void (*from_storage)(rapidjson::Document&), bool same_shape = false);
+                        void (*from_storage)(rapidjson::Document&), bool same_shape = false,
+                        std::string_view protobuf_message = {});
   // The served version at group/version/resource; null when there is none (a stored resource is
   // found by Find).
   const ServedVersion* FindServed(std::string_view group, std::string_view version,

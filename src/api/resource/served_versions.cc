@@ -137,9 +137,15 @@ void RegisterDraServedVersions(ResourceRegistry& registry) {
     registry.AddServedVersion(group, resource, group, "v1beta2", V1beta2ToV1, V1ToV1beta2,
                               /*same_shape=*/true);
   }
-  for (const char* resource :
-       {"deviceclasses", "resourceclaims", "resourceclaimtemplates", "resourceslices"}) {
-    registry.AddServedVersion(group, resource, group, "v1beta1", V1beta1ToV1, V1ToV1beta1);
+  // v1beta1's shape differs: its protobuf is its own messages, written from its JSON.
+  const std::pair<const char*, const char*> kV1beta1[] = {
+      {"deviceclasses", "k8s.io.api.resource.v1beta1.DeviceClass"},
+      {"resourceclaims", "k8s.io.api.resource.v1beta1.ResourceClaim"},
+      {"resourceclaimtemplates", "k8s.io.api.resource.v1beta1.ResourceClaimTemplate"},
+      {"resourceslices", "k8s.io.api.resource.v1beta1.ResourceSlice"}};
+  for (const auto& [resource, message] : kV1beta1) {
+    registry.AddServedVersion(group, resource, group, "v1beta1", V1beta1ToV1, V1ToV1beta1,
+                              /*same_shape=*/false, message);
   }
 }
 

@@ -108,6 +108,12 @@ Result<DecodedBody> DecodeRequestObject(const Request& req, const api::TypeInfo&
     ALLOT_ASSIGN_OR_RETURN(out.object, api::DecodeProtobufMessage(type, env.raw));
     return out;
   }
+  if (served && protobuf && !served->protobuf_message.empty()) {
+    // A version of another shape: its own message, read into its JSON, then converted.
+    ALLOT_ASSIGN_OR_RETURN(std::string json, ServedProtobufToJson(req.body, *served));
+    ALLOT_ASSIGN_OR_RETURN(std::string stored, ToStorageJson(json, *served));
+    return DecodeObject(stored, type, validation);
+  }
   if (served) {
     // JSON, YAML, or protobuf of the served kinds requests carry (request_kinds.h): 415 else.
     ALLOT_ASSIGN_OR_RETURN(std::string json, BodyAsJson(req));

@@ -18,9 +18,19 @@ std::shared_ptr<const std::string> EncodeCache::Encode(const api::ObjectPtr& obj
 }
 
 std::shared_ptr<const std::string> EncodeCache::EncodeProtobuf(const api::ObjectPtr& obj) {
-  // A served version has protobuf only when its messages are the stored kind's; they are
-  // encoded (and cached) once, by the stored versions' cache.
-  if (served_) return served_->same_shape ? parent_->EncodeProtobuf(obj) : nullptr;
+  // A served version of the stored shape uses the stored kind's messages, encoded (and cached)
+  // once, by the stored version's cache; one of another shape, its own, from its JSON.
+  if (served_ && served_->same_shape) return parent_->EncodeProtobuf(obj);
+  if (served_) {
+    if (served_->protobuf_message.empty()) return nullptr;
+    return Lookup(proto_entries_, obj, served_,
+                  [](const api::Object& o,
+                     const api::ServedVersion* sv) -> std::shared_ptr<const std::string> {
+                    std::string message;
+                    if (!ServedProtobufMessage(api::EncodeJson(o), *sv, message)) return nullptr;
+                    return std::make_shared<const std::string>(std::move(message));
+                  });
+  }
   return Lookup(proto_entries_, obj, nullptr,
                 [](const api::Object& o,
                    const api::ServedVersion*) -> std::shared_ptr<const std::string> {

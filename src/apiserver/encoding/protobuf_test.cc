@@ -1,7 +1,10 @@
 // Protobuf request bodies (what `kubectl create namespace` and `kubectl drain` send).
 #include "apiserver/encoding/protobuf.h"
 
+#include <rapidjson/document.h>
+
 #include "api/codec/codec.h"
+#include "api/codec/opaque_messages.h"
 #include "api/codec/protobuf_reflect.h"
 #include "api/codec/protobuf_wire.h"
 #include "api/core/types.h"
@@ -246,8 +249,73 @@ TEST_F(ProtobufServerTest, APodWithAProbeIsAnsweredInProtobuf) {
   EXPECT_EQ(only.Header("Content-Type"), "application/vnd.kubernetes.protobuf");
   auto pod = DecodePod(only.body);
   ASSERT_NE(pod, nullptr);
+  // With the defaults kube-apiserver gives a probe (api/codec/opaque_messages.h).
   EXPECT_EQ(static_cast<const api::Pod&>(*pod).spec.containers.at(0).rare->livenessProbe.json,
-            R"({"exec":{"command":["true"]}})");
+            R"({"exec":{"command":["true"]},"timeoutSeconds":1,"periodSeconds":10,)"
+            R"("successThreshold":1,"failureThreshold":3})");
+}
+
+// resource.k8s.io/v1beta1 is not the stored shape: its protobuf is its own messages, read into
+// and written from its JSON.
+constexpr const char* kV1beta1Claims =
+    "/apis/resource.k8s.io/v1beta1/namespaces/default/resourceclaims";
+constexpr const char* kV1beta1Claim = "k8s.io.api.resource.v1beta1.ResourceClaim";
+
+std::string V1beta1ClaimBody(std::string_view name) {
+  const std::string json = R"({"metadata":{"name":")" + std::string(name) +
+                           R"("},"spec":{"devices":{"requests":[)"
+                           R"({"name":"gpu","deviceClassName":"gpu.example.com"}]}}})";
+  rapidjson::Document doc;
+  doc.Parse(json.c_str());
+  std::string message;
+  EXPECT_TRUE(api::protobuf::EncodeOpaqueMessage(
+      *api::protobuf::FindOpaqueMessage(kV1beta1Claim), doc, message));
+  return Envelope("resource.k8s.io/v1beta1", "ResourceClaim", message);
+}
+
+// The JSON of a v1beta1 ResourceClaim's message in a protobuf envelope; {} on failure.
+J V1beta1ClaimJson(std::string_view body, std::string_view kind = "ResourceClaim") {
+  auto env = api::ParseProtobufEnvelope(body);
+  EXPECT_TRUE(env.ok());
+  if (!env.ok()) return J("{}");
+  EXPECT_EQ(env->api_version, "resource.k8s.io/v1beta1");
+  EXPECT_EQ(env->kind, kind);
+  api::protobuf::DecodeState s;
+  std::string json;
+  const api::protobuf::OpaqueMessage* m = api::protobuf::FindOpaqueMessage(kV1beta1Claim);
+  EXPECT_TRUE(api::protobuf::ReadOpaque(env->raw, *m, json, s)) << s.ctx.error();
+  return J(json.empty() ? "{}" : json);
+}
+
+TEST_F(ProtobufServerTest, ResourceV1beta1TravelsAsItsOwnMessages) {
+  auto res = Post(kV1beta1Claims, V1beta1ClaimBody("c"),
+                  {{"Content-Type", "application/vnd.kubernetes.protobuf"},
+                   {"Accept", "application/vnd.kubernetes.protobuf"}});
+  ASSERT_EQ(res.status, 201) << res.body;
+  EXPECT_EQ(res.Header("Content-Type"), "application/vnd.kubernetes.protobuf");
+  J created = V1beta1ClaimJson(res.body);
+  EXPECT_EQ(created["/metadata/name"], "c");
+  EXPECT_EQ(created["/spec/devices/requests/0/deviceClassName"], "gpu.example.com");
+  EXPECT_EQ(created["/spec/devices/requests/0/allocationMode"], "ExactCount");  // v1's default
+  // Stored as v1.
+  J v1(Get("/apis/resource.k8s.io/v1/namespaces/default/resourceclaims/c").body);
+  EXPECT_EQ(v1["/spec/devices/requests/0/exactly/deviceClassName"], "gpu.example.com");
+
+  auto list = Get(kV1beta1Claims, {{"Accept", "application/vnd.kubernetes.protobuf"}});
+  ASSERT_EQ(list.status, 200) << list.body;
+  EXPECT_EQ(list.Header("Content-Type"), "application/vnd.kubernetes.protobuf");
+  auto env = api::ParseProtobufEnvelope(list.body);
+  ASSERT_TRUE(env.ok());
+  EXPECT_EQ(env->api_version, "resource.k8s.io/v1beta1");
+  EXPECT_EQ(env->kind, "ResourceClaimList");
+
+  // Another kind, or another version, in the envelope is a 400; garbage too.
+  std::string wrong = V1beta1ClaimBody("d");
+  wrong.replace(wrong.find("v1beta1"), 7, "v1beta2");
+  EXPECT_EQ(Post(kV1beta1Claims, wrong,
+                 {{"Content-Type", "application/vnd.kubernetes.protobuf"}}).status, 400);
+  EXPECT_EQ(Post(kV1beta1Claims, Envelope("resource.k8s.io/v1beta1", "ResourceClaim", "\xff"),
+                 {{"Content-Type", "application/vnd.kubernetes.protobuf"}}).status, 400);
 }
 
 class ProtobufWatchTest : public ApiServerTest {
@@ -334,6 +402,18 @@ TEST_F(ProtobufWatchTest, EventsAndBookmarksAreFrames) {
   auto probed_pod = DecodePod(probed);
   ASSERT_NE(probed_pod, nullptr);
   EXPECT_EQ(probed_pod->metadata.name, "probed");
+}
+
+// A watch of a served version carries its messages, under its own apiVersion.
+TEST_F(ProtobufWatchTest, AServedVersionsFramesNameIt) {
+  auto w = Watch("", "application/vnd.kubernetes.protobuf", kV1beta1Claims);
+  ASSERT_NE(w, nullptr);
+  EXPECT_EQ(ContentType(*w), "application/vnd.kubernetes.protobuf;stream=watch");
+  ASSERT_EQ(Post(kV1beta1Claims, V1beta1ClaimBody("watched"),
+                 {{"Content-Type", "application/vnd.kubernetes.protobuf"}}).status, 201);
+  auto [type, object] = Next(*w);
+  EXPECT_EQ(type, "ADDED");
+  EXPECT_EQ(V1beta1ClaimJson(object)["/metadata/name"], "watched");
 }
 
 }  // namespace

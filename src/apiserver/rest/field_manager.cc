@@ -80,7 +80,7 @@ void TrackUpdate(const Call& call, const mf::Writer& writer, const api::Object* 
   // What the write stores is defaulted; the fields defaults fill belong to the writer, as
   // they do in Kubernetes, where requests are defaulted when decoded.
   std::unique_ptr<api::Object> defaulted = next.Clone();
-  if (call.resource().default_fn) call.resource().default_fn(*defaulted);
+  call.resource().Default(*defaulted);
   rapidjson::Document zero, before, after;
   if (!Parse(ViewJson(call, *type.make()), zero).ok() ||
       !Parse(ViewJson(call, *defaulted), after).ok() ||

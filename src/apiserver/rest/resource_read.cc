@@ -63,9 +63,13 @@ void ServeWatch(const CallPtr& call, ListParams params, Output output) {
       opts.resource_version = 0;
     }
   }
-  const api::TypeInfo& type = *call->resource().type;
-  // Watches of a served version are JSON (their frames name the stored version otherwise).
-  if (output.protobuf && (call->route.served || !api::HasProtobuf(type))) {
+  // A served version's frames carry its own messages: the stored kind's when it has the stored
+  // shape, else those it names (resource.k8s.io/v1beta1).
+  const api::ServedVersion* served = call->route.served;
+  const api::TypeInfo& type = served ? *served->storage->type : *call->resource().type;
+  const bool has_protobuf =
+      served ? served->same_shape || !served->protobuf_message.empty() : api::HasProtobuf(type);
+  if (output.protobuf && !has_protobuf) {
     if (!output.json_acceptable) {
       return call->Fail(NotAcceptableError(api::kProtobufContentType));
     }

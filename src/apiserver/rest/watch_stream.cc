@@ -147,7 +147,8 @@ std::string WatchStream::EncodeEvent(const api::WatchEvent& ev) {
             "; watch with Accept: application/json"));
   }
   std::string envelope;
-  api::AppendProtobufEnvelope(ev.object->type(), *message, envelope);
+  const api::ServedVersion* served = spec_.cache->served();
+  api::AppendProtobufEnvelope(served ? served->view_type : ev.object->type(), *message, envelope);
   std::string out;
   api::AppendProtobufWatchFrame(api::EventTypeName(ev.type), envelope, out);
   return out;
