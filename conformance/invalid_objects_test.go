@@ -62,6 +62,8 @@ var invalidObjects = []invalidCase{
 	{"lease negative duration", "/apis/coordination.k8s.io/v1/namespaces/default/leases",
 		`{"apiVersion":"coordination.k8s.io/v1","kind":"Lease","metadata":{"name":"l"},"spec":{"leaseDurationSeconds":-1}}`},
 	{"malformed json", "/api/v1/namespaces/default/configmaps", `{"apiVersion":"v1","kind":"ConfigMap",`},
+	{"json with a stray value", "/api/v1/namespaces/default/configmaps", `{"apiVersion":"v1","kind" "ConfigMap"}`},
+	{"not json at all", "/api/v1/namespaces/default/configmaps", `nope`},
 	{"wrong kind for the path", "/api/v1/namespaces/default/configmaps",
 		`{"apiVersion":"v1","kind":"Secret","metadata":{"name":"x"}}`},
 }
@@ -127,6 +129,6 @@ func TestInvalidObjectsAnswerAsKubeAPIServer(t *testing.T) {
 		}
 	}
 	if len(messageDiffs) > 0 {
-		t.Logf("same code, reason and causes; messages differ:\n%s", strings.Join(messageDiffs, "\n"))
+		t.Errorf("same code, reason and causes; messages differ:\n%s", strings.Join(messageDiffs, "\n"))
 	}
 }

@@ -290,6 +290,20 @@ Result<Decoded> DecodeJsonValue(const JsonValue& value, const DecodeOptions& opt
   std::string_view kind = StringMember(value, "kind");
   const TypeInfo* type = options.expected;
   if (type) {
+    const Scheme& scheme = options.scheme ? *options.scheme : Scheme::Default();
+    const std::string_view data_version = api_version.empty() ? type->api_version : api_version;
+    if (!kind.empty() && kind != type->kind && scheme.Find(data_version, kind)) {
+      // Another kind Kubernetes knows: its scheme finds no conversion into the expected one.
+      const size_t slash = data_version.rfind('/');
+      const std::string version(slash == std::string_view::npos ? data_version
+                                                                 : data_version.substr(slash + 1));
+      const std::string internal =
+          type->group.empty() ? "core" : type->group.substr(0, type->group.find('.'));
+      return BadRequestError(std::string(kind) + " in version \"" + version +
+                             "\" cannot be handled as a " + type->kind + ": converting (" +
+                             version + "." + std::string(kind) + ") to (" + internal + "." +
+                             type->kind + "): unknown conversion");
+    }
     if (!api_version.empty() && api_version != type->api_version) {
       return BadRequestError("the API version in the data (" + std::string(api_version) +
                              ") does not match the expected API version (" + type->api_version +

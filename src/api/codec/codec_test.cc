@@ -35,6 +35,22 @@ TEST(CodecTest, StrictRejectsUnknownAndDuplicateFields) {
             "duplicate field \"metadata.name\"");
 }
 
+// Another kind than the one expected: as kube-apiserver's scheme says it when the kind is one it
+// knows, else the kinds named.
+TEST(CodecTest, AnotherKindIsRefusedInKubernetesWords) {
+  DecodeOptions opts;
+  opts.expected = &Namespace::Type();
+  auto known = DecodeJson(R"({"apiVersion":"v1","kind":"Pod","metadata":{"name":"x"}})", opts);
+  ASSERT_FALSE(known.ok());
+  EXPECT_EQ(known.status().message(),
+            "Pod in version \"v1\" cannot be handled as a Namespace: converting (v1.Pod) to "
+            "(core.Namespace): unknown conversion");
+  auto unknown = DecodeJson(R"({"kind":"Nope","metadata":{"name":"x"}})", opts);
+  ASSERT_FALSE(unknown.ok());
+  EXPECT_EQ(unknown.status().message(),
+            "the kind in the data (Nope) does not match the expected kind (Namespace)");
+}
+
 TEST(CodecTest, NonStrictWarnsAboutUnknownFields) {
   DecodeOptions opts;
   opts.expected = &Namespace::Type();

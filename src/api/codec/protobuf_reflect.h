@@ -710,22 +710,39 @@ bool HasOpaque() {
 }
 
 // Whether T, or a struct it holds at any depth, keeps as JSON a message that has defaults (a
-// pod's probes, volume sources): what DefaultJsonMessages may change.
+// pod's probes, volume sources): what DefaultJsonMessages may change. Worked out once per T.
 template <class T>
 bool HasJsonMessageDefaults() {
-  std::vector<const void*> seen;
-  return AnyRawJsonField<T>(seen, [](const ProtoField* spec) {
-    const OpaqueMessage* m = spec && spec->message ? FindOpaqueMessage(spec->message) : nullptr;
-    return m && OpaqueHasDefaults(*m);
-  });
+  static const bool has = [] {
+    std::vector<const void*> seen;
+    return AnyRawJsonField<T>(seen, [](const ProtoField* spec) {
+      const OpaqueMessage* m = spec && spec->message ? FindOpaqueMessage(spec->message) : nullptr;
+      return m && OpaqueHasDefaults(*m);
+    });
+  }();
+  return has;
+}
+
+// Whether T, or a struct it holds at any depth, keeps a message as JSON. Worked out once per T.
+template <class T>
+bool HasJsonMessages() {
+  static const bool has = [] {
+    std::vector<const void*> seen;
+    return AnyRawJsonField<T>(seen, [](const ProtoField* spec) { return spec && spec->message; });
+  }();
+  return has;
 }
 
 // --- JSON text held for messages ------------------------------------------------------------------
 
 // Calls fn(message, json) for the JSON text of every field of a struct that holds a message as
 // JSON (ProtoField::message), at any depth, with ctx's path at that field; stops at the first
-// call that returns false. Empty texts are skipped before the message is looked up.
-template <class Fn>
+// call that returns false. Empty texts are skipped before the message is looked up, and so are
+// structs that hold none (kOnlyWithDefaults: none that has defaults).
+template <class T, class Fn, bool kOnlyWithDefaults = false>
+bool VisitJsonMessages(T& v, DecodeContext& ctx, Fn& fn);
+
+template <class Fn, bool kOnlyWithDefaults>
 struct JsonMessageVisitor {
   const Layout& layout;
   DecodeContext& ctx;
@@ -763,8 +780,13 @@ struct JsonMessageVisitor {
       ctx.Pop();
       return good;
     } else if constexpr (Message<Element>) {
+      if (kOnlyWithDefaults ? !HasJsonMessageDefaults<Element>() : !HasJsonMessages<Element>()) {
+        return true;
+      }
       ctx.PushField(name);
-      bool good = Each(f, [&](Element& e) { return VisitJsonMessages(e, ctx, fn); });
+      bool good = Each(f, [&](Element& e) {
+        return VisitJsonMessages<Element, Fn, kOnlyWithDefaults>(e, ctx, fn);
+      });
       ctx.Pop();
       return good;
     } else {
@@ -799,9 +821,9 @@ struct JsonMessageVisitor {
   }
 };
 
-template <class T, class Fn>
+template <class T, class Fn, bool kOnlyWithDefaults>
 bool VisitJsonMessages(T& v, DecodeContext& ctx, Fn& fn) {
-  JsonMessageVisitor<Fn> visitor{LayoutOf<T>(), ctx, fn};
+  JsonMessageVisitor<Fn, kOnlyWithDefaults> visitor{LayoutOf<T>(), ctx, fn};
   v.Visit(visitor);
   return visitor.ok;
 }
@@ -825,7 +847,7 @@ void DefaultJsonMessages(T& v) {
     if (OpaqueHasDefaults(m)) DefaultOpaque(m, json);
     return true;
   };
-  VisitJsonMessages(v, ctx, fn);
+  VisitJsonMessages<T, decltype(fn), /*kOnlyWithDefaults=*/true>(v, ctx, fn);
 }
 
 // --- completeness ------------------------------------------------------------------------------

@@ -156,9 +156,13 @@ void ValidatePersistentVolume(const PersistentVolume& pv, FieldErrors& errs) {
   const Path cap = spec.Child("capacity");
   if (pv.spec.capacity.empty()) errs.Required(cap);
   if (pv.spec.capacity.find("storage") == pv.spec.capacity.end() || pv.spec.capacity.size() > 1) {
-    std::string keys;
-    for (const auto& [k, q] : pv.spec.capacity) keys += (keys.empty() ? "" : ",") + k;
-    errs.NotSupported(cap, keys, {"storage"});
+    // The map as Kubernetes renders it: JSON, null when there is none.
+    std::string rendered = pv.spec.capacity.empty() ? "null" : "{";
+    for (const auto& [k, q] : pv.spec.capacity) {
+      rendered += (rendered.size() > 1 ? "," : "") + Quote(k) + ":" + Quote(q.ToString());
+    }
+    if (!pv.spec.capacity.empty()) rendered += "}";
+    errs.NotSupportedRendered(cap, rendered, {"storage"});
   }
   for (const auto& [k, q] : pv.spec.capacity) ValidatePositive(q, cap.Key(k), errs);
   const std::string& policy = pv.spec.persistentVolumeReclaimPolicy;

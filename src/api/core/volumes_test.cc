@@ -79,7 +79,8 @@ TEST(VolumesTest, VolumeValidation) {
   EXPECT_EQ((Errors<PersistentVolume, ValidatePersistentVolume>(pv)),
             (std::vector<std::string>{
                 "spec.accessModes: Forbidden: may not use ReadWriteOncePod with other access modes",
-                "spec.capacity: Unsupported value: \"cpu,storage\": supported values: \"storage\"",
+                "spec.capacity: Unsupported value: {\"cpu\":\"1\",\"storage\":\"10Gi\"}: "
+                "supported values: \"storage\"",
                 "spec.local: Forbidden: may not specify more than 1 volume type",
                 "spec.nodeAffinity: Required value: Local volume requires node affinity"}));
   PersistentVolume none;
@@ -88,7 +89,7 @@ TEST(VolumesTest, VolumeValidation) {
   EXPECT_EQ((Errors<PersistentVolume, ValidatePersistentVolume>(none)),
             (std::vector<std::string>{
                 "spec.accessModes: Required value", "spec.capacity: Required value",
-                "spec.capacity: Unsupported value: \"\": supported values: \"storage\"",
+                "spec.capacity: Unsupported value: null: supported values: \"storage\"",
                 "spec: Required value: must specify a volume type"}));
 }
 

@@ -114,7 +114,12 @@ void FieldErrors::TooLong(const Path& p, int64_t max) {
 
 void FieldErrors::NotSupported(const Path& p, std::string_view value,
                                const std::vector<std::string_view>& supported) {
-  std::string m = "Unsupported value: " + Quote(value);
+  NotSupportedRendered(p, Quote(value), supported);
+}
+
+void FieldErrors::NotSupportedRendered(const Path& p, std::string_view rendered,
+                                       const std::vector<std::string_view>& supported) {
+  std::string m = "Unsupported value: " + std::string(rendered);
   if (!supported.empty()) {
     m += ": supported values: ";
     for (size_t i = 0; i < supported.size(); ++i) {

@@ -71,6 +71,10 @@ class FieldErrors {
   // `spec.x: Unsupported value: "foo": supported values: "a", "b"`
   void NotSupported(const Path& p, std::string_view value,
                     const std::vector<std::string_view>& supported);
+  // The same for a value that is not a string, rendered as Kubernetes renders it (JSON: a map
+  // as `{"cpu":"1"}`, a missing one as `null`).
+  void NotSupportedRendered(const Path& p, std::string_view rendered,
+                            const std::vector<std::string_view>& supported);
   // `spec.x: Duplicate value: "foo"`
   void Duplicate(const Path& p, std::string_view value);
   // "spec.x: Forbidden: <detail>"

@@ -1,6 +1,7 @@
 #include "apiserver/encoding/body.h"
 
 #include "api/codec/codec.h"
+#include "api/codec/go_json_error.h"
 #include "api/codec/yaml.h"
 #include "api/protobuf.h"
 #include "apiserver/encoding/protobuf.h"
@@ -37,6 +38,26 @@ Result<std::string> YamlDocument(std::string_view text) {
   return std::move((*docs)[0]);
 }
 
+// How kube-apiserver quotes a body it cannot read: its first 30 bytes (hex unless it starts
+// as an object), " ..." when there is more.
+std::string SummarizeBody(std::string_view body) {
+  constexpr size_t kMax = 30;
+  if (body.empty()) return "<empty>";
+  std::string_view head = body.substr(0, kMax);
+  std::string out;
+  if (body.front() == '{') {
+    out = std::string(head);
+  } else {
+    static constexpr char kHex[] = "0123456789abcdef";
+    for (unsigned char c : head) {
+      out += kHex[c >> 4];
+      out += kHex[c & 15];
+    }
+  }
+  if (body.size() > kMax) out += " ...";
+  return out;
+}
+
 }  // namespace
 
 Result<std::string> BodyAsJson(const Request& req) {
@@ -68,7 +89,15 @@ Result<DecodedBody> DecodeObject(std::string_view json, const api::TypeInfo& typ
   opts.strict = validation == FieldValidation::kStrict;
   opts.expected = &type;
   auto decoded = api::DecodeJson(json, opts);
-  if (!decoded.ok()) return decoded.TakeStatus();
+  if (!decoded.ok()) {
+    // Not JSON at all: kube-apiserver fails reading apiVersion and kind, and says so.
+    if (std::string go = api::GoJsonSyntaxError(json); !go.empty()) {
+      return BadRequestError("the object provided is unrecognized (must be of type " + type.kind +
+                             "): couldn't get version/kind; json parse error: " + go + " (" +
+                             SummarizeBody(json) + ")");
+    }
+    return decoded.TakeStatus();
+  }
   DecodedBody out;
   out.object = std::move(decoded->object);
   // The parts kept as JSON text (probes, volume sources) are read as Go reads their messages.
