@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -18,11 +19,34 @@ import (
 )
 
 // KubeAPIServer is the real kube-apiserver 1.37 on its own etcd, for a test that compares
-// Allot's answers with upstream's. Its admin is a static token in system:masters.
+// Allot's answers with upstream's or runs Allot's components on a real cluster. Each role signs
+// in with a static token of its own (Roles); the admin's is in system:masters.
 type KubeAPIServer struct {
-	URL   string
-	token string
+	URL string
+	// The folder it runs in; CAFile is the certificate it made for itself, which its clients
+	// and kube-controller-manager (as the service accounts' root CA) trust.
+	Dir    string
+	CAFile string
+	// The key that signs (and checks) service account tokens.
+	ServiceAccountKey string
+	token             string
 }
+
+// Role is who a component signs in as: a static token's user and groups.
+type Role struct {
+	User   string
+	Groups []string
+}
+
+// Roles are the identities the harness's token file holds, by name: admin (system:masters),
+// kube-controller-manager and kube-scheduler (the users upstream's bootstrap RBAC binds).
+var Roles = map[string]Role{
+	"admin":                   {User: "admin", Groups: []string{"system:masters"}},
+	"kube-controller-manager": {User: "system:kube-controller-manager"},
+	"kube-scheduler":          {User: "system:kube-scheduler"},
+}
+
+func roleToken(name string) string { return "conformance-" + name + "-token" }
 
 // freePort asks the kernel for a port on the loopback that nothing listens on.
 func freePort(t testing.TB) int {
@@ -64,9 +88,13 @@ func StartKubeAPIServer(t testing.TB) *KubeAPIServer {
 		"--unsafe-no-fsync")
 	saKey := filepath.Join(dir, "sa.key")
 	writeServiceAccountKey(t, saKey)
-	const token = "conformance-admin-token"
+	token := roleToken("admin")
 	tokens := filepath.Join(dir, "tokens.csv")
-	if err := os.WriteFile(tokens, []byte(token+",admin,admin,system:masters\n"), 0o600); err != nil {
+	var lines strings.Builder
+	for name, r := range Roles { // token,user,uid,"group1,group2"
+		fmt.Fprintf(&lines, "%s,%s,%s,\"%s\"\n", roleToken(name), r.User, r.User, strings.Join(r.Groups, ","))
+	}
+	if err := os.WriteFile(tokens, []byte(lines.String()), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	apiserver := StartProcess(t, "kube-apiserver", UpstreamBinary(t, "kube-apiserver"),
@@ -79,7 +107,8 @@ func StartKubeAPIServer(t testing.TB) *KubeAPIServer {
 		"--service-cluster-ip-range", "10.96.0.0/12",
 		"--runtime-config", "resource.k8s.io/v1beta1=true,resource.k8s.io/v1beta2=true",
 		"--enable-priority-and-fairness=false", "--endpoint-reconciler-type", "none")
-	k := &KubeAPIServer{URL: fmt.Sprintf("https://127.0.0.1:%d", securePort), token: token}
+	k := &KubeAPIServer{URL: fmt.Sprintf("https://127.0.0.1:%d", securePort), Dir: dir,
+		CAFile: filepath.Join(dir, "certs", "apiserver.crt"), ServiceAccountKey: saKey, token: token}
 	client := &http.Client{Timeout: 5 * time.Second, Transport: &http.Transport{
 		TLSClientConfig: &tls.Config{InsecureSkipVerify: true}}} // its own self-signed certificate
 	deadline := time.Now().Add(3 * time.Minute)
@@ -108,4 +137,45 @@ func StartKubeAPIServer(t testing.TB) *KubeAPIServer {
 func (k *KubeAPIServer) Config() *rest.Config {
 	return &rest.Config{Host: k.URL, BearerToken: k.token, QPS: 1000, Burst: 1000,
 		TLSClientConfig: rest.TLSClientConfig{Insecure: true}}
+}
+
+// Kubeconfig writes a kubeconfig for `role` (a name of Roles) into the server's folder and
+// returns its path: the role's token, the server's own certificate as the CA.
+func (k *KubeAPIServer) Kubeconfig(t testing.TB, role string) string {
+	t.Helper()
+	if _, ok := Roles[role]; !ok {
+		t.Fatalf("no role %q in the harness's token file", role)
+	}
+	path := filepath.Join(k.Dir, role+".kubeconfig")
+	text := fmt.Sprintf(`apiVersion: v1
+kind: Config
+clusters:
+- name: kube
+  cluster: {server: %q, certificate-authority: %q}
+users:
+- name: %s
+  user: {token: %q}
+contexts:
+- name: %s
+  context: {cluster: kube, user: %s}
+current-context: %s
+`, k.URL, k.CAFile, role, roleToken(role), role, role, role)
+	if err := os.WriteFile(path, []byte(text), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// StartKubeControllerManager runs kube-controller-manager 1.37 against `k` until the test ends:
+// every default controller (the resourceclaim controller makes claims from templates), each
+// with its own service account's credentials as in a real cluster, no leader election, no
+// serving port.
+func (k *KubeAPIServer) StartKubeControllerManager(t testing.TB) *Process {
+	t.Helper()
+	return StartProcess(t, "kube-controller-manager", UpstreamBinary(t, "kube-controller-manager"),
+		"--kubeconfig", k.Kubeconfig(t, "kube-controller-manager"),
+		"--use-service-account-credentials=true",
+		"--service-account-private-key-file", k.ServiceAccountKey,
+		"--root-ca-file", k.CAFile,
+		"--leader-elect=false", "--secure-port=0", "--controllers=*")
 }
