@@ -169,13 +169,16 @@ current-context: %s
 // StartKubeControllerManager runs kube-controller-manager 1.37 against `k` until the test ends:
 // every default controller (the resourceclaim controller makes claims from templates), each
 // with its own service account's credentials as in a real cluster, no leader election, no
-// serving port.
-func (k *KubeAPIServer) StartKubeControllerManager(t testing.TB) *Process {
+// serving port. Nodes have 10 minutes before the node lifecycle controller marks one that never
+// reports (the harness runs no kubelet) as not ready. `extra` flags come last.
+func (k *KubeAPIServer) StartKubeControllerManager(t testing.TB, extra ...string) *Process {
 	t.Helper()
-	return StartProcess(t, "kube-controller-manager", UpstreamBinary(t, "kube-controller-manager"),
-		"--kubeconfig", k.Kubeconfig(t, "kube-controller-manager"),
+	args := []string{"--kubeconfig", k.Kubeconfig(t, "kube-controller-manager"),
 		"--use-service-account-credentials=true",
 		"--service-account-private-key-file", k.ServiceAccountKey,
 		"--root-ca-file", k.CAFile,
-		"--leader-elect=false", "--secure-port=0", "--controllers=*")
+		"--leader-elect=false", "--secure-port=0", "--controllers=*",
+		"--node-monitor-grace-period=10m", "--node-startup-grace-period=10m"}
+	return StartProcess(t, "kube-controller-manager", UpstreamBinary(t, "kube-controller-manager"),
+		append(args, extra...)...)
 }

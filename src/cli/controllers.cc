@@ -8,6 +8,7 @@
 #include "client/connection_flags.h"
 #include "client/http_client.h"
 #include "cluster/components.h"
+#include "cluster/server_features.h"
 #include "common/flags.h"
 
 namespace allot::cli {
@@ -41,6 +42,7 @@ int RunControllers(int argc, char** argv) {
     return 2;
   }
   const std::string server = rest.server;
+  *features = cluster::FeaturesTheServerOffers(**client, *features, "allot controllers");
   std::signal(SIGINT, OnControllersSignal);
   std::signal(SIGTERM, OnControllersSignal);
   std::unique_ptr<cluster::Controllers> controllers;

@@ -12,6 +12,7 @@
 #include "client/connection_flags.h"
 #include "client/http_client.h"
 #include "cluster/components.h"
+#include "cluster/server_features.h"
 #include "common/files.h"
 #include "common/flags.h"
 #include "common/log.h"
@@ -120,6 +121,7 @@ int RunScheduler(int argc, char** argv) {
     return 2;
   }
   const std::string server = rest.server;
+  *features = cluster::FeaturesTheServerOffers(**client, *features, "allot scheduler");
   std::signal(SIGINT, OnRoleSignal);
   std::signal(SIGTERM, OnRoleSignal);
   std::unique_ptr<scheduler::Scheduler> sched;

@@ -11,6 +11,7 @@
 #include <thread>
 
 #include "api/codec/codec.h"
+#include "api/protobuf.h"
 #include "client/testing/fixture.h"
 
 namespace allot::client {
@@ -65,6 +66,13 @@ TEST(HttpClientStatus, DecodesKubernetesStatus) {
   EXPECT_EQ(ErrorFromResponse(410, R"({"kind":"Status","reason":"Expired","code":410})").code(),
             StatusCode::kExpired);
   // Unknown reason: the code decides; retryAfterSeconds is kept.
+  // kube-apiserver answers a client that asks for protobuf with a protobuf Status.
+  std::string proto;
+  api::AppendProtobufStatus(Status(StatusCode::kForbidden, "podschedulingcontexts is forbidden"),
+                            proto);
+  Status forbidden = ErrorFromResponse(403, proto);
+  EXPECT_EQ(forbidden.code(), StatusCode::kForbidden);
+  EXPECT_EQ(forbidden.message(), "podschedulingcontexts is forbidden");
   Status throttled = ErrorFromResponse(
       429, R"({"kind":"Status","reason":"Whatever","details":{"retryAfterSeconds":3}})");
   EXPECT_EQ(throttled.code(), StatusCode::kTooManyRequests);

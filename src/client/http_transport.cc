@@ -8,6 +8,7 @@
 #include <future>
 #include <thread>
 
+#include "api/protobuf.h"
 #include "client/http_beast.h"
 #include "common/process_stats.h"
 
@@ -195,7 +196,20 @@ Status StatusFromJson(const rapidjson::Value& value, int http_status) {
   return st;
 }
 
+Status StatusFromProtobuf(const api::ProtobufStatus& status, int http_status) {
+  if (status.status == "Success") return Status::Ok();
+  Status st(StatusCodeFor(status.reason, status.code ? status.code : http_status), status.message);
+  st.WithDetails(status.details);
+  return st;
+}
+
 Status ErrorFromResponse(int http_status, std::string_view body) {
+  if (body.starts_with(std::string_view("k8s\0", 4))) {
+    if (auto st = api::DecodeProtobufStatus(body); st.ok()) {
+      Status error = StatusFromProtobuf(*st, http_status);
+      if (!error.ok()) return error;
+    }
+  }
   rapidjson::Document doc;
   doc.Parse(body.data(), body.size());
   if (!doc.HasParseError() && doc.IsObject() && StringMember(doc, "kind") == "Status") {

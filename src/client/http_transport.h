@@ -24,6 +24,10 @@
 
 #include "common/status.h"
 
+namespace allot::api {
+struct ProtobufStatus;
+}
+
 namespace boost::asio::ssl {
 class context;
 }  // namespace boost::asio::ssl
@@ -126,10 +130,13 @@ class HttpPool {
   std::vector<std::thread> threads_;  // guarded by mu_; started on demand
 };
 
-// The Status a non-2xx response stands for: the metav1.Status in its body when there is one
-// (code from reason, falling back on the HTTP code; message; details with causes), otherwise
-// an error of the HTTP code's kind carrying the body text.
+// The Status a non-2xx response stands for: the metav1.Status in its body when there is one,
+// in JSON or in protobuf (kube-apiserver answers a client that asked for protobuf with a
+// protobuf Status; code from reason, falling back on the HTTP code; message; details with
+// causes), otherwise an error of the HTTP code's kind carrying the body text.
 Status ErrorFromResponse(int http_status, std::string_view body);
+// A metav1.Status read from protobuf (api/protobuf.h) as a Status, the same way.
+Status StatusFromProtobuf(const api::ProtobufStatus& status, int http_status = 0);
 // A metav1.Status JSON object as a Status (kInternalError for a Failure without reason or
 // code). Success statuses give an OK Status.
 Status StatusFromJson(const rapidjson::Value& value, int http_status = 0);

@@ -116,9 +116,7 @@ ParsedLine ParseFrame(std::string_view frame, const api::ResourceInfo& r) {
       out.event = ErrorEvent(InternalError("watch: " + st.status().message()));
       return out;
     }
-    Status error(StatusCodeFor(st->reason, st->code), st->message);
-    error.WithDetails(st->details);
-    out.event = ErrorEvent(std::move(error));
+    out.event = ErrorEvent(StatusFromProtobuf(*st));
     return out;
   }
   bool dropped = false;
