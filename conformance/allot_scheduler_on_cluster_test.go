@@ -13,34 +13,13 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	resourcev1 "k8s.io/api/resource/v1"
-	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
-	"k8s.io/client-go/kubernetes"
 
 	"allot.dev/conformance/harness"
 )
 
 const allotSecondary = "allot-secondary"
-
-// A node with no kubelet: its status, Ready, written by the test.
-func createReadyNode(t *testing.T, cs kubernetes.Interface, name string) {
-	t.Helper()
-	ctx := context.Background()
-	node, err := cs.CoreV1().Nodes().Create(ctx, &corev1.Node{ObjectMeta: metav1.ObjectMeta{
-		Name: name, Labels: map[string]string{"kubernetes.io/hostname": name}}}, metav1.CreateOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	res := corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("8"),
-		corev1.ResourceMemory: resource.MustParse("16Gi"), corev1.ResourcePods: resource.MustParse("110")}
-	node.Status.Capacity, node.Status.Allocatable = res, res
-	node.Status.Conditions = []corev1.NodeCondition{{Type: corev1.NodeReady, Status: corev1.ConditionTrue,
-		Reason: "KubeletReady", LastHeartbeatTime: metav1.Now(), LastTransitionTime: metav1.Now()}}
-	if _, err := cs.CoreV1().Nodes().UpdateStatus(ctx, node, metav1.UpdateOptions{}); err != nil {
-		t.Fatal(err)
-	}
-}
 
 func gpuPod(name string) *corev1.Pod {
 	return &corev1.Pod{
@@ -66,23 +45,20 @@ func TestAllotSchedulerOnARealCluster(t *testing.T) {
 	}); err != nil {
 		t.Fatalf("the default service account: %v", err)
 	}
-	createReadyNode(t, cs, "node-a")
-	createReadyNode(t, cs, "node-b")
-	// Two GPUs on node-b, published as a driver would.
-	if _, err := cs.ResourceV1().DeviceClasses().Create(ctx, &resourcev1.DeviceClass{
-		ObjectMeta: metav1.ObjectMeta{Name: "gpu.example.com"},
-		Spec: resourcev1.DeviceClassSpec{Selectors: []resourcev1.DeviceSelector{{
-			CEL: &resourcev1.CELDeviceSelector{Expression: "device.driver == 'gpu.example.com'"}}}},
-	}, metav1.CreateOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := cs.ResourceV1().ResourceSlices().Create(ctx, &resourcev1.ResourceSlice{
-		ObjectMeta: metav1.ObjectMeta{Name: "node-b-gpus"},
-		Spec: resourcev1.ResourceSliceSpec{Driver: "gpu.example.com", NodeName: ptrTo("node-b"),
-			Pool:    resourcev1.ResourcePool{Name: "node-b", ResourceSliceCount: 1},
-			Devices: []resourcev1.Device{{Name: "gpu-0"}, {Name: "gpu-1"}}},
-	}, metav1.CreateOptions{}); err != nil {
-		t.Fatal(err)
+	// Allot's simulated kubelets as a process against the real server: two nodes, each with
+	// one GPU that Allot's node-local driver publishes (a ResourceSlice per node, the
+	// DeviceClass), and the pods bound to them run once their claims are reserved for them.
+	nodes := harness.StartProcess(t, "allot-node-sim", harness.AllotBinary(t), "node-sim",
+		"--kubeconfig", k.Kubeconfig(t, "admin"), "--nodes", "2", "--name-prefix", "node",
+		"--sim-gpus-per-node", "1")
+	if err := wait.PollUntilContextCancel(ctx, 100*time.Millisecond, true, func(context.Context) (bool, error) {
+		if nodes.Exited() {
+			t.Fatal("allot node-sim ended")
+		}
+		slices, err := cs.ResourceV1().ResourceSlices().List(ctx, metav1.ListOptions{})
+		return err == nil && len(slices.Items) == 2, err
+	}); err != nil {
+		t.Fatalf("the node-local driver's slices: %v", err)
 	}
 	if _, err := cs.ResourceV1().ResourceClaimTemplates("default").Create(ctx, &resourcev1.ResourceClaimTemplate{
 		ObjectMeta: metav1.ObjectMeta{Name: "one-gpu", Namespace: "default"},
@@ -122,8 +98,9 @@ profiles:
 	if p := waitBound(t, cs, "default", "plain"); p.Spec.NodeName == "" {
 		t.Fatal("plain pod not bound")
 	}
-	// Two GPUs for three pods, which the queue takes in no set order (they were created in the
-	// same second): two bound to node-b with distinct devices, the third unschedulable.
+	// Two GPUs, one per node, for three pods, which the queue takes in no set order (they were
+	// created in the same second): two bound, one per node, each with its node's GPU, and
+	// running; the third unschedulable.
 	gpuPods := []string{"gpu-1", "gpu-2", "gpu-3"}
 	var bound []*corev1.Pod
 	var waiting []string
@@ -148,16 +125,23 @@ profiles:
 	}); err != nil {
 		t.Fatalf("GPU pods: bound %d, unschedulable %v: %v", len(bound), waiting, err)
 	}
-	devices := map[string]string{}
+	if bound[0].Spec.NodeName == bound[1].Spec.NodeName {
+		t.Errorf("%s and %s both bound to %s, which has one GPU", bound[0].Name, bound[1].Name,
+			bound[0].Spec.NodeName)
+	}
 	for _, p := range bound {
-		if p.Spec.NodeName != "node-b" {
-			t.Errorf("%s bound to %s, not node-b (the GPUs' node)", p.Name, p.Spec.NodeName)
+		result := claimOf(t, cs, p, "gpu").Status.Allocation.Devices.Results[0]
+		if result.Pool != p.Spec.NodeName {
+			t.Errorf("%s on %s was given %s/%s, another node's GPU", p.Name, p.Spec.NodeName,
+				result.Pool, result.Device)
 		}
-		device := claimOf(t, cs, p, "gpu").Status.Allocation.Devices.Results[0].Device
-		if other, taken := devices[device]; taken {
-			t.Errorf("%s and %s were both given %s", other, p.Name, device)
+		name := p.Name
+		if err := wait.PollUntilContextCancel(ctx, 100*time.Millisecond, true, func(context.Context) (bool, error) {
+			p, err := cs.CoreV1().Pods("default").Get(ctx, name, metav1.GetOptions{})
+			return err == nil && p.Status.Phase == corev1.PodRunning, err
+		}); err != nil {
+			t.Errorf("%s is not running: %v", name, err)
 		}
-		devices[device] = p.Name
 	}
 	said := 0
 	for _, line := range strings.Split(sched.Log(), "\n") {
