@@ -13,6 +13,8 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	resourcev1 "k8s.io/api/resource/v1"
+	schedulingv1 "k8s.io/api/scheduling/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
 
@@ -143,6 +145,37 @@ profiles:
 			t.Errorf("%s is not running: %v", name, err)
 		}
 	}
+	// Priority preemption of a device pod: a pod of a higher priority with no GPU left evicts
+	// one of the two, and gets its node's GPU once the victim is gone.
+	if _, err := cs.SchedulingV1().PriorityClasses().Create(ctx, &schedulingv1.PriorityClass{
+		ObjectMeta: metav1.ObjectMeta{Name: "urgent"}, Value: 1000}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	urgent := gpuPod("urgent")
+	urgent.Spec.PriorityClassName = "urgent"
+	if _, err := cs.CoreV1().Pods("default").Create(ctx, urgent, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	winner := waitBound(t, cs, "default", "urgent")
+	if result := claimOf(t, cs, winner, "gpu").Status.Allocation.Devices.Results[0]; result.Pool != winner.Spec.NodeName {
+		t.Errorf("urgent on %s was given %s/%s", winner.Spec.NodeName, result.Pool, result.Device)
+	}
+	victims := 0
+	for _, p := range bound {
+		got, err := cs.CoreV1().Pods("default").Get(ctx, p.Name, metav1.GetOptions{})
+		if apierrors.IsNotFound(err) || (err == nil && got.UID != p.UID) {
+			victims++
+			if p.Spec.NodeName != winner.Spec.NodeName {
+				t.Errorf("the victim %s ran on %s, urgent on %s", p.Name, p.Spec.NodeName, winner.Spec.NodeName)
+			}
+		} else if err == nil && got.DeletionTimestamp != nil {
+			t.Errorf("%s is still being deleted while urgent holds its GPU", p.Name)
+		}
+	}
+	if victims != 1 {
+		t.Errorf("%d pods were preempted for urgent, not one", victims)
+	}
+
 	said := 0
 	for _, line := range strings.Split(sched.Log(), "\n") {
 		if strings.Contains(line, "DRAControlPlaneController is off") {
