@@ -153,7 +153,14 @@ profiles:
 	}
 	urgent := gpuPod("urgent")
 	urgent.Spec.PriorityClassName = "urgent"
-	if _, err := cs.CoreV1().Pods("default").Create(ctx, urgent, metav1.CreateOptions{}); err != nil {
+	// kube-apiserver's Priority admission reads classes from an informer: a moment to see it.
+	if err := wait.PollUntilContextCancel(ctx, 100*time.Millisecond, true, func(context.Context) (bool, error) {
+		_, err := cs.CoreV1().Pods("default").Create(ctx, urgent, metav1.CreateOptions{})
+		if apierrors.IsForbidden(err) && strings.Contains(err.Error(), "no PriorityClass") {
+			return false, nil
+		}
+		return err == nil, err
+	}); err != nil {
 		t.Fatal(err)
 	}
 	winner := waitBound(t, cs, "default", "urgent")
@@ -162,18 +169,72 @@ profiles:
 	}
 	victims := 0
 	for _, p := range bound {
+		// Gone, or being deleted with its containers stopped (a terminal phase: what lets
+		// kube-controller-manager release its claim).
 		got, err := cs.CoreV1().Pods("default").Get(ctx, p.Name, metav1.GetOptions{})
-		if apierrors.IsNotFound(err) || (err == nil && got.UID != p.UID) {
+		gone := apierrors.IsNotFound(err) || (err == nil && got.UID != p.UID)
+		stopped := err == nil && got.DeletionTimestamp != nil &&
+			(got.Status.Phase == corev1.PodFailed || got.Status.Phase == corev1.PodSucceeded)
+		if gone || stopped {
 			victims++
 			if p.Spec.NodeName != winner.Spec.NodeName {
 				t.Errorf("the victim %s ran on %s, urgent on %s", p.Name, p.Spec.NodeName, winner.Spec.NodeName)
 			}
 		} else if err == nil && got.DeletionTimestamp != nil {
-			t.Errorf("%s is still being deleted while urgent holds its GPU", p.Name)
+			t.Errorf("%s is still running (%s) while urgent holds its GPU", p.Name, got.Status.Phase)
 		}
 	}
 	if victims != 1 {
 		t.Errorf("%d pods were preempted for urgent, not one", victims)
+	}
+
+	// KEP-5007 with Allot's fabric driver as a process: a fabric GPU reaches every node but must
+	// be attached first; the scheduler waits in PreBind until the driver says it is.
+	fabric := filepath.Join(t.TempDir(), "fabric.yaml")
+	if err := os.WriteFile(fabric, []byte(`driver: fabric.example.com
+pools:
+- model: a100
+  count: 1
+attachLatency: 300ms
+detachLatency: 100ms
+failureRate: 0
+refreshInterval: 1s
+bindingConditions: [kubernetes.io/is-attached]
+bindingFailureConditions: [kubernetes.io/attach-failed]
+`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	harness.StartProcess(t, "allot-driver-fabric", harness.AllotBinary(t), "driver", "fabric",
+		"--kubeconfig", k.Kubeconfig(t, "admin"), "--config", fabric)
+	if _, err := cs.ResourceV1().ResourceClaimTemplates("default").Create(ctx, &resourcev1.ResourceClaimTemplate{
+		ObjectMeta: metav1.ObjectMeta{Name: "one-fabric-gpu", Namespace: "default"},
+		Spec: resourcev1.ResourceClaimTemplateSpec{Spec: resourcev1.ResourceClaimSpec{
+			Devices: resourcev1.DeviceClaim{Requests: []resourcev1.DeviceRequest{{Name: "gpu",
+				Exactly: &resourcev1.ExactDeviceRequest{DeviceClassName: "fabric.example.com"}}}}}},
+	}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	attached := gpuPod("attached")
+	attached.Spec.ResourceClaims[0].ResourceClaimTemplateName = ptrTo("one-fabric-gpu")
+	if _, err := cs.CoreV1().Pods("default").Create(ctx, attached, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	onFabric := waitBound(t, cs, "default", "attached")
+	claim := claimOf(t, cs, onFabric, "gpu")
+	result := claim.Status.Allocation.Devices.Results[0]
+	if result.Driver != "fabric.example.com" || len(result.BindingConditions) != 1 ||
+		result.BindingConditions[0] != "kubernetes.io/is-attached" {
+		t.Errorf("the fabric claim's allocation: %+v", result)
+	}
+	isAttached := false
+	for _, d := range claim.Status.Devices {
+		for _, c := range d.Conditions {
+			isAttached = isAttached || (c.Type == "kubernetes.io/is-attached" && c.Status == metav1.ConditionTrue)
+		}
+	}
+	if !isAttached {
+		t.Errorf("attached was bound to %s before its GPU was attached: %+v", onFabric.Spec.NodeName,
+			claim.Status.Devices)
 	}
 
 	said := 0
