@@ -539,7 +539,7 @@ std::unique_ptr<api::Reservation> MakeReservation(const ReservationSpec& r) {
   selector.matchLabels = api::StringMap(r.owners.begin(), r.owners.end());
   owner.labelSelector = std::move(selector);
   res->spec.owners.push_back(std::move(owner));
-  if (r.ttl) res->spec.ttl = api::Duration{r.ttl->count() * 1000};
+  if (r.ttl) res->spec.ttl = api::Duration{r.ttl->count() * 1000}.ToString();
   res->spec.allocateOnce = r.allocate_once;
   return res;
 }

@@ -38,8 +38,6 @@ KNOWN_GAPS = {
         "core/v1 ResourceQuota",
     "koordinator/03-specified-node-multiple-owners/2-app-demo.yaml":
         "apps/v1 Deployment (issue 42)",
-    "adapted/koordinator/02-advanced-configurations/reservation-demo.yaml":
-        "Reservation with both ttl and expires (issue 41)",
     "adapted/k8s-scheduler-perf-dra/03-two-devices-partitionable-split/"
     "2b-resourceslice-partitionable-devices.yaml":
         "counter sets in another slice of the pool, 1.35's shape (issue 44)",

@@ -15,8 +15,15 @@ ALLOT_DEFINE_TYPE(Reservation, "scheduling.koordinator.sh", "v1alpha1", "Reserva
 
 void SetReservationDefaults(Reservation& obj) {
   ReservationSpec& spec = obj.spec;
-  if (!spec.ttl && !spec.expires) spec.ttl = Duration{kReservationDefaultTTLNanos};
+  if (!spec.ttl) spec.ttl = std::string(kReservationDefaultTTL);
   if (!spec.allocateOnce) spec.allocateOnce = true;
+}
+
+std::optional<int64_t> ReservationTTLNanos(const ReservationSpec& spec) {
+  if (!spec.ttl) return kReservationDefaultTTLNanos;
+  Duration d;
+  if (!Duration::Parse(*spec.ttl, d)) return std::nullopt;
+  return d.nanos;
 }
 
 const ReservationCondition* FindReservationCondition(const ReservationStatus& s,
@@ -90,12 +97,13 @@ void ValidateReservation(const Reservation& obj, FieldErrors& errs) {
                               tp.Child("resourceClaims"), errs);
   }
   ValidateOwners(spec.owners, p.Child("owners"), errs);
-  if (spec.ttl && spec.ttl->nanos < 0) {
-    validation_util::InvalidRaw(errs, p.Child("ttl"), spec.ttl->ToString(),
-                                "must be greater than or equal to 0");
-  }
-  if (spec.ttl && spec.expires) {
-    errs.Forbidden(p.Child("ttl"), "`ttl` and `expires` are mutually exclusive");
+  if (spec.ttl) {
+    std::optional<int64_t> ttl = ReservationTTLNanos(spec);
+    if (!ttl) {
+      errs.Invalid(p.Child("ttl"), *spec.ttl, "must be a duration such as 24h, 90m or 0s");
+    } else if (*ttl < 0) {
+      errs.Invalid(p.Child("ttl"), *spec.ttl, "must be greater than or equal to 0");
+    }
   }
   if (!spec.allocatePolicy.empty() && spec.allocatePolicy != kReservationAllocatePolicyAligned &&
       spec.allocatePolicy != kReservationAllocatePolicyRestricted) {

@@ -48,8 +48,9 @@ inline constexpr std::string_view kReasonReservationExpired = "Expired";
 inline constexpr std::string_view kReservationAllocatePolicyAligned = "Aligned";
 inline constexpr std::string_view kReservationAllocatePolicyRestricted = "Restricted";
 
-// Default spec.ttl: 24 hours.
+// Default spec.ttl: 24 hours, as Koordinator's CRD writes it.
 inline constexpr int64_t kReservationDefaultTTLNanos = 24LL * 3600 * 1000000000;
+inline constexpr std::string_view kReservationDefaultTTL = "24h";
 
 // What the reservation reserves, scheduled like a pod: a core/v1 PodTemplateSpec. If
 // spec.nodeName is set the scheduler only considers that node. Allot extension
@@ -95,9 +96,10 @@ struct ReservationOwner {
 struct ReservationSpec {
   std::optional<ReservationPodTemplate> template_;  // required
   std::vector<ReservationOwner> owners;             // required, >= 1
-  // Time to live; defaults to 24h unless `expires` is set; 0 disables expiry. Mutually
-  // exclusive with `expires`.
-  std::optional<Duration> ttl;
+  // Time to live, a Go duration ("1h", "90m"); 0 disables expiry; `expires`, when set, wins.
+  // Kept as written, as Koordinator's CRD keeps it (and kubectl prints it): defaulted to
+  // "24h" when absent, with or without `expires` (the CRD's schema default).
+  std::optional<std::string> ttl;
   std::optional<Time> expires;
   // Skip the free-resource check; the reservation waits (phase Waiting) until resources free up.
   bool preAllocation = false;
@@ -211,13 +213,17 @@ const ReservationCondition* FindReservationCondition(const ReservationStatus& s,
 void SetReservationCondition(ReservationStatus& s, std::string_view type, std::string_view status,
                              std::string_view reason, std::string message, Time now);
 
-// ttl = 24h when neither ttl nor expires is set; allocateOnce = true when unset.
+// ttl = "24h" when unset (as Koordinator's CRD: also beside expires); allocateOnce = true when
+// unset.
 void SetReservationDefaults(Reservation& obj);
 // allocateOnce with its default applied.
 bool ReservationAllocateOnce(const ReservationSpec& spec);
+// spec.ttl in nanoseconds, the default when unset; nullopt when it is not a Go duration
+// (validation refuses those).
+std::optional<int64_t> ReservationTTLNanos(const ReservationSpec& spec);
 
 // Name (DNS subdomain, no namespace), template present, owners (>= 1, each with at least one
-// member; label selectors valid), ttl >= 0 and not together with expires, allocatePolicy, taints.
+// member; label selectors valid), ttl a Go duration >= 0, allocatePolicy, taints.
 void ValidateReservation(const Reservation& obj, FieldErrors& errs);
 // Only the metadata update rules; callers run ValidateReservation on the new object too.
 void ValidateReservationUpdate(const Reservation& obj, const Reservation& old, FieldErrors& errs);

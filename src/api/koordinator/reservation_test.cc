@@ -56,7 +56,8 @@ TEST(ReservationTest, RoundTripEveryField) {
   EXPECT_EQ(spec.owners[1].controller->namespace_, "default");
   EXPECT_EQ(spec.owners[1].controller->blockOwnerDeletion, false);
   EXPECT_EQ(spec.owners[2].labelSelector->matchLabels.at("app"), "web");
-  EXPECT_EQ(spec.ttl->nanos, 3600LL * 1000000000);
+  EXPECT_EQ(spec.ttl, "1h0m0s");  // as written
+  EXPECT_EQ(ReservationTTLNanos(spec), 3600LL * 1000000000);
   EXPECT_EQ(spec.expires, Time::FromUnixSeconds(1735776000));
   EXPECT_TRUE(spec.preAllocation);
   EXPECT_FALSE(ReservationAllocateOnce(spec));
@@ -86,20 +87,20 @@ TEST(ReservationTest, Defaults) {
   Reservation r = ValidReservation();
   SetReservationDefaults(r);
   ASSERT_TRUE(r.spec.ttl);
-  EXPECT_EQ(r.spec.ttl->ToString(), "24h0m0s");
+  EXPECT_EQ(*r.spec.ttl, "24h");
   EXPECT_EQ(r.spec.allocateOnce, true);
 
   Reservation with_expires = ValidReservation();
   with_expires.spec.expires = Time::FromUnixSeconds(1800000000);
   with_expires.spec.allocateOnce = false;
   SetReservationDefaults(with_expires);
-  EXPECT_FALSE(with_expires.spec.ttl);  // expires and ttl are mutually exclusive
+  EXPECT_EQ(with_expires.spec.ttl, "24h");  // as Koordinator's CRD defaults it; expires wins
   EXPECT_EQ(with_expires.spec.allocateOnce, false);
 
   Reservation no_expiry = ValidReservation();
-  no_expiry.spec.ttl = Duration{0};  // 0 disables expiry and is kept
+  no_expiry.spec.ttl = "0s";  // 0 disables expiry and is kept
   SetReservationDefaults(no_expiry);
-  EXPECT_EQ(no_expiry.spec.ttl->nanos, 0);
+  EXPECT_EQ(ReservationTTLNanos(no_expiry.spec), 0);
   FieldErrors errs;
   ValidateReservation(r, errs);
   ValidateReservation(with_expires, errs);
@@ -130,12 +131,15 @@ TEST(ReservationTest, Validation) {
              .apiVersion = "apps/v1", .kind = "ReplicaSet", .name = "web"};
        },
        {"spec.owners[0].controller.uid: Required value"}},
-      {"ttl and expires exclusive",
+      {"ttl and expires together (Koordinator's CRD defaults ttl)",
        [](Reservation& r) {
-         r.spec.ttl = Duration{3600LL * 1000000000};
+         r.spec.ttl = "1h";
          r.spec.expires = Time::FromUnixSeconds(1800000000);
        },
-       {"spec.ttl: Forbidden: `ttl` and `expires` are mutually exclusive"}},
+       {}},
+      {"ttl not a duration",
+       [](Reservation& r) { r.spec.ttl = "a day"; },
+       {"spec.ttl: Invalid value: \"a day\": must be a duration such as 24h, 90m or 0s"}},
       {"allocatePolicy values",
        [](Reservation& r) { r.spec.allocatePolicy = "Default"; },
        {"spec.allocatePolicy: Unsupported value: \"Default\": supported values: \"Aligned\", "
@@ -202,7 +206,7 @@ TEST(ReservationTest, RegistrationAndTables) {
   r.metadata.creationTimestamp = created;
   rsv->default_fn(r);
   EXPECT_EQ(rsv->row(r, now),
-            (std::vector<TableCell>{"<none>", "90s", "<none>", "24h0m0s", "<none>", "<none>"}));
+            (std::vector<TableCell>{"<none>", "90s", "<none>", "24h", "<none>", "<none>"}));
   r.status.phase = "Available";
   r.status.nodeName = "node-1";
   r.spec.ttl.reset();

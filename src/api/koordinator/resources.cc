@@ -33,7 +33,7 @@ std::vector<TableCell> ReservationRow(const Object& obj, Time now) {
   return {rsv.status.phase.empty() ? none : rsv.status.phase,
           AgeCell(obj, now),
           rsv.status.nodeName.empty() ? none : rsv.status.nodeName,
-          rsv.spec.ttl ? rsv.spec.ttl->ToString() : none,
+          rsv.spec.ttl ? *rsv.spec.ttl : none,
           rsv.spec.expires ? rsv.spec.expires->ToRfc3339() : none,
           DevicesCell(rsv)};
 }

@@ -22,7 +22,7 @@ api::ReservationStatus Failed(const api::Reservation& r, std::string_view reason
 
 std::optional<Time> ReservationExpiry(const api::Reservation& r) {
   if (r.spec.expires) return *r.spec.expires;
-  int64_t ttl = r.spec.ttl ? r.spec.ttl->nanos : api::kReservationDefaultTTLNanos;
+  int64_t ttl = api::ReservationTTLNanos(r.spec).value_or(api::kReservationDefaultTTLNanos);
   if (ttl <= 0) return std::nullopt;
   const Time created = r.metadata.creationTimestamp.value_or(Time{});
   return Time{created.unix_micros + ttl / 1000};

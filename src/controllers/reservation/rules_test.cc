@@ -38,11 +38,11 @@ Time After(int64_t seconds) { return Time::FromUnixSeconds(kCreated.unix_seconds
 TEST(ReservationExpiry, ExpiresWinsThenTtlFromCreationAndZeroNeverExpires) {
   api::Reservation r = Make();
   EXPECT_EQ(ReservationExpiry(r), After(24 * 3600));  // the default ttl
-  r.spec.ttl = api::Duration{60LL * 1000000000};
+  r.spec.ttl = "1m";
   EXPECT_EQ(ReservationExpiry(r), After(60));
-  r.spec.ttl = api::Duration{0};
+  r.spec.ttl = "0s";
   EXPECT_FALSE(ReservationExpiry(r));
-  r.spec.ttl.reset();
+  r.spec.ttl = "24h";  // Koordinator's CRD default, beside expires: expires wins
   r.spec.expires = After(5);
   EXPECT_EQ(ReservationExpiry(r), After(5));
 }
@@ -50,7 +50,7 @@ TEST(ReservationExpiry, ExpiresWinsThenTtlFromCreationAndZeroNeverExpires) {
 // Koordinator forgets Pending reservations; here they expire like the rest.
 TEST(NextReservationStatus, APendingReservationExpiresToo) {
   api::Reservation r = Make(std::string(api::kReservationPending));
-  r.spec.ttl = api::Duration{60LL * 1000000000};
+  r.spec.ttl = "1m";
   EXPECT_FALSE(NextReservationStatus(r, {.now = After(59)}));
   auto s = NextReservationStatus(r, {.now = After(60)});
   ASSERT_TRUE(s);
