@@ -5,6 +5,7 @@ package conformance
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -17,6 +18,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/client-go/kubernetes"
 
 	"allot.dev/conformance/harness"
 )
@@ -35,32 +37,39 @@ func gpuPod(name string) *corev1.Pod {
 	}
 }
 
-func TestAllotSchedulerOnARealCluster(t *testing.T) {
+// realCluster starts kube-apiserver and kube-controller-manager 1.37, and `allot node-sim` as a
+// process against them: `nodes` nodes named node-<i>, each with `gpus` GPUs that Allot's
+// node-local driver publishes (a slice per node, the DeviceClass gpu.example.com), running the
+// pods bound to them once their claims are reserved for them; and the ResourceClaimTemplate
+// default/one-gpu. It returns the admin's client and a context that ends with the test.
+func realCluster(t *testing.T, nodes, gpus int) (*harness.KubeAPIServer, kubernetes.Interface, context.Context) {
+	t.Helper()
 	k := harness.StartKubeAPIServer(t)
 	k.StartKubeControllerManager(t)
 	cs := clientset(t, k.Config())
 	ctx, cancel := context.WithTimeout(context.Background(), scheduleTimeout)
-	defer cancel()
+	t.Cleanup(cancel)
 	if err := wait.PollUntilContextCancel(ctx, 100*time.Millisecond, true, func(context.Context) (bool, error) {
 		_, err := cs.CoreV1().ServiceAccounts("default").Get(ctx, "default", metav1.GetOptions{})
 		return err == nil, ignoreNotFound(err)
 	}); err != nil {
 		t.Fatalf("the default service account: %v", err)
 	}
-	// Allot's simulated kubelets as a process against the real server: two nodes, each with
-	// one GPU that Allot's node-local driver publishes (a ResourceSlice per node, the
-	// DeviceClass), and the pods bound to them run once their claims are reserved for them.
-	nodes := harness.StartProcess(t, "allot-node-sim", harness.AllotBinary(t), "node-sim",
-		"--kubeconfig", k.Kubeconfig(t, "admin"), "--nodes", "2", "--name-prefix", "node",
-		"--sim-gpus-per-node", "1")
+	sim := harness.StartProcess(t, "allot-node-sim", harness.AllotBinary(t), "node-sim",
+		"--kubeconfig", k.Kubeconfig(t, "admin"), "--nodes", fmt.Sprint(nodes), "--name-prefix", "node",
+		"--sim-gpus-per-node", fmt.Sprint(gpus))
 	if err := wait.PollUntilContextCancel(ctx, 100*time.Millisecond, true, func(context.Context) (bool, error) {
-		if nodes.Exited() {
+		if sim.Exited() {
 			t.Fatal("allot node-sim ended")
 		}
+		if gpus == 0 {
+			list, err := cs.CoreV1().Nodes().List(ctx, metav1.ListOptions{})
+			return err == nil && len(list.Items) == nodes, err
+		}
 		slices, err := cs.ResourceV1().ResourceSlices().List(ctx, metav1.ListOptions{})
-		return err == nil && len(slices.Items) == 2, err
+		return err == nil && len(slices.Items) == nodes, err
 	}); err != nil {
-		t.Fatalf("the node-local driver's slices: %v", err)
+		t.Fatalf("the simulated nodes and their slices: %v", err)
 	}
 	if _, err := cs.ResourceV1().ResourceClaimTemplates("default").Create(ctx, &resourcev1.ResourceClaimTemplate{
 		ObjectMeta: metav1.ObjectMeta{Name: "one-gpu", Namespace: "default"},
@@ -70,8 +79,15 @@ func TestAllotSchedulerOnARealCluster(t *testing.T) {
 	}, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
+	return k, cs, ctx
+}
 
-	// The profile of docs/security.md: nothing of Allot's own API.
+// startAllotScheduler runs `allot scheduler` against `k` as Kubernetes' own
+// system:kube-scheduler, with the profile of docs/security.md (nothing of Allot's own API) and
+// no --feature-gates: it finds for itself that PodSchedulingContexts (KEP-3063, gone from
+// Kubernetes since 1.32) are not to be had, says so once, and runs without them.
+func startAllotScheduler(t *testing.T, k *harness.KubeAPIServer) *harness.Process {
+	t.Helper()
 	config := filepath.Join(t.TempDir(), "secondary.yaml")
 	if err := os.WriteFile(config, []byte(`apiVersion: kubescheduler.config.k8s.io/v1
 kind: KubeSchedulerConfiguration
@@ -84,10 +100,14 @@ profiles:
 `), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	// No --feature-gates: the scheduler finds for itself that PodSchedulingContexts (KEP-3063,
-	// gone from Kubernetes since 1.32) are not to be had, says so once, and runs without them.
-	sched := harness.StartProcess(t, "allot-scheduler", harness.AllotBinary(t), "scheduler",
+	return harness.StartProcess(t, "allot-scheduler", harness.AllotBinary(t), "scheduler",
 		"--kubeconfig", k.Kubeconfig(t, "kube-scheduler"), "--config", config, "--leader-elect=false")
+}
+
+func TestAllotSchedulerOnARealCluster(t *testing.T) {
+	// Two nodes with one GPU each.
+	k, cs, ctx := realCluster(t, 2, 1)
+	sched := startAllotScheduler(t, k)
 
 	plain := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "plain", Namespace: "default"},
 		Spec: corev1.PodSpec{SchedulerName: allotSecondary, Containers: []corev1.Container{{
@@ -190,30 +210,7 @@ profiles:
 
 	// KEP-5007 with Allot's fabric driver as a process: a fabric GPU reaches every node but must
 	// be attached first; the scheduler waits in PreBind until the driver says it is.
-	fabric := filepath.Join(t.TempDir(), "fabric.yaml")
-	if err := os.WriteFile(fabric, []byte(`driver: fabric.example.com
-pools:
-- model: a100
-  count: 1
-attachLatency: 300ms
-detachLatency: 100ms
-failureRate: 0
-refreshInterval: 1s
-bindingConditions: [kubernetes.io/is-attached]
-bindingFailureConditions: [kubernetes.io/attach-failed]
-`), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	harness.StartProcess(t, "allot-driver-fabric", harness.AllotBinary(t), "driver", "fabric",
-		"--kubeconfig", k.Kubeconfig(t, "admin"), "--config", fabric)
-	if _, err := cs.ResourceV1().ResourceClaimTemplates("default").Create(ctx, &resourcev1.ResourceClaimTemplate{
-		ObjectMeta: metav1.ObjectMeta{Name: "one-fabric-gpu", Namespace: "default"},
-		Spec: resourcev1.ResourceClaimTemplateSpec{Spec: resourcev1.ResourceClaimSpec{
-			Devices: resourcev1.DeviceClaim{Requests: []resourcev1.DeviceRequest{{Name: "gpu",
-				Exactly: &resourcev1.ExactDeviceRequest{DeviceClassName: "fabric.example.com"}}}}}},
-	}, metav1.CreateOptions{}); err != nil {
-		t.Fatal(err)
-	}
+	startFabric(t, k, cs, 1, "300ms")
 	attached := gpuPod("attached")
 	attached.Spec.ResourceClaims[0].ResourceClaimTemplateName = ptrTo("one-fabric-gpu")
 	if _, err := cs.CoreV1().Pods("default").Create(ctx, attached, metav1.CreateOptions{}); err != nil {
@@ -247,5 +244,152 @@ bindingFailureConditions: [kubernetes.io/attach-failed]
 	}
 	if said != 1 {
 		t.Errorf("allot scheduler said %d times that it runs without PodSchedulingContexts, not once", said)
+	}
+}
+
+// startFabric runs `allot driver fabric` against `k` with `count` GPUs of the driver
+// fabric.example.com that reach every node but are attached first (`attach`, binding condition
+// kubernetes.io/is-attached), and makes the template default/one-fabric-gpu.
+func startFabric(t *testing.T, k *harness.KubeAPIServer, cs kubernetes.Interface, count int, attach string) {
+	t.Helper()
+	fabric := filepath.Join(t.TempDir(), "fabric.yaml")
+	if err := os.WriteFile(fabric, []byte(fmt.Sprintf(`driver: fabric.example.com
+pools:
+- model: a100
+  count: %d
+attachLatency: %s
+detachLatency: 100ms
+failureRate: 0
+refreshInterval: 1s
+bindingConditions: [kubernetes.io/is-attached]
+bindingFailureConditions: [kubernetes.io/attach-failed]
+`, count, attach)), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	harness.StartProcess(t, "allot-driver-fabric", harness.AllotBinary(t), "driver", "fabric",
+		"--kubeconfig", k.Kubeconfig(t, "admin"), "--config", fabric)
+	if _, err := cs.ResourceV1().ResourceClaimTemplates("default").Create(context.Background(),
+		&resourcev1.ResourceClaimTemplate{
+			ObjectMeta: metav1.ObjectMeta{Name: "one-fabric-gpu", Namespace: "default"},
+			Spec: resourcev1.ResourceClaimTemplateSpec{Spec: resourcev1.ResourceClaimSpec{
+				Devices: resourcev1.DeviceClaim{Requests: []resourcev1.DeviceRequest{{Name: "gpu",
+					Exactly: &resourcev1.ExactDeviceRequest{DeviceClassName: "fabric.example.com"}}}}}},
+		}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// kill -9 of `allot scheduler` while pods wait in PreBind for their fabric GPUs to be attached
+// (devices allocated, pods not yet bound), then a new one: no device given twice, every pod
+// bound at most once, each only once its GPU is attached, and all that fit placed in the end.
+func TestAllotSchedulerRestartedAfterKill9(t *testing.T) {
+	const gpus, pods = 6, 9
+	k, cs, ctx := realCluster(t, 3, 0)
+	startFabric(t, k, cs, gpus, "1s")
+	first := startAllotScheduler(t, k)
+	for i := 0; i < pods; i++ {
+		p := gpuPod(fmt.Sprintf("p-%02d", i))
+		p.Spec.ResourceClaims[0].ResourceClaimTemplateName = ptrTo("one-fabric-gpu")
+		if _, err := cs.CoreV1().Pods("default").Create(ctx, p, metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	boundPods := func() []corev1.Pod {
+		list, err := cs.CoreV1().Pods("default").List(ctx, metav1.ListOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []corev1.Pod
+		for _, p := range list.Items {
+			if p.Spec.NodeName != "" {
+				out = append(out, p)
+			}
+		}
+		return out
+	}
+	allocated := func() int {
+		claims, err := cs.ResourceV1().ResourceClaims("default").List(ctx, metav1.ListOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := 0
+		for _, c := range claims.Items {
+			if c.Status.Allocation != nil {
+				n++
+			}
+		}
+		return n
+	}
+	// Mid-way: devices allocated, their pods waiting for the attach.
+	if err := wait.PollUntilContextCancel(ctx, 10*time.Millisecond, true, func(context.Context) (bool, error) {
+		return allocated() >= 2, nil
+	}); err != nil {
+		t.Fatalf("nothing allocated before the kill: %v", err)
+	}
+	first.Kill()
+	bound := len(boundPods())
+	t.Logf("killed with %d claims allocated and %d pods bound", allocated(), bound)
+	if bound == gpus {
+		t.Fatal("every pod was bound before the kill: not mid-way")
+	}
+	startAllotScheduler(t, k)
+	if err := wait.PollUntilContextCancel(ctx, 100*time.Millisecond, true, func(context.Context) (bool, error) {
+		return len(boundPods()) == gpus, nil
+	}); err != nil {
+		t.Fatalf("after the restart %d pods are bound, not %d: %v", len(boundPods()), gpus, err)
+	}
+	// Every allocated claim: one device, given to no other claim, and attached.
+	claims, err := cs.ResourceV1().ResourceClaims("default").List(ctx, metav1.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	holder := map[string]string{}
+	for _, c := range claims.Items {
+		if c.Status.Allocation == nil {
+			continue
+		}
+		for _, r := range c.Status.Allocation.Devices.Results {
+			key := r.Pool + "/" + r.Device
+			if other, taken := holder[key]; taken {
+				t.Errorf("%s given to both %s and %s", key, other, c.Name)
+			}
+			holder[key] = c.Name
+		}
+	}
+	if len(holder) != gpus {
+		t.Errorf("%d devices allocated for %d bound pods", len(holder), gpus)
+	}
+	for _, p := range boundPods() {
+		claim := claimOf(t, cs, &p, "gpu")
+		attached := false
+		for _, d := range claim.Status.Devices {
+			for _, c := range d.Conditions {
+				attached = attached || (c.Type == "kubernetes.io/is-attached" && c.Status == metav1.ConditionTrue)
+			}
+		}
+		if !attached {
+			t.Errorf("%s is bound to %s but its GPU is not attached", p.Name, p.Spec.NodeName)
+		}
+	}
+	// The pods that do not fit are judged unschedulable, not bound.
+	if err := wait.PollUntilContextCancel(ctx, 100*time.Millisecond, true, func(context.Context) (bool, error) {
+		list, err := cs.CoreV1().Pods("default").List(ctx, metav1.ListOptions{})
+		if err != nil {
+			return false, err
+		}
+		unschedulable := 0
+		for _, p := range list.Items {
+			for _, c := range p.Status.Conditions {
+				if p.Spec.NodeName == "" && c.Type == corev1.PodScheduled && c.Reason == "Unschedulable" {
+					unschedulable++
+				}
+			}
+		}
+		return unschedulable == pods-gpus, nil
+	}); err != nil {
+		t.Errorf("the pods that do not fit: %v", err)
+	}
+	if n := len(boundPods()); n != gpus {
+		t.Errorf("%d pods bound with %d GPUs", n, gpus)
 	}
 }

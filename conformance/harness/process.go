@@ -64,3 +64,9 @@ func (p *Process) Exited() bool {
 		return false
 	}
 }
+
+// Kill ends the program at once (SIGKILL), as a crash would, and waits until it has.
+func (p *Process) Kill() {
+	_ = p.cmd.Process.Kill()
+	<-p.done
+}
