@@ -1,6 +1,7 @@
 // libFuzzer target for everything that reads untrusted manifests and PATCH bodies: DecodeJson
 // (strict and not, kind looked up in the default scheme), YamlToJson / YamlDocumentToJson,
-// JsonToYaml, ApplyPatch of every type against a fixed Pod, the conversions of the served
+// JsonToYaml, the normalizing and defaulting of the parts kept as JSON text (api/protobuf.h),
+// Go's words for JSON syntax errors, ApplyPatch of every type against a fixed Pod, the conversions of the served
 // versions (resource.k8s.io v1beta1/v1beta2, events.k8s.io/v1) both ways, and the protobuf
 // readers (api/protobuf.h: objects of every carried kind, envelopes, lists, watch frames, Status).
 // Besides crashes and leaks it checks two properties: a YAML document converted to JSON
@@ -26,7 +27,9 @@
 #include <vector>
 
 #include "api/codec/codec.h"
+#include "api/codec/go_json_error.h"
 #include "api/codec/yaml.h"
+#include "api/machinery/resources.h"
 #include "api/machinery/reflect.h"
 #include "api/machinery/resources.h"
 #include "api/machinery/scheme.h"
@@ -89,8 +92,17 @@ void Decode(std::string_view json) {
   for (bool strict : {false, true}) {
     DecodeOptions options;
     options.strict = strict;
-    (void)allot::api::DecodeJson(json, options);
+    auto decoded = allot::api::DecodeJson(json, options);
+    if (!decoded.ok() || strict) continue;
+    // As a write does next: the JSON-text parts read as Go reads their messages, then given
+    // the defaults kube-apiserver gives them.
+    allot::api::DecodeContext ctx;
+    if (!allot::api::NormalizeJsonMessages(*decoded->object, ctx)) continue;
+    const allot::api::ResourceInfo* r =
+        allot::api::ResourceRegistry::Default().FindByType(decoded->object->type());
+    if (r && r->default_json_messages) r->default_json_messages(*decoded->object);
   }
+  (void)allot::api::GoJsonSyntaxError(json);
 }
 
 // JSON from YamlToJson must come back unchanged (numerically) through JsonToYaml.

@@ -83,6 +83,9 @@ Result<std::string> ServedProtobufToJson(std::string_view body, const api::Serve
   // The message holds no TypeMeta: the envelope's goes in front.
   rapidjson::Document read;
   read.Parse(fields.data(), fields.size());
+  if (read.HasParseError() || !read.IsObject()) {
+    return BadRequestError("protobuf decoding: the message is not an object");  // not reached
+  }
   rapidjson::Document doc(rapidjson::kObjectType);
   auto& a = doc.GetAllocator();
   doc.AddMember("apiVersion", rapidjson::Value(env.api_version.data(),
