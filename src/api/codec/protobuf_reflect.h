@@ -844,7 +844,7 @@ template <class T>
 void DefaultJsonMessages(T& v) {
   DecodeContext ctx;
   auto fn = [](const OpaqueMessage& m, std::string& json) {
-    if (OpaqueHasDefaults(m)) DefaultOpaque(m, json);
+    DefaultOpaque(m, json);  // returns at once for a message without defaults
     return true;
   };
   VisitJsonMessages<T, decltype(fn), /*kOnlyWithDefaults=*/true>(v, ctx, fn);

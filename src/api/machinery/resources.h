@@ -138,6 +138,8 @@ struct ServedVersion {
   // (api/codec/opaque_messages.h: "k8s.io.api.resource.v1beta1.ResourceClaim"): protobuf
   // bodies are read as that message into the version's JSON, and objects written from it.
   std::string protobuf_message;
+  // Whether its objects travel in protobuf at all (one way or the other above).
+  bool has_protobuf() const { return same_shape || !protobuf_message.empty(); }
 };
 
 class ResourceRegistry {

@@ -48,8 +48,7 @@ Result<std::string> ToStorageJson(std::string_view json, const api::ServedVersio
 }
 
 bool ServedProtobufMessage(std::string_view json, const api::ServedVersion& sv, std::string& out) {
-  const api::protobuf::OpaqueMessage* m =
-      sv.protobuf_message.empty() ? nullptr : api::protobuf::FindOpaqueMessage(sv.protobuf_message);
+  const api::protobuf::OpaqueMessage* m = api::protobuf::FindOpaqueMessage(sv.protobuf_message);
   if (!m) return false;
   rapidjson::Document doc;
   doc.Parse(json.data(), json.size());
@@ -62,8 +61,7 @@ bool ServedProtobufMessage(std::string_view json, const api::ServedVersion& sv, 
 }
 
 Result<std::string> ServedProtobufToJson(std::string_view body, const api::ServedVersion& sv) {
-  const api::protobuf::OpaqueMessage* m =
-      sv.protobuf_message.empty() ? nullptr : api::protobuf::FindOpaqueMessage(sv.protobuf_message);
+  const api::protobuf::OpaqueMessage* m = api::protobuf::FindOpaqueMessage(sv.protobuf_message);
   if (!m) {
     return UnsupportedMediaTypeError(std::string(api::kProtobufContentType) + " for " +
                                          sv.view_type.api_version + " " + sv.view_type.kind,

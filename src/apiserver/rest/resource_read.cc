@@ -67,8 +67,7 @@ void ServeWatch(const CallPtr& call, ListParams params, Output output) {
   // shape, else those it names (resource.k8s.io/v1beta1).
   const api::ServedVersion* served = call->route.served;
   const api::TypeInfo& type = served ? *served->storage->type : *call->resource().type;
-  const bool has_protobuf =
-      served ? served->same_shape || !served->protobuf_message.empty() : api::HasProtobuf(type);
+  const bool has_protobuf = served ? served->has_protobuf() : api::HasProtobuf(type);
   if (output.protobuf && !has_protobuf) {
     if (!output.json_acceptable) {
       return call->Fail(NotAcceptableError(api::kProtobufContentType));
